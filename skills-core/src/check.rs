@@ -1,0 +1,90 @@
+//! Rules C1-C2 and the cross-field rules of `requires` / `conflicts-with`: checks that look at
+//! more than one skill, or at one skill against the bundle. One small function per rule.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::diagnostic::Diagnostic;
+use crate::discover::FoundSkill;
+use crate::render::closest_match;
+use crate::skill::{SkillDef, Spanned};
+
+/// C1: two folders with the same name (from two roots) would shadow each other. One error per
+/// name, naming every path involved.
+pub fn duplicate_names(found: &[FoundSkill]) -> Vec<Diagnostic> {
+    let mut by_name: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for skill in found {
+        by_name
+            .entry(&skill.dir_name)
+            .or_default()
+            .push(&skill.display_path);
+    }
+    by_name
+        .into_iter()
+        .filter(|(_, paths)| paths.len() > 1)
+        .map(|(name, paths)| {
+            Diagnostic::error(
+                paths[1],
+                format!(
+                    "skill `{name}` is defined more than once: {}",
+                    paths.join(", ")
+                ),
+            )
+            .with_help("skill names must be unique across all roots; rename or remove one of them")
+        })
+        .collect()
+}
+
+/// C2 and the table's rules for `requires` and `conflicts-with`: every target exists in the
+/// bundle, no skill names itself, and no skill both requires and conflicts with the same one.
+/// `bundle_names` holds every discovered skill, valid or not, so a broken target is not
+/// reported twice.
+pub fn references(skill: &SkillDef, bundle_names: &BTreeSet<String>) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    let error = |at: &Spanned<String>, message: String| {
+        Diagnostic::error(&skill.path, message).at(&skill.text, at.line, at.column)
+    };
+    for (key, targets) in [
+        ("requires", &skill.requires),
+        ("conflicts-with", &skill.conflicts_with),
+    ] {
+        for target in targets {
+            if target.value == skill.name.value {
+                diagnostics.push(error(
+                    target,
+                    format!("`{key}` names the skill itself (`{}`)", target.value),
+                ));
+            } else if !bundle_names.contains(&target.value) {
+                let mut diagnostic = error(
+                    target,
+                    format!(
+                        "`{key}` names `{}`, which is not a skill in this bundle",
+                        target.value
+                    ),
+                );
+                if let Some(close) =
+                    closest_match(&target.value, bundle_names.iter().map(String::as_str))
+                {
+                    diagnostic = diagnostic.with_help(format!("did you mean `{close}`?"));
+                }
+                diagnostics.push(diagnostic);
+            }
+        }
+    }
+    for conflict in &skill.conflicts_with {
+        if skill
+            .requires
+            .iter()
+            .any(|required| required.value == conflict.value)
+            && conflict.value != skill.name.value
+        {
+            diagnostics.push(error(
+                conflict,
+                format!(
+                    "`{}` is both required and in `conflicts-with`",
+                    conflict.value
+                ),
+            ));
+        }
+    }
+    diagnostics
+}

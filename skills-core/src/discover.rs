@@ -1,0 +1,178 @@
+//! Rules D1-D5: find the skill folders under each root.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::diagnostic::Diagnostic;
+
+/// One `SKILL.md` found under a root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FoundSkill {
+    /// The folder name, which must equal the skill's `name`.
+    pub dir_name: String,
+    /// The file on disk.
+    pub file: PathBuf,
+    /// `root/dir/SKILL.md` as shown in diagnostics (relative to the manifest directory).
+    pub display_path: String,
+}
+
+/// The spellings of `SKILL.md` that people type by mistake.
+fn is_near_miss(file_name: &str) -> bool {
+    file_name != "SKILL.md" && file_name.eq_ignore_ascii_case("skill.md")
+}
+
+/// The root as shown in diagnostics: `/` separators, no `./` prefix, no trailing `/`.
+pub fn display_root(root: &str) -> String {
+    let root = root.replace('\\', "/");
+    let root = root.strip_prefix("./").unwrap_or(&root);
+    root.trim_end_matches('/').to_owned()
+}
+
+/// Finds every skill folder in `root` (resolved against `manifest_dir`), sorted by folder name.
+pub fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec<Diagnostic>) {
+    let shown_root = display_root(root);
+    let root_path = manifest_dir.join(root);
+    let mut found = Vec::new();
+    let mut diagnostics = Vec::new();
+    let real_root = match fs::canonicalize(&root_path) {
+        Ok(real) if real.is_dir() => real,
+        Ok(_) => {
+            diagnostics.push(Diagnostic::error(
+                &shown_root,
+                format!("skills root `{shown_root}` is not a directory"),
+            ));
+            return (found, diagnostics);
+        }
+        Err(_) => {
+            diagnostics.push(
+                Diagnostic::error(
+                    &shown_root,
+                    format!("skills root `{shown_root}` does not exist"),
+                )
+                .with_help("roots are resolved against the directory of the crate's Cargo.toml"),
+            );
+            return (found, diagnostics);
+        }
+    };
+    let mut entries: Vec<_> = match fs::read_dir(&root_path) {
+        Ok(entries) => entries.filter_map(Result::ok).collect(),
+        Err(error) => {
+            diagnostics.push(Diagnostic::error(
+                &shown_root,
+                format!("cannot read skills root `{shown_root}`: {error}"),
+            ));
+            return (found, diagnostics);
+        }
+    };
+    entries.sort_by_key(|entry| entry.file_name());
+
+    for entry in entries {
+        let Some(dir_name) = entry.file_name().to_str().map(str::to_owned) else {
+            let shown = format!("{shown_root}/{}", entry.file_name().to_string_lossy());
+            diagnostics.push(
+                Diagnostic::error(&shown, "folder name is not valid UTF-8")
+                    .with_help("skill names are lowercase ASCII"),
+            );
+            continue;
+        };
+        if dir_name.starts_with('.') {
+            continue;
+        }
+        let dir_path = entry.path();
+        let shown_dir = format!("{shown_root}/{dir_name}");
+        let Ok(file_type) = entry.file_type() else {
+            continue;
+        };
+        if file_type.is_symlink() {
+            match fs::canonicalize(&dir_path) {
+                Ok(real) if !real.starts_with(&real_root) => {
+                    if real.is_dir() {
+                        diagnostics.push(
+                            Diagnostic::error(&shown_dir, format!("skill folder `{shown_dir}` is a symlink to a path outside `{shown_root}`"))
+                                .with_help("copy the skill into the root, or add its real location as another root"),
+                        );
+                    }
+                    continue;
+                }
+                Ok(real) if !real.is_dir() => continue,
+                Ok(_) => {}
+                Err(_) => {
+                    diagnostics.push(Diagnostic::error(
+                        &shown_dir,
+                        format!("`{shown_dir}` is a broken symlink"),
+                    ));
+                    continue;
+                }
+            }
+        } else if !file_type.is_dir() {
+            continue; // README, LICENSE and other loose files in the root are not skills.
+        }
+
+        let skill_file = dir_path.join("SKILL.md");
+        let display_path = format!("{shown_dir}/SKILL.md");
+        match fs::symlink_metadata(&skill_file) {
+            Ok(meta) if meta.file_type().is_symlink() => match fs::canonicalize(&skill_file) {
+                Ok(real) if real.starts_with(&real_root) && real.is_file() => {}
+                Ok(real) if real.starts_with(&real_root) => {
+                    diagnostics.push(Diagnostic::error(
+                        &display_path,
+                        "SKILL.md is a symlink to something that is not a file",
+                    ));
+                    continue;
+                }
+                Ok(_) => {
+                    diagnostics.push(
+                        Diagnostic::error(
+                            &display_path,
+                            format!("SKILL.md is a symlink to a file outside `{shown_root}`"),
+                        )
+                        .with_help("copy the file into the skill folder"),
+                    );
+                    continue;
+                }
+                Err(_) => {
+                    diagnostics.push(Diagnostic::error(
+                        &display_path,
+                        "SKILL.md is a broken symlink",
+                    ));
+                    continue;
+                }
+            },
+            Ok(meta) if meta.is_file() => {}
+            Ok(_) => {
+                diagnostics.push(Diagnostic::error(&display_path, "SKILL.md is not a file"));
+                continue;
+            }
+            Err(_) => {
+                diagnostics.push(missing_skill_file(&dir_path, &shown_dir));
+                continue;
+            }
+        }
+        found.push(FoundSkill {
+            dir_name,
+            file: skill_file,
+            display_path,
+        });
+    }
+    (found, diagnostics)
+}
+
+/// D3: a folder without `SKILL.md`, with a hint when a near miss is there.
+fn missing_skill_file(dir_path: &Path, shown_dir: &str) -> Diagnostic {
+    let near_miss = fs::read_dir(dir_path).ok().and_then(|entries| {
+        let mut names: Vec<String> = entries
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| is_near_miss(n))
+            .collect();
+        names.sort();
+        names.into_iter().next()
+    });
+    let diagnostic = Diagnostic::error(
+        shown_dir,
+        format!("skill folder `{shown_dir}` has no SKILL.md"),
+    );
+    match near_miss {
+        Some(name) => diagnostic.with_help(format!("found `{name}`: the file must be named exactly `SKILL.md`")),
+        None => diagnostic.with_help("add a SKILL.md, or move the folder out of the skills root (folders starting with `.` are ignored)"),
+    }
+}

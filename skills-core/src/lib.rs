@@ -1,0 +1,43 @@
+//! The one implementation of the Agent Skills rules, shared by the `embed_skills!` macro,
+//! the `skills` command and the runtime.
+//!
+//! A bundle goes through four stages, one module each:
+//!
+//! 1. [`discover`] walks the roots and finds `SKILL.md` files (rules D1-D5);
+//! 2. [`text`] decodes and normalizes a file and splits frontmatter from body (T1-T5);
+//! 3. [`yaml`] turns the frontmatter into a small positioned tree (Y1-Y2) and
+//!    [`skill`] reads the fields out of it (Y3 and the field table);
+//! 4. [`check`] applies the rules that look at several skills at once (C1-C2).
+//!
+//! [`bundle::load`] wires the stages together. Every stage returns what it could parse *and*
+//! every [`Diagnostic`] it found, so one build reports every problem in every file.
+//!
+//! [`render`] has the output formats (catalog, tool schemas, `load_skill` results). It needs
+//! no dependencies and is compiled even with the `validate` feature off, so the runtime renders
+//! a filtered catalog with exactly the code the macro used at build time.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod render;
+
+#[cfg(feature = "validate")]
+pub mod bundle;
+#[cfg(feature = "validate")]
+pub mod check;
+#[cfg(feature = "validate")]
+pub mod diagnostic;
+#[cfg(feature = "validate")]
+pub mod discover;
+#[cfg(feature = "validate")]
+pub mod skill;
+#[cfg(feature = "validate")]
+pub mod text;
+#[cfg(feature = "validate")]
+pub mod yaml;
+
+#[cfg(feature = "validate")]
+pub use bundle::{Bundle, Options, load};
+#[cfg(feature = "validate")]
+pub use diagnostic::{Diagnostic, Severity};
+#[cfg(feature = "validate")]
+pub use skill::{SkillDef, Spanned};

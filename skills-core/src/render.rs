@@ -1,0 +1,387 @@
+//! The output formats of DESIGN section 4: catalog (Markdown and XML), system prompt,
+//! `load_skill` tool definitions and results.
+//!
+//! Written once, with no dependencies: the macro calls these at build time to bake the full
+//! catalog into the binary, and the runtime calls them for a registry restricted at run time,
+//! so both always produce the same bytes.
+
+use std::fmt::Write as _;
+
+/// What the catalog shows of one skill.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CatalogEntry<'a> {
+    /// The skill's name.
+    pub name: &'a str,
+    /// The skill's description, as written (whitespace is collapsed when rendered).
+    pub description: &'a str,
+    /// The optional `when-not-to-use` text, rendered as ` Not for: ...`.
+    pub when_not_to_use: Option<&'a str>,
+}
+
+impl CatalogEntry<'_> {
+    /// The description as the catalog shows it: whitespace runs collapsed, `Not for:` appended.
+    pub fn summary(&self) -> String {
+        let mut summary = collapse_whitespace(self.description);
+        if let Some(not_for) = self.when_not_to_use {
+            summary.push_str(" Not for: ");
+            summary.push_str(&collapse_whitespace(not_for));
+        }
+        summary
+    }
+}
+
+/// What an empty Markdown catalog says.
+pub const EMPTY_CATALOG: &str = "(no skills found)";
+
+/// Name of the tool that loads a skill.
+pub const LOAD_SKILL_TOOL: &str = "load_skill";
+
+/// Description of the `load_skill` tool, identical on every turn so prompts cache well.
+pub const LOAD_SKILL_DESCRIPTION: &str = "Load the full instructions of one of the skills listed \
+under \"Skills available\" in the system prompt. Call it before starting a task that matches a \
+skill's description, then follow the instructions it returns.";
+
+/// The sentence that closes the skills section of the system prompt.
+pub const LOAD_SKILL_HINT: &str = "When a task matches one of these skills, call the `load_skill` \
+tool with the skill's name before you start, and follow the instructions it returns.";
+
+/// Replaces every run of whitespace with one space and trims both ends.
+pub fn collapse_whitespace(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// The Markdown catalog: `- {name}: {description}` per skill, in the order given (the registry
+/// keeps skills sorted by name), joined with `\n`, no trailing newline.
+pub fn catalog_markdown(entries: &[CatalogEntry<'_>]) -> String {
+    if entries.is_empty() {
+        return EMPTY_CATALOG.to_owned();
+    }
+    let mut out = String::new();
+    for (i, entry) in entries.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let _ = write!(out, "- {}: {}", entry.name, entry.summary());
+    }
+    out
+}
+
+/// The XML catalog of the agentskills.io prompt format, without `<location>` (an embedded skill
+/// has no file).
+pub fn catalog_xml(entries: &[CatalogEntry<'_>]) -> String {
+    let mut out = String::from("<available_skills>\n");
+    for entry in entries {
+        out.push_str("<skill>\n<name>\n");
+        out.push_str(&xml_escape(entry.name));
+        out.push_str("\n</name>\n<description>\n");
+        out.push_str(&xml_escape(&entry.summary()));
+        out.push_str("\n</description>\n</skill>\n");
+    }
+    out.push_str("</available_skills>");
+    out
+}
+
+/// Escapes `& < > " '` as `&amp; &lt; &gt; &quot; &#x27;`.
+pub fn xml_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#x27;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` as a JSON string literal, quotes included.
+pub fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The JSON schema of the `load_skill` input: one required string `name`, restricted to `names`.
+pub fn load_skill_input_schema(names: &[&str]) -> String {
+    let names: Vec<String> = names.iter().map(|name| json_string(name)).collect();
+    format!(
+        "{{\"type\":\"object\",\"properties\":{{\"name\":{{\"type\":\"string\",\
+         \"description\":\"Name of the skill to load\",\"enum\":[{}]}}}},\
+         \"required\":[\"name\"],\"additionalProperties\":false}}",
+        names.join(",")
+    )
+}
+
+/// The `load_skill` tool in the Anthropic Messages shape (`name`, `description`, `input_schema`).
+pub fn load_skill_tool_anthropic(names: &[&str]) -> String {
+    format!(
+        "{{\"name\":{},\"description\":{},\"input_schema\":{}}}",
+        json_string(LOAD_SKILL_TOOL),
+        json_string(LOAD_SKILL_DESCRIPTION),
+        load_skill_input_schema(names)
+    )
+}
+
+/// The `load_skill` tool in the OpenAI Chat Completions shape (`type: function`, `parameters`).
+pub fn load_skill_tool_openai(names: &[&str]) -> String {
+    format!(
+        "{{\"type\":\"function\",\"function\":{{\"name\":{},\"description\":{},\"parameters\":{}}}}}",
+        json_string(LOAD_SKILL_TOOL),
+        json_string(LOAD_SKILL_DESCRIPTION),
+        load_skill_input_schema(names)
+    )
+}
+
+/// The system prompt: the caller's preamble, a blank line, `Skills available:`, the catalog, a
+/// blank line and [`LOAD_SKILL_HINT`]. With no skills it is the preamble alone.
+pub fn system_prompt(preamble: &str, catalog: &str, skill_count: usize) -> String {
+    if skill_count == 0 {
+        return preamble.to_owned();
+    }
+    let mut out = String::with_capacity(preamble.len() + catalog.len() + 200);
+    if !preamble.is_empty() {
+        out.push_str(preamble);
+        out.push_str("\n\n");
+    }
+    out.push_str("Skills available:\n");
+    out.push_str(catalog);
+    out.push_str("\n\n");
+    out.push_str(LOAD_SKILL_HINT);
+    out
+}
+
+/// One file shipped beside a skill's `SKILL.md`, as the `load_skill` result lists it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResourceEntry<'a> {
+    /// Path relative to the skill's folder, with `/`.
+    pub path: &'a str,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+/// The `load_skill` result: the body wrapped in `<skill name=".." version="..">`, then the
+/// resource files when there are any (and where they were written to disk, when they were).
+pub fn load_skill_result(
+    name: &str,
+    version: Option<&str>,
+    body: &str,
+    resources: &[ResourceEntry<'_>],
+    resource_dir: Option<&str>,
+) -> String {
+    let mut out = format!("<skill name=\"{}\"", xml_escape(name));
+    if let Some(version) = version {
+        let _ = write!(out, " version=\"{}\"", xml_escape(version));
+    }
+    out.push_str(">\n");
+    out.push_str(body);
+    out.push_str("\n</skill>");
+    if !resources.is_empty() {
+        match resource_dir {
+            Some(dir) => {
+                let _ = write!(out, "\n\nResources of this skill, written to {dir}:");
+            }
+            None => {
+                out.push_str("\n\nResources of this skill (read them with read_skill_resource):")
+            }
+        }
+        for resource in resources {
+            let _ = write!(out, "\n- {} ({} bytes)", resource.path, resource.size);
+        }
+    }
+    out
+}
+
+/// The short note returned when a skill is loaded a second time in one conversation.
+pub fn already_loaded_note(name: &str) -> String {
+    format!(
+        "The skill \"{name}\" is already loaded earlier in this conversation; \
+         follow the instructions given there."
+    )
+}
+
+/// The error text for a `load_skill` call naming no skill of the registry.
+pub fn unknown_skill_message(requested: &str, available: &[&str]) -> String {
+    let mut out = format!("No skill named \"{requested}\".");
+    if let Some(closest) = closest_match(requested, available.iter().copied()) {
+        let _ = write!(out, " Did you mean \"{closest}\"?");
+    }
+    if available.is_empty() {
+        out.push_str(" No skills are available.");
+    } else {
+        let _ = write!(out, " Available skills: {}.", available.join(", "));
+    }
+    out
+}
+
+/// The candidate closest to `target` by edit distance, if it is close enough to be a likely typo
+/// (at most a third of the longer word's length, and at least one character).
+pub fn closest_match<'a>(
+    target: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let target_lower = target.to_lowercase();
+    candidates
+        .into_iter()
+        .map(|candidate| {
+            (
+                edit_distance(&target_lower, &candidate.to_lowercase()),
+                candidate,
+            )
+        })
+        .filter(|(distance, candidate)| {
+            let longest = target.chars().count().max(candidate.chars().count());
+            *distance <= (longest / 3).max(1)
+        })
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// Levenshtein distance in characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let mut current = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        current[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != *cb);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        std::mem::swap(&mut previous, &mut current);
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry<'a>(name: &'a str, description: &'a str) -> CatalogEntry<'a> {
+        CatalogEntry {
+            name,
+            description,
+            when_not_to_use: None,
+        }
+    }
+
+    #[test]
+    fn markdown_catalog_is_one_line_per_skill_without_trailing_newline() {
+        let entries = [
+            entry("a", "First  skill.\n  Spans lines."),
+            CatalogEntry {
+                when_not_to_use: Some("small\tfixes"),
+                ..entry("b", "Second.")
+            },
+        ];
+        assert_eq!(
+            catalog_markdown(&entries),
+            "- a: First skill. Spans lines.\n- b: Second. Not for: small fixes"
+        );
+    }
+
+    #[test]
+    fn empty_catalogs() {
+        assert_eq!(catalog_markdown(&[]), "(no skills found)");
+        assert_eq!(catalog_xml(&[]), "<available_skills>\n</available_skills>");
+    }
+
+    #[test]
+    fn xml_catalog_escapes_values_on_their_own_lines() {
+        let xml = catalog_xml(&[entry("x", "Use <tags> & \"quotes\" 'here'")]);
+        assert_eq!(
+            xml,
+            "<available_skills>\n<skill>\n<name>\nx\n</name>\n<description>\n\
+             Use &lt;tags&gt; &amp; &quot;quotes&quot; &#x27;here&#x27;\n</description>\n\
+             </skill>\n</available_skills>"
+        );
+    }
+
+    #[test]
+    fn json_strings_escape_control_characters() {
+        assert_eq!(json_string("a\"b\\c\nd\u{1}"), "\"a\\\"b\\\\c\\nd\\u0001\"");
+    }
+
+    #[test]
+    fn tool_schemas_list_names_as_enum() {
+        let anthropic = load_skill_tool_anthropic(&["a", "b"]);
+        assert!(anthropic.starts_with("{\"name\":\"load_skill\""));
+        assert!(anthropic.contains("\"input_schema\":{\"type\":\"object\""));
+        assert!(anthropic.contains("\"enum\":[\"a\",\"b\"]"));
+        let openai = load_skill_tool_openai(&["a"]);
+        assert!(openai.starts_with("{\"type\":\"function\",\"function\":{\"name\":\"load_skill\""));
+        assert!(openai.contains("\"parameters\":{\"type\":\"object\""));
+        assert!(openai.contains("\"required\":[\"name\"]"));
+    }
+
+    #[test]
+    fn system_prompt_layout() {
+        assert_eq!(
+            system_prompt("Be brief.", "- a: A", 1),
+            format!("Be brief.\n\nSkills available:\n- a: A\n\n{LOAD_SKILL_HINT}")
+        );
+        assert_eq!(system_prompt("Be brief.", EMPTY_CATALOG, 0), "Be brief.");
+    }
+
+    #[test]
+    fn load_result_wraps_body_and_lists_resources() {
+        assert_eq!(
+            load_skill_result("a", None, "Do it.", &[], None),
+            "<skill name=\"a\">\nDo it.\n</skill>"
+        );
+        let with = load_skill_result(
+            "a",
+            Some("1.0"),
+            "Do it.",
+            &[ResourceEntry {
+                path: "scripts/x.py",
+                size: 12,
+            }],
+            None,
+        );
+        assert!(
+            with.starts_with("<skill name=\"a\" version=\"1.0\">\nDo it.\n</skill>\n\nResources")
+        );
+        assert!(with.ends_with("\n- scripts/x.py (12 bytes)"));
+    }
+
+    #[test]
+    fn unknown_skill_suggests_the_closest_name() {
+        let message = unknown_skill_message("code-reveiw", &["code-review", "write-tests"]);
+        assert_eq!(
+            message,
+            "No skill named \"code-reveiw\". Did you mean \"code-review\"? Available skills: code-review, write-tests."
+        );
+        assert_eq!(closest_match("zzz", ["code-review"]), None);
+    }
+
+    #[test]
+    fn edit_distance_counts_characters() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("héllo", "hello"), 1);
+    }
+}

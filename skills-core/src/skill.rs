@@ -1,0 +1,494 @@
+//! Rule Y3 and the field table: reads a skill's fields out of its frontmatter tree.
+
+use std::ops::Range;
+use std::path::PathBuf;
+
+use sha2::{Digest, Sha256};
+
+use crate::diagnostic::Diagnostic;
+use crate::render::closest_match;
+use crate::text;
+use crate::yaml::{self, Node, Value};
+
+/// The keys a frontmatter may hold: the Agent Skills spec's, then ours.
+pub const KNOWN_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "metadata",
+    "allowed-tools",
+    "version",
+    "tags",
+    "when-not-to-use",
+    "requires",
+    "conflicts-with",
+];
+
+/// Limits of the field table.
+pub const MAX_NAME_CHARS: usize = 64;
+/// Maximum `description` length in characters.
+pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+/// Maximum `compatibility` length in characters.
+pub const MAX_COMPATIBILITY_CHARS: usize = 500;
+/// Maximum `when-not-to-use` length in characters.
+pub const MAX_WHEN_NOT_TO_USE_CHARS: usize = 512;
+
+/// A value together with where it was written in `SKILL.md`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spanned<T> {
+    /// The value.
+    pub value: T,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column in characters.
+    pub column: usize,
+}
+
+impl<T> Spanned<T> {
+    fn new(value: T, node: &Node) -> Self {
+        Spanned {
+            value,
+            line: node.line,
+            column: node.column,
+        }
+    }
+}
+
+/// A skill that passed every per-file rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkillDef {
+    /// Display path of `SKILL.md`, relative to the manifest directory, with `/`.
+    pub path: String,
+    /// The file on disk (empty when parsed from memory).
+    pub file: PathBuf,
+    /// The normalized text of the whole file (T2).
+    pub text: String,
+    /// Byte range of the body in `text`.
+    pub body: Range<usize>,
+    /// SHA-256 of `text`, lowercase hex.
+    pub sha256: String,
+    /// `name`, equal to the directory name.
+    pub name: Spanned<String>,
+    /// `description`, as decoded from YAML.
+    pub description: Spanned<String>,
+    /// `license`.
+    pub license: Option<Spanned<String>>,
+    /// `compatibility`.
+    pub compatibility: Option<Spanned<String>>,
+    /// `metadata`, in source order.
+    pub metadata: Vec<(String, String)>,
+    /// `allowed-tools`, split on whitespace when given as one string.
+    pub allowed_tools: Vec<String>,
+    /// `version`.
+    pub version: Option<Spanned<String>>,
+    /// `tags`.
+    pub tags: Vec<String>,
+    /// `when-not-to-use`.
+    pub when_not_to_use: Option<Spanned<String>>,
+    /// `requires`.
+    pub requires: Vec<Spanned<String>>,
+    /// `conflicts-with`.
+    pub conflicts_with: Vec<Spanned<String>>,
+}
+
+impl SkillDef {
+    /// The body text.
+    pub fn body(&self) -> &str {
+        &self.text[self.body.clone()]
+    }
+}
+
+/// Per-file parsing options.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// Accept frontmatter keys outside [`KNOWN_KEYS`] (they are ignored).
+    pub allow_unknown_keys: bool,
+}
+
+/// Parses one `SKILL.md`. `path` is the display path; `dir_name` the name of its folder.
+/// Returns the skill when every rule passed, and every problem found either way.
+pub fn parse(
+    path: &str,
+    dir_name: &str,
+    bytes: &[u8],
+    options: &ParseOptions,
+) -> (Option<SkillDef>, Vec<Diagnostic>) {
+    let document = match text::decode(path, bytes).and_then(|text| text::split(path, text)) {
+        Ok(document) => document,
+        Err(diagnostic) => return (None, vec![diagnostic]),
+    };
+    let source = yaml::Source {
+        path,
+        file_text: &document.text,
+        fragment: document.frontmatter(),
+        first_line: 2,
+    };
+    let (root, mut diagnostics) = yaml::parse(&source);
+    let Some(root) = root else {
+        if diagnostics.is_empty() {
+            diagnostics.push(
+                Diagnostic::error(path, "frontmatter is empty")
+                    .at(&document.text, 1, 1)
+                    .with_help("add `name:` and `description:` between the `---` lines"),
+            );
+        }
+        return (None, diagnostics);
+    };
+    let mut reader = FieldReader {
+        path,
+        text: &document.text,
+        diagnostics,
+    };
+    let skill = reader.read(&root, dir_name, options);
+    let diagnostics = reader.diagnostics;
+    let skill = skill
+        .filter(|_| !diagnostics.iter().any(Diagnostic::is_error))
+        .map(|fields| {
+            let sha256 = hex(&Sha256::digest(document.text.as_bytes()));
+            SkillDef {
+                path: path.to_owned(),
+                file: PathBuf::new(),
+                body: document.body.clone(),
+                sha256,
+                text: document.text,
+                ..fields
+            }
+        });
+    (skill, diagnostics)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+struct FieldReader<'a> {
+    path: &'a str,
+    text: &'a str,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl FieldReader<'_> {
+    fn error(&mut self, node: &Node, message: impl Into<String>, help: Option<String>) {
+        let mut diagnostic =
+            Diagnostic::error(self.path, message).at(self.text, node.line, node.column);
+        diagnostic.help = help;
+        self.diagnostics.push(diagnostic);
+    }
+
+    fn read(&mut self, root: &Node, dir_name: &str, options: &ParseOptions) -> Option<SkillDef> {
+        let Value::Map(entries) = &root.value else {
+            self.error(
+                root,
+                format!(
+                    "frontmatter must be a YAML mapping of `key: value` lines, found {}",
+                    root.value.kind()
+                ),
+                None,
+            );
+            return None;
+        };
+        let mut skill = SkillDef {
+            path: String::new(),
+            file: PathBuf::new(),
+            text: String::new(),
+            body: 0..0,
+            sha256: String::new(),
+            name: Spanned {
+                value: String::new(),
+                line: 0,
+                column: 0,
+            },
+            description: Spanned {
+                value: String::new(),
+                line: 0,
+                column: 0,
+            },
+            license: None,
+            compatibility: None,
+            metadata: Vec::new(),
+            allowed_tools: Vec::new(),
+            version: None,
+            tags: Vec::new(),
+            when_not_to_use: None,
+            requires: Vec::new(),
+            conflicts_with: Vec::new(),
+        };
+        let (mut has_name, mut has_description) = (false, false);
+        for (key_node, value) in entries {
+            let key = key_node.value.scalar_text().unwrap_or_default();
+            match key.as_str() {
+                "name" => {
+                    has_name = true;
+                    if let Some(name) = self.string(value, "name") {
+                        self.check_name(&name, dir_name);
+                        skill.name = name;
+                    }
+                }
+                "description" => {
+                    has_description = true;
+                    if let Some(description) = self.string(value, "description") {
+                        if description.value.trim().is_empty() {
+                            self.error(
+                                value,
+                                "`description` is empty",
+                                Some("say what the skill does and when to use it".into()),
+                            );
+                        }
+                        self.check_length(
+                            value,
+                            "description",
+                            &description.value,
+                            1,
+                            MAX_DESCRIPTION_CHARS,
+                        );
+                        skill.description = description;
+                    }
+                }
+                "license" => skill.license = self.string(value, "license"),
+                "compatibility" => {
+                    skill.compatibility = self.string(value, "compatibility");
+                    if let Some(text) = &skill.compatibility {
+                        let text = text.value.clone();
+                        self.check_length(
+                            value,
+                            "compatibility",
+                            &text,
+                            1,
+                            MAX_COMPATIBILITY_CHARS,
+                        );
+                    }
+                }
+                "metadata" => skill.metadata = self.metadata(value),
+                "allowed-tools" => skill.allowed_tools = self.allowed_tools(value),
+                "version" => skill.version = self.version(value),
+                "tags" => {
+                    skill.tags = self
+                        .string_list(value, "tags")
+                        .into_iter()
+                        .map(|tag| tag.value)
+                        .collect();
+                }
+                "when-not-to-use" => {
+                    skill.when_not_to_use = self.string(value, "when-not-to-use");
+                    if let Some(text) = &skill.when_not_to_use {
+                        let text = text.value.clone();
+                        self.check_length(
+                            value,
+                            "when-not-to-use",
+                            &text,
+                            1,
+                            MAX_WHEN_NOT_TO_USE_CHARS,
+                        );
+                    }
+                }
+                "requires" => skill.requires = self.string_list(value, "requires"),
+                "conflicts-with" => {
+                    skill.conflicts_with = self.string_list(value, "conflicts-with")
+                }
+                _ if options.allow_unknown_keys => {}
+                _ => {
+                    let mut help = String::new();
+                    if let Some(known) = closest_match(&key, KNOWN_KEYS.iter().copied()) {
+                        help.push_str(&format!("did you mean `{known}`? "));
+                    }
+                    help.push_str(
+                        "custom data belongs under `metadata:`, e.g. `metadata:` then `  ",
+                    );
+                    help.push_str(&key);
+                    help.push_str(": \"...\"`");
+                    self.error(
+                        key_node,
+                        format!("unknown frontmatter key `{key}`"),
+                        Some(help),
+                    );
+                }
+            }
+        }
+        if !has_name {
+            self.error(
+                root,
+                "missing required key `name`",
+                Some(format!(
+                    "add `name: {dir_name}` (it must equal the folder name)"
+                )),
+            );
+        }
+        if !has_description {
+            self.error(
+                root,
+                "missing required key `description`",
+                Some("add `description:` saying what the skill does and when to use it".into()),
+            );
+        }
+        Some(skill)
+    }
+
+    fn string(&mut self, node: &Node, key: &str) -> Option<Spanned<String>> {
+        match &node.value {
+            Value::Str(text) => Some(Spanned::new(text.clone(), node)),
+            other => {
+                let help = other
+                    .scalar_text()
+                    .filter(|t| !t.is_empty())
+                    .map(|t| format!("quote it: `{key}: \"{t}\"`"));
+                self.error(
+                    node,
+                    format!("`{key}` must be a string, found {}", other.kind()),
+                    help,
+                );
+                None
+            }
+        }
+    }
+
+    fn check_length(&mut self, node: &Node, key: &str, text: &str, min: usize, max: usize) {
+        let chars = text.chars().count();
+        if chars < min || chars > max {
+            self.error(
+                node,
+                format!("`{key}` must be {min} to {max} characters long, found {chars}"),
+                None,
+            );
+        }
+    }
+
+    fn check_name(&mut self, name: &Spanned<String>, dir_name: &str) {
+        let value = &name.value;
+        let node = Node {
+            value: Value::Null,
+            line: name.line,
+            column: name.column,
+        };
+        let help = Some(
+            "use 1-64 lowercase ASCII letters, digits and single hyphens, e.g. `code-review`"
+                .to_owned(),
+        );
+        let chars = value.chars().count();
+        if chars == 0 || chars > MAX_NAME_CHARS {
+            self.error(
+                &node,
+                format!("`name` must be 1 to {MAX_NAME_CHARS} characters long, found {chars}"),
+                help,
+            );
+        } else if let Some(bad) = value
+            .chars()
+            .find(|c| !matches!(c, 'a'..='z' | '0'..='9' | '-'))
+        {
+            self.error(
+                &node,
+                format!(
+                    "`name` may only hold lowercase ASCII letters, digits and `-`, found {bad:?}"
+                ),
+                help,
+            );
+        } else if value.starts_with('-') || value.ends_with('-') {
+            self.error(&node, "`name` must not start or end with `-`", help);
+        } else if value.contains("--") {
+            self.error(&node, "`name` must not contain `--`", help);
+        } else if value != dir_name {
+            self.error(
+                &node,
+                format!("`name` is `{value}` but the folder is `{dir_name}`; they must be equal"),
+                Some(format!(
+                    "rename the folder to `{value}` or set `name: {dir_name}`"
+                )),
+            );
+        }
+    }
+
+    fn string_list(&mut self, node: &Node, key: &str) -> Vec<Spanned<String>> {
+        let Value::Seq(items) = &node.value else {
+            self.error(
+                node,
+                format!("`{key}` must be a list, found {}", node.value.kind()),
+                Some(format!("write `{key}: [a, b]` or one `- item` per line")),
+            );
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for item in items {
+            if let Some(text) = self.string(item, key) {
+                if text.value.trim().is_empty() {
+                    self.error(item, format!("`{key}` holds an empty entry"), None);
+                } else {
+                    out.push(text);
+                }
+            }
+        }
+        out
+    }
+
+    fn metadata(&mut self, node: &Node) -> Vec<(String, String)> {
+        let Value::Map(entries) = &node.value else {
+            self.error(
+                node,
+                format!(
+                    "`metadata` must be a mapping of string keys to string values, found {}",
+                    node.value.kind()
+                ),
+                None,
+            );
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (key, value) in entries {
+            let key_text = key.value.scalar_text().unwrap_or_default();
+            match &value.value {
+                Value::Str(text) => out.push((key_text, text.clone())),
+                other => {
+                    let help = match other.scalar_text() {
+                        Some(t) if !t.is_empty() => format!("quote it: `{key_text}: \"{t}\"`"),
+                        _ => "metadata values must be strings; quote them, or encode structure in the key".to_owned(),
+                    };
+                    self.error(
+                        value,
+                        format!(
+                            "`metadata.{key_text}` must be a string, found {}",
+                            other.kind()
+                        ),
+                        Some(help),
+                    );
+                }
+            }
+        }
+        out
+    }
+
+    fn allowed_tools(&mut self, node: &Node) -> Vec<String> {
+        match &node.value {
+            Value::Str(text) => text.split_whitespace().map(str::to_owned).collect(),
+            Value::Seq(_) => self
+                .string_list(node, "allowed-tools")
+                .into_iter()
+                .map(|t| t.value)
+                .collect(),
+            other => {
+                self.error(
+                    node,
+                    format!(
+                        "`allowed-tools` must be a string or a list of strings, found {}",
+                        other.kind()
+                    ),
+                    None,
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    fn version(&mut self, node: &Node) -> Option<Spanned<String>> {
+        if let Value::Number(number) = &node.value {
+            self.error(
+                node,
+                format!("`version` must be a string, found the number {number}"),
+                Some(format!("quote it: `version: \"{number}\"`")),
+            );
+            return None;
+        }
+        self.string(node, "version")
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,254 @@
+use super::*;
+
+fn parse_str(dir: &str, text: &str) -> (Option<SkillDef>, Vec<Diagnostic>) {
+    parse(
+        &format!("skills/{dir}/SKILL.md"),
+        dir,
+        text.as_bytes(),
+        &ParseOptions::default(),
+    )
+}
+
+fn errors_of(dir: &str, text: &str) -> Vec<Diagnostic> {
+    let (skill, diagnostics) = parse_str(dir, text);
+    assert!(skill.is_none(), "expected errors for {text:?}");
+    diagnostics
+}
+
+fn skill(front: &str) -> String {
+    format!("---\n{front}---\nDo the thing.\n")
+}
+
+#[test]
+fn minimal_skill_parses_with_body_and_hash() {
+    let (def, diagnostics) = parse_str("a", &skill("name: a\ndescription: Does a.\n"));
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let def = def.unwrap();
+    assert_eq!(def.name.value, "a");
+    assert_eq!(def.name.line, 2);
+    assert_eq!(def.description.value, "Does a.");
+    assert_eq!(def.body(), "Do the thing.");
+    assert_eq!(def.sha256.len(), 64);
+}
+
+#[test]
+fn all_fields_are_read() {
+    let text = skill(
+        "name: full\ndescription: Full.\nlicense: MIT\ncompatibility: Needs git\nmetadata:\n  author: me\n  \
+         team: \"7\"\nallowed-tools: Bash Read\nversion: \"1.2\"\ntags: [a, b]\nwhen-not-to-use: Small edits\n\
+         requires: [other]\nconflicts-with:\n  - third\n",
+    );
+    let (def, diagnostics) = parse_str("full", &text);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let def = def.unwrap();
+    assert_eq!(def.license.unwrap().value, "MIT");
+    assert_eq!(def.compatibility.unwrap().value, "Needs git");
+    assert_eq!(
+        def.metadata,
+        vec![("author".into(), "me".into()), ("team".into(), "7".into())]
+    );
+    assert_eq!(def.allowed_tools, vec!["Bash", "Read"]);
+    assert_eq!(def.version.unwrap().value, "1.2");
+    assert_eq!(def.tags, vec!["a", "b"]);
+    assert_eq!(def.when_not_to_use.unwrap().value, "Small edits");
+    assert_eq!(def.requires[0].value, "other");
+    assert_eq!(def.conflicts_with[0].value, "third");
+    assert_eq!(def.conflicts_with[0].line, 15);
+}
+
+#[test]
+fn allowed_tools_as_list() {
+    let (def, _) = parse_str(
+        "a",
+        &skill("name: a\ndescription: A.\nallowed-tools: [Bash, Read]\n"),
+    );
+    assert_eq!(def.unwrap().allowed_tools, vec!["Bash", "Read"]);
+}
+
+#[test]
+fn missing_required_keys() {
+    let errors = errors_of("a", &skill("license: MIT\n"));
+    let messages: Vec<_> = errors.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "missing required key `name`",
+            "missing required key `description`"
+        ]
+    );
+}
+
+#[test]
+fn name_rules() {
+    let long = "a".repeat(64);
+    assert!(
+        parse_str(&long, &skill(&format!("name: {long}\ndescription: x\n")))
+            .0
+            .is_some()
+    );
+    let too_long = "a".repeat(65);
+    let errors = errors_of(
+        &too_long,
+        &skill(&format!("name: {too_long}\ndescription: x\n")),
+    );
+    assert!(
+        errors[0]
+            .message
+            .contains("1 to 64 characters long, found 65"),
+        "{}",
+        errors[0]
+    );
+    for (bad, expected) in [
+        ("Code-Review", "may only hold"),
+        ("café", "may only hold"),
+        ("a_b", "may only hold"),
+        ("-ab", "start or end"),
+        ("ab-", "start or end"),
+        ("a--b", "`--`"),
+        ("\"\"", "1 to 64"),
+    ] {
+        let errors = errors_of("x", &skill(&format!("name: {bad}\ndescription: x\n")));
+        assert!(errors[0].message.contains(expected), "{bad}: {}", errors[0]);
+        assert_eq!((errors[0].line, errors[0].column), (2, 7));
+    }
+    let errors = errors_of("folder", &skill("name: other\ndescription: x\n"));
+    assert!(errors[0].message.contains("but the folder is `folder`"));
+}
+
+#[test]
+fn description_limit_counts_characters_not_bytes() {
+    let ok = "é".repeat(1024);
+    assert!(
+        parse_str("a", &skill(&format!("name: a\ndescription: {ok}\n")))
+            .0
+            .is_some()
+    );
+    let over = "é".repeat(1025);
+    let errors = errors_of("a", &skill(&format!("name: a\ndescription: {over}\n")));
+    assert!(errors[0].message.contains("found 1025"), "{}", errors[0]);
+    let errors = errors_of("a", &skill("name: a\ndescription: \"   \"\n"));
+    assert!(errors[0].message.contains("empty"));
+}
+
+#[test]
+fn compatibility_and_when_not_to_use_limits() {
+    let ok = parse_str(
+        "a",
+        &skill(&format!(
+            "name: a\ndescription: x\ncompatibility: {}\nwhen-not-to-use: {}\n",
+            "ü".repeat(500),
+            "ü".repeat(512)
+        )),
+    );
+    assert!(ok.0.is_some(), "{:?}", ok.1);
+    let errors = errors_of(
+        "a",
+        &skill(&format!(
+            "name: a\ndescription: x\ncompatibility: {}\n",
+            "ü".repeat(501)
+        )),
+    );
+    assert!(
+        errors[0]
+            .message
+            .contains("`compatibility` must be 1 to 500 characters long, found 501")
+    );
+    let errors = errors_of(
+        "a",
+        &skill(&format!(
+            "name: a\ndescription: x\nwhen-not-to-use: {}\n",
+            "ü".repeat(513)
+        )),
+    );
+    assert!(errors[0].message.contains("found 513"));
+}
+
+#[test]
+fn unknown_key_suggests_known_one_and_metadata() {
+    let errors = errors_of("a", &skill("name: a\ndescription: x\nlicence: MIT\n"));
+    assert_eq!(errors[0].message, "unknown frontmatter key `licence`");
+    assert_eq!(errors[0].line, 4);
+    let help = errors[0].help.as_deref().unwrap();
+    assert!(
+        help.contains("did you mean `license`?") && help.contains("metadata:"),
+        "{help}"
+    );
+    let (def, diagnostics) = parse(
+        "p",
+        "a",
+        skill("name: a\ndescription: x\nowner: me\n").as_bytes(),
+        &ParseOptions {
+            allow_unknown_keys: true,
+        },
+    );
+    assert!(def.is_some() && diagnostics.is_empty());
+}
+
+#[test]
+fn version_as_number_says_quote_it() {
+    let errors = errors_of("a", &skill("name: a\ndescription: x\nversion: 1.0\n"));
+    assert_eq!(
+        errors[0].message,
+        "`version` must be a string, found the number 1.0"
+    );
+    assert_eq!(
+        errors[0].help.as_deref(),
+        Some("quote it: `version: \"1.0\"`")
+    );
+    assert!(
+        parse_str("a", &skill("name: a\ndescription: x\nversion: 1.2.0\n"))
+            .0
+            .is_some()
+    );
+}
+
+#[test]
+fn metadata_values_must_be_strings() {
+    let errors = errors_of(
+        "a",
+        &skill("name: a\ndescription: x\nmetadata:\n  count: 3\n  flag: true\n  list: [1]\n"),
+    );
+    assert_eq!(errors.len(), 3);
+    assert_eq!(errors[0].help.as_deref(), Some("quote it: `count: \"3\"`"));
+    assert_eq!(errors[0].line, 5);
+}
+
+#[test]
+fn tags_must_be_non_empty_strings() {
+    let errors = errors_of("a", &skill("name: a\ndescription: x\ntags: [ok, \"\"]\n"));
+    assert!(errors[0].message.contains("empty entry"));
+    let errors = errors_of("a", &skill("name: a\ndescription: x\ntags: one\n"));
+    assert!(errors[0].message.contains("must be a list"));
+}
+
+#[test]
+fn every_problem_in_a_file_is_reported() {
+    let errors = errors_of(
+        "a",
+        &skill("name: B\ndescription: 3\nversion: 2\nextra: x\n"),
+    );
+    assert_eq!(errors.len(), 4, "{errors:?}");
+}
+
+#[test]
+fn crlf_and_bom_files_hash_like_their_lf_form() {
+    let lf = parse_str("a", "---\nname: a\ndescription: x\n---\nBody\n")
+        .0
+        .unwrap();
+    let crlf = parse_str(
+        "a",
+        "\u{FEFF}---\r\nname: a\r\ndescription: x\r\n---\r\nBody\r\n",
+    )
+    .0
+    .unwrap();
+    assert_eq!(lf.sha256, crlf.sha256);
+    assert_eq!(lf.text, crlf.text);
+}
+
+#[test]
+fn non_mapping_frontmatter() {
+    let errors = errors_of("a", "---\n- a\n- b\n---\nbody\n");
+    assert!(errors[0].message.contains("must be a YAML mapping"));
+    let errors = errors_of("a", "---\n---\nbody\n");
+    assert!(errors[0].message.contains("frontmatter is empty"));
+}

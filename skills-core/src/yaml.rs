@@ -1,0 +1,516 @@
+//! Rules Y1-Y2: frontmatter YAML to a small tree in which every node knows its line and column
+//! in `SKILL.md`.
+//!
+//! This is the only module that talks to the YAML library (`saphyr-parser`, a maintained
+//! YAML 1.2 parser that reports positions), so swapping it touches nothing else. We build our own
+//! tree from its events because we need what generic deserializers drop: the position of every
+//! value, duplicate keys reported with both lines, and the scalar style (a quoted `"1.0"` is a
+//! string, a plain `1.0` is a number).
+
+use std::collections::HashMap;
+
+use saphyr_parser::{Event, Parser, ScalarStyle, Span};
+
+use crate::diagnostic::Diagnostic;
+
+/// Bounds the size of the tree, so aliases cannot blow it up ("billion laughs").
+const MAX_NODES: usize = 10_000;
+
+/// A YAML value with its position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// The value.
+    pub value: Value,
+    /// 1-based line in `SKILL.md`.
+    pub line: usize,
+    /// 1-based column in characters.
+    pub column: usize,
+}
+
+/// A YAML value, resolved with the YAML 1.2 core schema.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// `~`, `null` or nothing.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A plain number, kept as written.
+    Number(String),
+    /// A string (quoted, block, or plain and not a number, bool or null).
+    Str(String),
+    /// A sequence.
+    Seq(Vec<Node>),
+    /// A mapping, keys in source order. Keys are scalars; duplicate keys have been reported.
+    Map(Vec<(Node, Node)>),
+}
+
+impl Value {
+    /// What kind of value this is, for error messages ("a number", "a list", ...).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::Null => "empty (null)",
+            Value::Bool(_) => "a boolean",
+            Value::Number(_) => "a number",
+            Value::Str(_) => "a string",
+            Value::Seq(_) => "a list",
+            Value::Map(_) => "a mapping",
+        }
+    }
+
+    /// The value as a scalar written in YAML (for keys and for "quote it" hints).
+    pub fn scalar_text(&self) -> Option<String> {
+        match self {
+            Value::Null => Some(String::new()),
+            Value::Bool(b) => Some(b.to_string()),
+            Value::Number(n) | Value::Str(n) => Some(n.clone()),
+            Value::Seq(_) | Value::Map(_) => None,
+        }
+    }
+}
+
+/// Where the frontmatter sits in the file, to turn fragment positions into file positions.
+pub struct Source<'a> {
+    /// Path shown in diagnostics.
+    pub path: &'a str,
+    /// The whole normalized file, for quoting lines.
+    pub file_text: &'a str,
+    /// The frontmatter fragment.
+    pub fragment: &'a str,
+    /// 1-based line of the fragment's first line in the file.
+    pub first_line: usize,
+}
+
+impl Source<'_> {
+    fn error(
+        &self,
+        line_in_fragment: usize,
+        column: usize,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic::error(self.path, message).at(
+            self.file_text,
+            line_in_fragment + self.first_line - 1,
+            column,
+        )
+    }
+}
+
+/// Parses the frontmatter. Returns the root node (when the YAML could be parsed) and every
+/// problem found: syntax errors, tab indentation, duplicate keys, aliases out of bounds.
+pub fn parse(source: &Source<'_>) -> (Option<Node>, Vec<Diagnostic>) {
+    let tab_errors = tab_indentation(source);
+    if !tab_errors.is_empty() {
+        // The parser would only repeat the same complaint less clearly.
+        return (None, tab_errors);
+    }
+    let mut builder = Builder {
+        source,
+        stack: Vec::new(),
+        anchors: HashMap::new(),
+        root: None,
+        documents: 0,
+        nodes: 0,
+        diagnostics: Vec::new(),
+    };
+    for event in Parser::new_from_str(source.fragment) {
+        match event {
+            Ok((event, span)) => {
+                if let Err(diagnostic) = builder.event(event, span) {
+                    builder.diagnostics.push(diagnostic);
+                    return (None, builder.diagnostics);
+                }
+            }
+            Err(error) => {
+                let mark = error.marker();
+                let mut diagnostic = source.error(
+                    mark.line(),
+                    mark.col() + 1,
+                    format!("invalid YAML in frontmatter: {}", error.info()),
+                );
+                if error.info().contains("mapping values are not allowed") {
+                    diagnostic = diagnostic.with_help(
+                        "a value that contains `: ` must be quoted, e.g. `description: \"Use when: ...\"`",
+                    );
+                } else if error.info().contains("tab") {
+                    diagnostic = diagnostic.with_help("indent YAML with spaces, not tabs");
+                }
+                builder.diagnostics.push(diagnostic);
+                return (None, builder.diagnostics);
+            }
+        }
+    }
+    (builder.root, builder.diagnostics)
+}
+
+/// Y2: a line indented with a tab. YAML forbids it, and parsers word it obscurely.
+fn tab_indentation(source: &Source<'_>) -> Vec<Diagnostic> {
+    source
+        .fragment
+        .lines()
+        .enumerate()
+        .filter_map(|(index, line)| {
+            let indent: &str = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];
+            let column = indent.find('\t')? + 1;
+            (!line.trim().is_empty()).then(|| {
+                source
+                    .error(index + 1, column, "tab used as indentation in frontmatter")
+                    .with_help("indent YAML with spaces, not tabs")
+            })
+        })
+        .collect()
+}
+
+enum Frame {
+    Seq {
+        node: Node,
+        anchor: usize,
+        items: Vec<Node>,
+    },
+    Map {
+        node: Node,
+        anchor: usize,
+        entries: Vec<(Node, Node)>,
+        pending_key: Option<Node>,
+        seen: HashMap<String, usize>,
+    },
+}
+
+struct Builder<'s, 'a> {
+    source: &'s Source<'a>,
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, Node>,
+    root: Option<Node>,
+    documents: usize,
+    nodes: usize,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Builder<'_, '_> {
+    fn node(&mut self, value: Value, span: Span) -> Result<Node, Diagnostic> {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            return Err(self.source.error(
+                span.start.line(),
+                span.start.col() + 1,
+                format!("frontmatter is too large (more than {MAX_NODES} values)"),
+            ));
+        }
+        Ok(Node {
+            value,
+            line: span.start.line() + self.source.first_line - 1,
+            column: span.start.col() + 1,
+        })
+    }
+
+    fn event(&mut self, event: Event<'_>, span: Span) -> Result<(), Diagnostic> {
+        match event {
+            Event::DocumentStart(_) => {
+                self.documents += 1;
+                if self.documents > 1 {
+                    return Err(self.source.error(
+                        span.start.line(),
+                        span.start.col() + 1,
+                        "frontmatter holds more than one YAML document",
+                    ));
+                }
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                let forced_string = tag.as_ref().is_some_and(|tag| tag.suffix == "str");
+                let value = if style == ScalarStyle::Plain && !forced_string {
+                    resolve_plain(&text)
+                } else {
+                    Value::Str(text.into_owned())
+                };
+                let node = self.node(value, span)?;
+                self.finish(node, anchor);
+            }
+            Event::Alias(id) => {
+                let Some(target) = self.anchors.get(&id).cloned() else {
+                    return Err(self.source.error(
+                        span.start.line(),
+                        span.start.col() + 1,
+                        "unknown YAML alias",
+                    ));
+                };
+                let size = count_nodes(&target);
+                self.nodes += size;
+                if self.nodes > MAX_NODES {
+                    return Err(self.source.error(
+                        span.start.line(),
+                        span.start.col() + 1,
+                        format!("frontmatter is too large (more than {MAX_NODES} values)"),
+                    ));
+                }
+                let node = Node {
+                    line: span.start.line() + self.source.first_line - 1,
+                    column: span.start.col() + 1,
+                    ..target
+                };
+                self.finish(node, 0);
+            }
+            Event::SequenceStart(anchor, _) => {
+                let node = self.node(Value::Null, span)?;
+                self.stack.push(Frame::Seq {
+                    node,
+                    anchor,
+                    items: Vec::new(),
+                });
+            }
+            Event::MappingStart(anchor, _) => {
+                let node = self.node(Value::Null, span)?;
+                self.stack.push(Frame::Map {
+                    node,
+                    anchor,
+                    entries: Vec::new(),
+                    pending_key: None,
+                    seen: HashMap::new(),
+                });
+            }
+            Event::SequenceEnd | Event::MappingEnd => match self.stack.pop() {
+                Some(Frame::Seq {
+                    mut node,
+                    anchor,
+                    items,
+                }) => {
+                    node.value = Value::Seq(items);
+                    self.finish(node, anchor);
+                }
+                Some(Frame::Map {
+                    mut node,
+                    anchor,
+                    entries,
+                    ..
+                }) => {
+                    node.value = Value::Map(entries);
+                    self.finish(node, anchor);
+                }
+                None => {}
+            },
+            Event::Nothing | Event::StreamStart | Event::StreamEnd | Event::DocumentEnd => {}
+        }
+        Ok(())
+    }
+
+    /// Places a completed node into its parent (or makes it the root).
+    fn finish(&mut self, node: Node, anchor: usize) {
+        if anchor != 0 {
+            self.anchors.insert(anchor, node.clone());
+        }
+        match self.stack.last_mut() {
+            None => self.root = Some(node),
+            Some(Frame::Seq { items, .. }) => items.push(node),
+            Some(Frame::Map {
+                entries,
+                pending_key,
+                seen,
+                ..
+            }) => match pending_key.take() {
+                None => {
+                    let Some(key) = node
+                        .value
+                        .scalar_text()
+                        .filter(|_| !matches!(node.value, Value::Null))
+                    else {
+                        self.diagnostics.push(
+                            Diagnostic::error(
+                                self.source.path,
+                                format!(
+                                    "a frontmatter key must be a plain word, not {}",
+                                    node.value.kind()
+                                ),
+                            )
+                            .at(
+                                self.source.file_text,
+                                node.line,
+                                node.column,
+                            ),
+                        );
+                        *pending_key = Some(node);
+                        return;
+                    };
+                    if let Some(first_line) = seen.get(&key) {
+                        self.diagnostics.push(
+                            Diagnostic::error(self.source.path, format!("duplicate key `{key}` in frontmatter (first defined on line {first_line})"))
+                                .at(self.source.file_text, node.line, node.column)
+                                .with_help("keep one of the two entries"),
+                        );
+                    } else {
+                        seen.insert(key, node.line);
+                    }
+                    *pending_key = Some(node);
+                }
+                Some(key) => {
+                    let duplicate = entries
+                        .iter()
+                        .any(|(k, _)| k.value.scalar_text() == key.value.scalar_text());
+                    if !duplicate {
+                        entries.push((key, node));
+                    }
+                }
+            },
+        }
+    }
+}
+
+fn count_nodes(node: &Node) -> usize {
+    1 + match &node.value {
+        Value::Seq(items) => items.iter().map(count_nodes).sum(),
+        Value::Map(entries) => entries
+            .iter()
+            .map(|(k, v)| count_nodes(k) + count_nodes(v))
+            .sum(),
+        _ => 0,
+    }
+}
+
+/// Resolves a plain scalar with the YAML 1.2 core schema.
+fn resolve_plain(text: &str) -> Value {
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => Value::Null,
+        "true" | "True" | "TRUE" => Value::Bool(true),
+        "false" | "False" | "FALSE" => Value::Bool(false),
+        _ if is_number(text) => Value::Number(text.to_owned()),
+        _ => Value::Str(text.to_owned()),
+    }
+}
+
+fn is_number(text: &str) -> bool {
+    let digits = |s: &str, radix: u32| !s.is_empty() && s.chars().all(|c| c.is_digit(radix));
+    if let Some(octal) = text.strip_prefix("0o") {
+        return digits(octal, 8);
+    }
+    if let Some(hex) = text.strip_prefix("0x") {
+        return digits(hex, 16);
+    }
+    let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if matches!(unsigned, ".inf" | ".Inf" | ".INF") || matches!(text, ".nan" | ".NaN" | ".NAN") {
+        return true;
+    }
+    // [0-9]+(\.[0-9]*)? or \.[0-9]+, then an optional exponent.
+    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
+        Some(i) => (&unsigned[..i], Some(&unsigned[i + 1..])),
+        None => (unsigned, None),
+    };
+    let mantissa_ok = match mantissa.split_once('.') {
+        None => digits(mantissa, 10),
+        Some((int, frac)) => {
+            (digits(int, 10) && (frac.is_empty() || digits(frac, 10)))
+                || (int.is_empty() && digits(frac, 10))
+        }
+    };
+    let exponent_ok = exponent.is_none_or(|e| digits(e.strip_prefix(['-', '+']).unwrap_or(e), 10));
+    mantissa_ok && exponent_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_fm(fragment: &str) -> (Option<Node>, Vec<Diagnostic>) {
+        let file_text = format!("---\n{fragment}---\nbody\n");
+        let source = Source {
+            path: "s/SKILL.md",
+            file_text: &file_text,
+            fragment,
+            first_line: 2,
+        };
+        let (node, diagnostics) = parse(&source);
+        (node, diagnostics)
+    }
+
+    fn entries(node: &Node) -> &[(Node, Node)] {
+        match &node.value {
+            Value::Map(entries) => entries,
+            other => panic!("not a map: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn values_carry_file_positions() {
+        let (root, diagnostics) =
+            parse_fm("name: a\ndescription: >\n  folded\n  text\ntags: [x, \"y\"]\n");
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let map = entries(root.as_ref().unwrap());
+        assert_eq!(
+            map[0].1,
+            Node {
+                value: Value::Str("a".into()),
+                line: 2,
+                column: 7
+            }
+        );
+        assert_eq!(map[1].1.value, Value::Str("folded text\n".into()));
+        assert_eq!(map[1].0.line, 3);
+        assert_eq!(map[2].1.line, 6);
+    }
+
+    #[test]
+    fn core_schema_resolution() {
+        for (text, expected) in [
+            ("1.0", "a number"),
+            ("12", "a number"),
+            ("1e3", "a number"),
+            (".5", "a number"),
+            ("0x1F", "a number"),
+            ("1.2.0", "a string"),
+            ("yes", "a string"),
+            ("true", "a boolean"),
+            ("~", "empty (null)"),
+            ("", "empty (null)"),
+            ("\"1.0\"", "a string"),
+        ] {
+            let (root, _) = parse_fm(&format!("v: {text}\n"));
+            assert_eq!(
+                entries(root.as_ref().unwrap())[0].1.value.kind(),
+                expected,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn unquoted_colon_reports_file_line_and_quote_help() {
+        let (root, diagnostics) = parse_fm("name: a\ndescription: Use this: when testing\n");
+        assert!(root.is_none());
+        let d = &diagnostics[0];
+        assert_eq!(d.line, 3, "{d}");
+        assert!(d.message.starts_with("invalid YAML"));
+        assert!(d.help.as_deref().unwrap().contains("quoted"));
+    }
+
+    #[test]
+    fn duplicate_keys_name_both_lines() {
+        let (_, diagnostics) = parse_fm("name: a\ndescription: x\nname: b\n");
+        assert_eq!(diagnostics.len(), 1);
+        assert_eq!(diagnostics[0].line, 4);
+        assert!(
+            diagnostics[0]
+                .message
+                .contains("duplicate key `name` in frontmatter (first defined on line 2)")
+        );
+    }
+
+    #[test]
+    fn tab_indentation_is_rejected() {
+        let (_, diagnostics) = parse_fm("metadata:\n\tauthor: me\n");
+        assert_eq!(diagnostics.len(), 1);
+        assert_eq!((diagnostics[0].line, diagnostics[0].column), (3, 1));
+        assert!(diagnostics[0].message.contains("tab"));
+    }
+
+    #[test]
+    fn alias_bombs_are_bounded() {
+        let mut fragment = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 0..8 {
+            let prev = if i == 0 {
+                "a".to_string()
+            } else {
+                format!("b{}", i - 1)
+            };
+            fragment.push_str(&format!("b{i}: &b{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"));
+        }
+        let (root, diagnostics) = parse_fm(&fragment);
+        assert!(root.is_none());
+        assert!(diagnostics[0].message.contains("too large"));
+    }
+}
