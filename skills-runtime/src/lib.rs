@@ -1,1 +1,81 @@
+//! Agent Skills compiled into your binary.
+//!
+//! A skill is a folder `skills/<name>/SKILL.md`: YAML frontmatter (`name`, `description`, ...)
+//! over Markdown instructions. [`embed_skills!`] reads the folder **at build time**, validates
+//! every skill, and compiles the registry, the catalog and the bodies into the binary. A malformed
+//! or duplicate skill is a compile error naming its file and line; at run time nothing is read
+//! from disk and nothing is parsed.
+//!
+//! ```
+//! static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/skills");
+//!
+//! // The catalog the model always sees: one line per skill.
+//! assert_eq!(
+//!     SKILLS.catalog(),
+//!     "- greet: Greet the user by name. Use when a conversation starts."
+//! );
+//! // What `load_skill("greet")` returns.
+//! let skill = SKILLS.get("greet").unwrap();
+//! assert_eq!(skill.version(), Some("1.0"));
+//! assert!(SKILLS.load_skill("greet").unwrap().starts_with("<skill name=\"greet\" version=\"1.0\">"));
+//! // Unknown names get an error that suggests the closest one.
+//! assert!(SKILLS.load_skill("gret").unwrap_err().to_string().contains("Did you mean \"greet\"?"));
+//! ```
+//!
+//! # What you get
+//!
+//! - [`Registry`]: the static bundle. [`Registry::catalog`] (Markdown, built at compile time),
+//!   [`Registry::catalog_xml`], [`Registry::get`], [`Registry::iter`], and
+//!   [`Registry::restrict`] to switch skills off at run time without a rebuild.
+//! - [`Skill`]: name, description, body, the whole normalized file, its SHA-256, and every
+//!   optional frontmatter field.
+//! - The `load_skill` tool: its JSON definition for Anthropic and OpenAI
+//!   ([`Registry::load_skill_tool_anthropic`], [`Registry::load_skill_tool_openai`]) and
+//!   [`SkillLoader`], which turns a call into the tool result and remembers what a conversation
+//!   has already loaded.
+//! - [`Registry::system_prompt`]: your preamble plus the catalog and one sentence about
+//!   `load_skill`.
+//!
+//! # Rebuilds
+//!
+//! Every file the macro reads is tracked, so editing or deleting a skill rebuilds. For a *new*
+//! skill folder to rebuild too, add one line to `build.rs` (see [`build`]).
+//!
+//! # Features
+//!
+//! With default features off this crate has no dependencies beyond its own macro and the
+//! dependency-free renderers of `skills-core`.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
+pub mod build;
+mod load;
+mod registry;
+mod skill;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+pub use load::{SkillLoad, SkillLoader};
+pub use registry::{Registry, SkillSet, UnknownSkill};
+pub use skill::Skill;
+pub use skills_core::render::{CatalogEntry, EMPTY_CATALOG, LOAD_SKILL_TOOL};
+
+/// Compiles a skills folder into a [`Registry`].
+///
+/// ```ignore
+/// static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("skills");
+/// ```
+///
+/// Arguments: one or more string-literal roots, resolved against the directory of the crate's
+/// `Cargo.toml`, then options as `key = value`:
+///
+/// | option | default | meaning |
+/// |---|---|---|
+/// | `max_file_size = 1048576` | 1 MiB | largest accepted `SKILL.md`, in bytes |
+/// | `allow_unknown_keys = true` | `false` | accept frontmatter keys outside the spec |
+/// | `crate = path` | `::skills_runtime` | where this crate is, for renamed dependencies |
+///
+/// Every problem in every file is its own compile error, pointing at the file and line.
+pub use skills_macro::embed_skills;

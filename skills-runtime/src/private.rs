@@ -1,0 +1,87 @@
+//! Not public API. The items `embed_skills!` expands to; they may change in any release.
+
+use crate::{Registry, Skill};
+
+/// A string of a skill: a byte range of the embedded file text, or a literal when the decoded
+/// YAML value does not appear verbatim in the file (escapes, folded block scalars).
+#[derive(Clone, Copy, Debug)]
+pub enum Text {
+    /// `content[start..end]`.
+    Slice(u32, u32),
+    /// A separate literal.
+    Literal(&'static str),
+}
+
+impl Text {
+    pub(crate) fn resolve(self, content: &'static str) -> &'static str {
+        match self {
+            // The macro computed the range on the same text; `get` keeps this safe regardless.
+            Text::Slice(start, end) => content.get(start as usize..end as usize).unwrap_or(""),
+            Text::Literal(text) => text,
+        }
+    }
+}
+
+/// The optional fields, shared as one static [`EMPTY_EXTRA`] by skills that set none.
+#[derive(Debug)]
+pub struct SkillExtra {
+    pub license: Option<Text>,
+    pub compatibility: Option<Text>,
+    pub metadata: &'static [(&'static str, &'static str)],
+    pub allowed_tools: &'static [&'static str],
+    pub version: Option<Text>,
+    pub tags: &'static [&'static str],
+    pub when_not_to_use: Option<Text>,
+    pub requires: &'static [&'static str],
+    pub conflicts_with: &'static [&'static str],
+}
+
+/// The extra fields of a skill that sets no optional field.
+pub static EMPTY_EXTRA: SkillExtra = SkillExtra {
+    license: None,
+    compatibility: None,
+    metadata: &[],
+    allowed_tools: &[],
+    version: None,
+    tags: &[],
+    when_not_to_use: None,
+    requires: &[],
+    conflicts_with: &[],
+};
+
+/// Everything the macro knows about one skill.
+#[derive(Clone, Copy, Debug)]
+pub struct SkillParts {
+    pub content: &'static str,
+    pub name: Text,
+    pub description: Text,
+    pub body: Text,
+    pub sha256: &'static str,
+    pub path: &'static str,
+    pub extra: &'static SkillExtra,
+}
+
+/// Builds a [`Skill`].
+pub const fn skill(parts: SkillParts) -> Skill {
+    Skill { parts }
+}
+
+/// Builds a [`Registry`]. `skills` must be sorted by name with no duplicates; the macro ensures
+/// it.
+pub const fn registry(
+    skills: &'static [Skill],
+    catalog: &'static str,
+    tool_anthropic: &'static str,
+    tool_openai: &'static str,
+) -> Registry {
+    Registry {
+        skills,
+        catalog,
+        tool_anthropic,
+        tool_openai,
+    }
+}
+
+/// What the macro expands to after reporting errors: an empty registry of the right type, so
+/// user code does not drown in follow-on errors.
+pub const EMPTY_REGISTRY: Registry = Registry::empty();

@@ -1,0 +1,141 @@
+//! [`Skill`]: one embedded skill, with zero-cost accessors into its embedded text.
+
+use std::fmt;
+
+use crate::__private::{SkillExtra, SkillParts, Text};
+
+/// One skill, validated and embedded at build time.
+///
+/// Every string is `&'static`: it lives in the binary. The body, name and description are slices
+/// of the embedded file text rather than second copies.
+#[derive(Clone, Copy)]
+pub struct Skill {
+    pub(crate) parts: SkillParts,
+}
+
+impl Skill {
+    fn text(&self, text: Text) -> &'static str {
+        text.resolve(self.parts.content)
+    }
+
+    fn extra(&self) -> &'static SkillExtra {
+        self.parts.extra
+    }
+
+    /// The skill's name (equal to its folder name).
+    pub fn name(&self) -> &'static str {
+        self.text(self.parts.name)
+    }
+
+    /// The `description`, as written in the frontmatter (after YAML decoding).
+    pub fn description(&self) -> &'static str {
+        self.text(self.parts.description)
+    }
+
+    /// The instructions: the Markdown after the frontmatter, without leading blank lines or
+    /// trailing whitespace.
+    pub fn body(&self) -> &'static str {
+        self.text(self.parts.body)
+    }
+
+    /// The whole `SKILL.md`, normalized (BOM dropped, line endings LF).
+    pub fn content(&self) -> &'static str {
+        self.parts.content
+    }
+
+    /// SHA-256 of [`content`](Self::content), lowercase hex, computed at build time.
+    pub fn sha256(&self) -> &'static str {
+        self.parts.sha256
+    }
+
+    /// Where the skill came from, relative to the crate that embedded it
+    /// (`skills/<name>/SKILL.md`). For messages only: nothing is read from it.
+    pub fn source_path(&self) -> &'static str {
+        self.parts.path
+    }
+
+    /// `license`, if set.
+    pub fn license(&self) -> Option<&'static str> {
+        self.extra().license.map(|t| self.text(t))
+    }
+
+    /// `compatibility`, if set.
+    pub fn compatibility(&self) -> Option<&'static str> {
+        self.extra().compatibility.map(|t| self.text(t))
+    }
+
+    /// `metadata`, as `(key, value)` pairs in source order.
+    pub fn metadata(&self) -> &'static [(&'static str, &'static str)] {
+        self.extra().metadata
+    }
+
+    /// The value of one `metadata` key.
+    pub fn metadata_value(&self, key: &str) -> Option<&'static str> {
+        self.metadata()
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| *v)
+    }
+
+    /// `allowed-tools`, one entry per tool.
+    pub fn allowed_tools(&self) -> &'static [&'static str] {
+        self.extra().allowed_tools
+    }
+
+    /// `version`, if set.
+    pub fn version(&self) -> Option<&'static str> {
+        self.extra().version.map(|t| self.text(t))
+    }
+
+    /// `tags`.
+    pub fn tags(&self) -> &'static [&'static str] {
+        self.extra().tags
+    }
+
+    /// `when-not-to-use`, if set.
+    pub fn when_not_to_use(&self) -> Option<&'static str> {
+        self.extra().when_not_to_use.map(|t| self.text(t))
+    }
+
+    /// `requires`: skills this one builds on.
+    pub fn requires(&self) -> &'static [&'static str] {
+        self.extra().requires
+    }
+
+    /// `conflicts-with`: skills not to combine with this one.
+    pub fn conflicts_with(&self) -> &'static [&'static str] {
+        self.extra().conflicts_with
+    }
+
+    /// The text the `load_skill` tool returns for this skill (DESIGN section 4).
+    pub fn load_result(&self) -> String {
+        skills_core::render::load_skill_result(self.name(), self.version(), self.body(), &[], None)
+    }
+
+    pub(crate) fn catalog_entry(&self) -> skills_core::render::CatalogEntry<'static> {
+        skills_core::render::CatalogEntry {
+            name: self.name(),
+            description: self.description(),
+            when_not_to_use: self.when_not_to_use(),
+        }
+    }
+}
+
+impl fmt::Debug for Skill {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Skill")
+            .field("name", &self.name())
+            .field("version", &self.version())
+            .field("sha256", &self.sha256())
+            .field("source_path", &self.source_path())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for Skill {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name() && self.sha256() == other.sha256()
+    }
+}
+
+impl Eq for Skill {}
