@@ -89,6 +89,8 @@ impl fmt::Display for Diagnostic {
         writeln!(f, "{}", self.message)?;
         write!(f, "  --> {}", self.location())?;
         if let Some(source) = &self.source_line {
+            let source = shorten_line(source, self.column);
+            let source = source.as_str();
             let number = self.line.to_string();
             let pad = " ".repeat(number.len());
             write!(f, "\n {pad} |\n {number} | {source}")?;
@@ -110,7 +112,20 @@ impl fmt::Display for Diagnostic {
 
 /// Sorts diagnostics by file, then position, so output is deterministic.
 pub fn sort(diagnostics: &mut [Diagnostic]) {
-    diagnostics.sort_by(|a, b| {
-        (&a.path, a.line, a.column, &a.message).cmp(&(&b.path, b.line, b.column, &b.message))
-    });
+    // Stable: problems at the same place keep the order the rules found them in.
+    diagnostics.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+}
+
+/// Longest quoted source line, in characters; longer lines are cut after the column shown.
+const MAX_QUOTED_CHARS: usize = 100;
+
+/// Cuts a very long line (a 1,000-character description) so the error stays readable.
+fn shorten_line(line: &str, column: usize) -> String {
+    let keep = MAX_QUOTED_CHARS.max(column + 20);
+    if line.chars().count() <= keep {
+        return line.to_owned();
+    }
+    let mut short: String = line.chars().take(keep).collect();
+    short.push_str(" ...");
+    short
 }

@@ -292,11 +292,9 @@ impl FieldReader<'_> {
                     if let Some(known) = closest_match(&key, KNOWN_KEYS.iter().copied()) {
                         help.push_str(&format!("did you mean `{known}`? "));
                     }
-                    help.push_str(
-                        "custom data belongs under `metadata:`, e.g. `metadata:` then `  ",
-                    );
-                    help.push_str(&key);
-                    help.push_str(": \"...\"`");
+                    help.push_str(&format!(
+                        "custom data belongs under `metadata:`, e.g. `metadata: {{ {key}: \"...\" }}`"
+                    ));
                     self.error(
                         key_node,
                         format!("unknown frontmatter key `{key}`"),
@@ -305,9 +303,15 @@ impl FieldReader<'_> {
                 }
             }
         }
+        // A missing key has no line of its own: point at the opening `---`.
+        let opening = Node {
+            value: Value::Null,
+            line: 1,
+            column: 1,
+        };
         if !has_name {
             self.error(
-                root,
+                &opening,
                 "missing required key `name`",
                 Some(format!(
                     "add `name: {dir_name}` (it must equal the folder name)"
@@ -316,7 +320,7 @@ impl FieldReader<'_> {
         }
         if !has_description {
             self.error(
-                root,
+                &opening,
                 "missing required key `description`",
                 Some("add `description:` saying what the skill does and when to use it".into()),
             );
