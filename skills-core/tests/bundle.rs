@@ -1,0 +1,219 @@
+//! Discovery and cross-skill rules on real folders (D1-D6, C1-C2).
+
+use std::fs;
+use std::path::Path;
+
+use skills_core::{Options, load};
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+fn skill(name: &str) -> String {
+    format!(
+        "---\nname: {name}\ndescription: Does {name}. Use when testing.\n---\nBody of {name}.\n"
+    )
+}
+
+fn messages(bundle: &skills_core::Bundle) -> Vec<String> {
+    bundle
+        .diagnostics
+        .iter()
+        .map(|d| format!("{}: {}", d.location(), d.message))
+        .collect()
+}
+
+#[test]
+fn finds_skills_sorted_and_ignores_hidden_folders_and_loose_files() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("skills/zeta/SKILL.md"), &skill("zeta"));
+    write(&dir.path().join("skills/alpha/SKILL.md"), &skill("alpha"));
+    write(&dir.path().join("skills/.git/SKILL.md"), "not a skill");
+    write(&dir.path().join("skills/README.md"), "loose file");
+    let bundle = load(dir.path(), &["skills"], &Options::default());
+    assert!(bundle.diagnostics.is_empty(), "{:?}", messages(&bundle));
+    let names: Vec<_> = bundle
+        .skills
+        .iter()
+        .map(|s| s.name.value.as_str())
+        .collect();
+    assert_eq!(names, ["alpha", "zeta"]);
+    assert_eq!(bundle.skills[0].path, "skills/alpha/SKILL.md");
+    assert_eq!(bundle.files_read.len(), 2);
+}
+
+#[test]
+fn roots_resolve_against_the_manifest_dir_not_the_working_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("nested/skills/a/SKILL.md"), &skill("a"));
+    let bundle = load(
+        &dir.path().join("nested"),
+        &["./skills/"],
+        &Options::default(),
+    );
+    assert_eq!(bundle.skills.len(), 1);
+    assert_eq!(bundle.skills[0].path, "skills/a/SKILL.md");
+    let missing = load(dir.path(), &["skills"], &Options::default());
+    assert_eq!(
+        messages(&missing),
+        ["skills: skills root `skills` does not exist"]
+    );
+}
+
+#[test]
+fn folder_without_skill_md_is_an_error_with_near_miss_help() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("skills/a/Skill.md"), &skill("a"));
+    write(&dir.path().join("skills/b/notes.txt"), "x");
+    let bundle = load(dir.path(), &["skills"], &Options::default());
+    assert_eq!(bundle.diagnostics.len(), 2);
+    assert_eq!(
+        bundle.diagnostics[0].help.as_deref(),
+        Some("found `Skill.md`: the file must be named exactly `SKILL.md`")
+    );
+    assert!(
+        bundle.diagnostics[1]
+            .message
+            .contains("`skills/b` has no SKILL.md")
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_must_stay_inside_the_root() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    write(&root.join("real/SKILL.md"), &skill("real"));
+    write(&dir.path().join("outside/away/SKILL.md"), &skill("away"));
+    write(&dir.path().join("outside/file.md"), &skill("leak"));
+    // Inside the root: accepted under the link's name.
+    symlink(root.join("real"), root.join("alias")).unwrap();
+    write(&root.join("alias-file/.keep"), "");
+    symlink(root.join("real/SKILL.md"), root.join("alias-file/SKILL.md")).unwrap();
+    // Leaving the root: rejected.
+    symlink(dir.path().join("outside/away"), root.join("away")).unwrap();
+    write(&root.join("leak/.keep"), "");
+    symlink(
+        dir.path().join("outside/file.md"),
+        root.join("leak/SKILL.md"),
+    )
+    .unwrap();
+    symlink(dir.path().join("nowhere"), root.join("broken")).unwrap();
+
+    let bundle = load(dir.path(), &["skills"], &Options::default());
+    let found = messages(&bundle);
+    assert!(
+        found
+            .iter()
+            .any(|m| m.contains("skills/away` is a symlink to a path outside")),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|m| m.contains("leak/SKILL.md: SKILL.md is a symlink to a file outside")),
+        "{found:?}"
+    );
+    assert!(
+        found.iter().any(|m| m.contains("broken symlink")),
+        "{found:?}"
+    );
+    // `alias` and `alias-file` hold real's file, whose name is `real`: a name mismatch, not a
+    // symlink error.
+    assert!(
+        found
+            .iter()
+            .any(|m| m
+                .contains("skills/alias/SKILL.md:2:7: `name` is `real` but the folder is `alias`")),
+        "{found:?}"
+    );
+    assert_eq!(
+        bundle
+            .skills
+            .iter()
+            .map(|s| s.name.value.as_str())
+            .collect::<Vec<_>>(),
+        ["real"]
+    );
+}
+
+#[test]
+fn size_limit_is_configurable() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = skill("a");
+    write(&dir.path().join("skills/a/SKILL.md"), &text);
+    let at_limit = Options {
+        max_file_size: text.len() as u64,
+        ..Options::default()
+    };
+    assert!(!load(dir.path(), &["skills"], &at_limit).has_errors());
+    let below = Options {
+        max_file_size: text.len() as u64 - 1,
+        ..Options::default()
+    };
+    let bundle = load(dir.path(), &["skills"], &below);
+    assert!(
+        bundle.diagnostics[0].message.contains("over the limit"),
+        "{:?}",
+        messages(&bundle)
+    );
+}
+
+#[test]
+fn duplicates_across_roots_name_every_path() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("a/same/SKILL.md"), &skill("same"));
+    write(&dir.path().join("b/same/SKILL.md"), &skill("same"));
+    let bundle = load(dir.path(), &["a", "b"], &Options::default());
+    assert_eq!(
+        messages(&bundle),
+        [
+            "b/same/SKILL.md: skill `same` is defined more than once: a/same/SKILL.md, b/same/SKILL.md"
+        ]
+    );
+    assert_eq!(
+        bundle.skills.len(),
+        1,
+        "the registry never holds two skills with one name"
+    );
+}
+
+#[test]
+fn requires_and_conflicts_are_checked_against_the_bundle() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("s/base/SKILL.md"), &skill("base"));
+    write(&dir.path().join("s/broken/SKILL.md"), "no frontmatter");
+    let front = "---\nname: top\ndescription: Top.\nrequires: [base, broken, missing, top]\nconflicts-with: [base]\n---\nBody\n";
+    write(&dir.path().join("s/top/SKILL.md"), front);
+    let bundle = load(dir.path(), &["s"], &Options::default());
+    let found = messages(&bundle);
+    assert_eq!(
+        found[1..],
+        [
+            "s/top/SKILL.md:4:26: `requires` names `missing`, which is not a skill in this bundle",
+            "s/top/SKILL.md:4:35: `requires` names the skill itself (`top`)",
+            "s/top/SKILL.md:5:18: `base` is both required and in `conflicts-with`",
+        ],
+        "a broken target (`broken`) is reported once, at its own file: {found:?}"
+    );
+}
+
+#[test]
+fn output_is_identical_whatever_the_line_endings() {
+    let lf = tempfile::tempdir().unwrap();
+    let crlf = tempfile::tempdir().unwrap();
+    write(&lf.path().join("s/a/SKILL.md"), &skill("a"));
+    write(
+        &crlf.path().join("s/a/SKILL.md"),
+        &skill("a").replace('\n', "\r\n"),
+    );
+    let (lf, crlf) = (
+        load(lf.path(), &["s"], &Options::default()),
+        load(crlf.path(), &["s"], &Options::default()),
+    );
+    assert_eq!(lf.skills[0].text, crlf.skills[0].text);
+    assert_eq!(lf.skills[0].sha256, crlf.skills[0].sha256);
+    assert_eq!(lf.skills[0].body, crlf.skills[0].body);
+}
