@@ -6,6 +6,7 @@
 //!
 //! ```no_run
 //! // build.rs
+//! # #[allow(clippy::needless_doctest_main)]
 //! fn main() {
 //!     skills_runtime::build::watch(&["skills"]);
 //! }

@@ -152,7 +152,7 @@ impl fmt::Debug for Registry {
     }
 }
 
-impl<'a> IntoIterator for &'a Registry {
+impl IntoIterator for &Registry {
     type Item = &'static Skill;
     type IntoIter = std::slice::Iter<'static, Skill>;
 
