@@ -1,32 +1,51 @@
-//! Wires the stages together: discover -> read -> parse -> cross-check.
+//! Wires the stages together: discover -> read -> parse -> resources -> cross-check -> lint.
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use sha2::{Digest, Sha256};
+
 use crate::check;
 use crate::diagnostic::{self, Diagnostic};
 use crate::discover::{self, FoundSkill};
-use crate::skill::{self, ParseOptions, SkillDef};
+use crate::lint::{self, LintOptions};
+use crate::resources;
+use crate::skill::{self, ParseOptions, SkillDef, hex};
 
 /// Default per-file size limit (D5): 1 MiB.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 1024 * 1024;
+/// Default limit for everything a bundle embeds: 64 MiB.
+pub const DEFAULT_MAX_BUNDLE_SIZE: u64 = 64 * 1024 * 1024;
 
 /// Options shared by the macro and the CLI.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
-    /// Largest accepted `SKILL.md`, in bytes.
+    /// Largest accepted file (`SKILL.md` or resource), in bytes.
     pub max_file_size: u64,
+    /// Largest total of all embedded files, in bytes.
+    pub max_bundle_size: u64,
     /// Accept (and ignore) unknown frontmatter keys.
     pub allow_unknown_keys: bool,
+    /// Compatibility with old folders: infer a missing `name` and `description`.
+    pub infer_missing_fields: bool,
+    /// Extra file names or `*` patterns to leave out of resources (hidden files, `__pycache__`
+    /// and `*.pyc` are always left out).
+    pub ignore: Vec<String>,
+    /// Lint levels.
+    pub lints: LintOptions,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
+            max_bundle_size: DEFAULT_MAX_BUNDLE_SIZE,
             allow_unknown_keys: false,
+            infer_missing_fields: false,
+            ignore: Vec::new(),
+            lints: LintOptions::default(),
         }
     }
 }
@@ -37,7 +56,7 @@ pub struct Bundle {
     /// Valid skills, sorted by name. When there are errors this holds only the skills that
     /// passed, and must not be shipped.
     pub skills: Vec<SkillDef>,
-    /// Every problem in every file, sorted by path and position.
+    /// Every problem in every file (errors and lint warnings), sorted by path and position.
     pub diagnostics: Vec<Diagnostic>,
     /// Every file read, sorted, so the macro can track them for rebuilds.
     pub files_read: Vec<PathBuf>,
@@ -52,6 +71,11 @@ impl Bundle {
     /// Only the errors.
     pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
         self.diagnostics.iter().filter(|d| d.is_error())
+    }
+
+    /// Only the warnings.
+    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| !d.is_error())
     }
 }
 
@@ -68,23 +92,62 @@ pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
 
     let parse_options = ParseOptions {
         allow_unknown_keys: options.allow_unknown_keys,
+        infer_missing_fields: options.infer_missing_fields,
     };
-    for skill in &found {
-        match read_limited(&skill.file, options.max_file_size) {
-            Ok(bytes) => {
-                bundle.files_read.push(skill.file.clone());
-                let (parsed, diagnostics) =
-                    skill::parse(&skill.display_path, &skill.dir_name, &bytes, &parse_options);
-                bundle.diagnostics.extend(diagnostics);
-                bundle.skills.extend(parsed.map(|def| SkillDef {
-                    file: skill.file.clone(),
-                    ..def
-                }));
+    let mut total_size = 0u64;
+    for found_skill in &found {
+        let bytes = match read_limited(&found_skill.file, options.max_file_size) {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                let diagnostic =
+                    error.into_diagnostic(&found_skill.display_path, options.max_file_size);
+                bundle.diagnostics.push(diagnostic);
+                continue;
             }
-            Err(message) => bundle
-                .diagnostics
-                .push(message.into_diagnostic(&skill.display_path, options.max_file_size)),
-        }
+        };
+        bundle.files_read.push(found_skill.file.clone());
+        total_size += bytes.len() as u64;
+        let (parsed, diagnostics) = skill::parse(
+            &found_skill.display_path,
+            &found_skill.dir_name,
+            &bytes,
+            &parse_options,
+        );
+        bundle.diagnostics.extend(diagnostics);
+        let Some(mut skill) = parsed else { continue };
+        skill.file = found_skill.file.clone();
+        let shown_dir = found_skill.display_path.trim_end_matches("/SKILL.md");
+        let (files, diagnostics) = resources::collect(
+            &found_skill.dir,
+            shown_dir,
+            &found_skill.real_root,
+            &options.ignore,
+            options.max_file_size,
+        );
+        bundle.diagnostics.extend(diagnostics);
+        total_size += files.iter().map(|r| r.size).sum::<u64>();
+        bundle
+            .files_read
+            .extend(files.iter().map(|r| r.file.clone()));
+        skill.resources = files;
+        skill.tree_sha256 = tree_hash(&skill);
+        bundle
+            .diagnostics
+            .extend(resources::check_references(&skill));
+        bundle
+            .diagnostics
+            .extend(lint::lint_skill(&skill, &options.lints));
+        bundle.skills.push(skill);
+    }
+    if total_size > options.max_bundle_size {
+        let shown_roots: Vec<String> = roots.iter().map(|r| discover::display_root(r)).collect();
+        bundle.diagnostics.push(
+            Diagnostic::error(
+                shown_roots.join(", "),
+                format!("the bundle embeds {total_size} bytes, over the limit of {} bytes", options.max_bundle_size),
+            )
+            .with_help("raise the limit with `max_bundle_size = ...`, or leave large files out with `ignore = [...]`"),
+        );
     }
 
     let names: BTreeSet<String> = found.iter().map(|skill| skill.dir_name.clone()).collect();
@@ -96,9 +159,30 @@ pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
         .sort_by(|a, b| a.name.value.cmp(&b.name.value));
     // Two roots may hold the same name; keep one so a consumer never sees duplicates.
     bundle.skills.dedup_by(|a, b| a.name.value == b.name.value);
+    bundle
+        .diagnostics
+        .extend(lint::lint_bundle(&bundle.skills, &options.lints));
     bundle.files_read.sort();
     diagnostic::sort(&mut bundle.diagnostics);
     bundle
+}
+
+/// SHA-256 over `SKILL.md` and every resource, each framed by path and length so no two trees
+/// hash alike. With no resources it is the hash of `SKILL.md` alone.
+fn tree_hash(skill: &SkillDef) -> String {
+    if skill.resources.is_empty() {
+        return skill.sha256.clone();
+    }
+    let mut hasher = Sha256::new();
+    hasher.update(skill.text.as_bytes());
+    for resource in &skill.resources {
+        hasher.update([0]);
+        hasher.update(resource.path.as_bytes());
+        hasher.update([0]);
+        hasher.update(resource.size.to_le_bytes());
+        hasher.update(&resource.bytes);
+    }
+    hex(&hasher.finalize())
 }
 
 enum ReadError {

@@ -14,6 +14,10 @@ pub struct FoundSkill {
     pub file: PathBuf,
     /// `root/dir/SKILL.md` as shown in diagnostics (relative to the manifest directory).
     pub display_path: String,
+    /// The skill folder on disk.
+    pub dir: PathBuf,
+    /// The root's real path: nothing the skill embeds may resolve outside it.
+    pub real_root: PathBuf,
 }
 
 /// The spellings of `SKILL.md` that people type by mistake.
@@ -152,6 +156,8 @@ pub fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec<Diagno
             dir_name,
             file: skill_file,
             display_path,
+            dir: dir_path,
+            real_root: real_root.clone(),
         });
     }
     (found, diagnostics)

@@ -7,7 +7,10 @@
 //! 2. [`text`] decodes and normalizes a file and splits frontmatter from body (T1-T5);
 //! 3. [`yaml`] turns the frontmatter into a small positioned tree (Y1-Y2) and
 //!    [`skill`] reads the fields out of it (Y3 and the field table);
-//! 4. [`check`] applies the rules that look at several skills at once (C1-C2).
+//! 4. [`resources`] collects the files beside each `SKILL.md` and checks the body's links to
+//!    them;
+//! 5. [`check`] applies the rules that look at several skills at once (C1-C2), and [`lint`]
+//!    gives advice at a level the user chooses.
 //!
 //! [`bundle::load`] wires the stages together. Every stage returns what it could parse *and*
 //! every [`Diagnostic`] it found, so one build reports every problem in every file.
@@ -29,6 +32,10 @@ pub mod diagnostic;
 #[cfg(feature = "validate")]
 pub mod discover;
 #[cfg(feature = "validate")]
+pub mod lint;
+#[cfg(feature = "validate")]
+pub mod resources;
+#[cfg(feature = "validate")]
 pub mod skill;
 #[cfg(feature = "validate")]
 pub mod text;
@@ -39,5 +46,9 @@ pub mod yaml;
 pub use bundle::{Bundle, Options, load};
 #[cfg(feature = "validate")]
 pub use diagnostic::{Diagnostic, Severity};
+#[cfg(feature = "validate")]
+pub use lint::{Level, LintOptions};
+#[cfg(feature = "validate")]
+pub use resources::ResourceDef;
 #[cfg(feature = "validate")]
 pub use skill::{SkillDef, Spanned};

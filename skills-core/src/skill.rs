@@ -7,6 +7,7 @@ use sha2::{Digest, Sha256};
 
 use crate::diagnostic::Diagnostic;
 use crate::render::closest_match;
+use crate::resources::ResourceDef;
 use crate::text;
 use crate::yaml::{self, Node, Value};
 
@@ -66,6 +67,8 @@ pub struct SkillDef {
     pub text: String,
     /// Byte range of the body in `text`.
     pub body: Range<usize>,
+    /// 1-based line where the body starts in the file.
+    pub body_line: usize,
     /// SHA-256 of `text`, lowercase hex.
     pub sha256: String,
     /// `name`, equal to the directory name.
@@ -90,6 +93,12 @@ pub struct SkillDef {
     pub requires: Vec<Spanned<String>>,
     /// `conflicts-with`.
     pub conflicts_with: Vec<Spanned<String>>,
+    /// Files beside `SKILL.md` (filled in by [`crate::bundle::load`]; empty when parsed from
+    /// memory).
+    pub resources: Vec<ResourceDef>,
+    /// SHA-256 over `SKILL.md` and every resource (path and bytes): names the directory the
+    /// runtime materializes the skill's files into. Equal to `sha256` when there are no resources.
+    pub tree_sha256: String,
 }
 
 impl SkillDef {
@@ -104,6 +113,9 @@ impl SkillDef {
 pub struct ParseOptions {
     /// Accept frontmatter keys outside [`KNOWN_KEYS`] (they are ignored).
     pub allow_unknown_keys: bool,
+    /// Compatibility with old folders: a missing `name` is the folder name, a missing
+    /// `description` the first line of the body (without leading `#`).
+    pub infer_missing_fields: bool,
 }
 
 /// Parses one `SKILL.md`. `path` is the display path; `dir_name` the name of its folder.
@@ -140,7 +152,7 @@ pub fn parse(
         text: &document.text,
         diagnostics,
     };
-    let skill = reader.read(&root, dir_name, options);
+    let skill = reader.read(&root, dir_name, document.body(), options);
     let diagnostics = reader.diagnostics;
     let skill = skill
         .filter(|_| !diagnostics.iter().any(Diagnostic::is_error))
@@ -150,6 +162,8 @@ pub fn parse(
                 path: path.to_owned(),
                 file: PathBuf::new(),
                 body: document.body.clone(),
+                body_line: document.body_line,
+                tree_sha256: sha256.clone(),
                 sha256,
                 text: document.text,
                 ..fields
@@ -158,7 +172,8 @@ pub fn parse(
     (skill, diagnostics)
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// Lowercase hex of a digest.
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -176,7 +191,13 @@ impl FieldReader<'_> {
         self.diagnostics.push(diagnostic);
     }
 
-    fn read(&mut self, root: &Node, dir_name: &str, options: &ParseOptions) -> Option<SkillDef> {
+    fn read(
+        &mut self,
+        root: &Node,
+        dir_name: &str,
+        body: &str,
+        options: &ParseOptions,
+    ) -> Option<SkillDef> {
         let Value::Map(entries) = &root.value else {
             self.error(
                 root,
@@ -193,7 +214,10 @@ impl FieldReader<'_> {
             file: PathBuf::new(),
             text: String::new(),
             body: 0..0,
+            body_line: 0,
             sha256: String::new(),
+            tree_sha256: String::new(),
+            resources: Vec::new(),
             name: Spanned {
                 value: String::new(),
                 line: 0,
@@ -309,7 +333,13 @@ impl FieldReader<'_> {
             line: 1,
             column: 1,
         };
-        if !has_name {
+        if !has_name && options.infer_missing_fields {
+            skill.name = Spanned {
+                value: dir_name.to_owned(),
+                line: 1,
+                column: 1,
+            };
+        } else if !has_name {
             self.error(
                 &opening,
                 "missing required key `name`",
@@ -318,7 +348,26 @@ impl FieldReader<'_> {
                 )),
             );
         }
-        if !has_description {
+        let first_line = body
+            .lines()
+            .map(|l| l.trim_start_matches('#').trim())
+            .find(|l| !l.is_empty());
+        if let (false, true, Some(first_line)) =
+            (has_description, options.infer_missing_fields, first_line)
+        {
+            skill.description = Spanned {
+                value: first_line.to_owned(),
+                line: 1,
+                column: 1,
+            };
+            self.check_length(
+                &opening,
+                "description",
+                first_line,
+                1,
+                MAX_DESCRIPTION_CHARS,
+            );
+        } else if !has_description {
             self.error(
                 &opening,
                 "missing required key `description`",

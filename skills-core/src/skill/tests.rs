@@ -179,6 +179,7 @@ fn unknown_key_suggests_known_one_and_metadata() {
         skill("name: a\ndescription: x\nowner: me\n").as_bytes(),
         &ParseOptions {
             allow_unknown_keys: true,
+            ..ParseOptions::default()
         },
     );
     assert!(def.is_some() && diagnostics.is_empty());
@@ -251,4 +252,28 @@ fn non_mapping_frontmatter() {
     assert!(errors[0].message.contains("must be a YAML mapping"));
     let errors = errors_of("a", "---\n---\nbody\n");
     assert!(errors[0].message.contains("frontmatter is empty"));
+}
+
+#[test]
+fn compatibility_option_infers_name_and_description() {
+    let options = ParseOptions {
+        infer_missing_fields: true,
+        ..ParseOptions::default()
+    };
+    let text = "---\nlicense: MIT\n---\n\n# Legacy helper\n\nSteps.\n";
+    let (def, diagnostics) = parse("s/legacy/SKILL.md", "legacy", text.as_bytes(), &options);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let def = def.unwrap();
+    assert_eq!(def.name.value, "legacy");
+    assert_eq!(def.description.value, "Legacy helper");
+    // Every other problem is still reported.
+    let text = "---\nversion: 1.0\n---\nBody\n";
+    let (def, diagnostics) = parse("s/legacy/SKILL.md", "legacy", text.as_bytes(), &options);
+    assert!(def.is_none());
+    assert_eq!(diagnostics.len(), 1);
+    assert!(
+        diagnostics[0]
+            .message
+            .contains("`version` must be a string")
+    );
 }
