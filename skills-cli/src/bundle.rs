@@ -1,0 +1,127 @@
+//! Loading roots through `skills-core`, exactly as `embed_skills!` does, and reporting what
+//! went wrong the way the compiler would.
+
+use std::env;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use skills_core::render::CatalogEntry;
+use skills_core::{Bundle, Diagnostic, Severity, SkillDef};
+
+use crate::args::Source;
+
+/// Loads `source`, resolving its roots against the current directory (the macro resolves them
+/// against the crate's manifest directory; run the command from there to get the same paths).
+pub fn load(source: &Source) -> Bundle {
+    skills_core::load(&base_dir(), &source.roots(), &source.options)
+}
+
+fn base_dir() -> PathBuf {
+    env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+}
+
+/// How many skill folders the roots hold, valid or not: the `N` of "checked N skills".
+/// Counted with the same discovery code the load used.
+pub fn count_skills(source: &Source) -> usize {
+    let base = base_dir();
+    source
+        .roots()
+        .iter()
+        .map(|root| skills_core::discover::discover(&base, root).0.len())
+        .sum()
+}
+
+/// `error` or `warning`, as the compiler labels a diagnostic.
+pub fn severity_label(diagnostic: &Diagnostic) -> &'static str {
+    match diagnostic.severity {
+        Severity::Error => "error",
+        _ => "warning",
+    }
+}
+
+/// Writes one diagnostic as cargo shows the macro's compile error: `error: ` then
+/// [`Diagnostic`]'s `Display`, then a blank line.
+pub fn write_diagnostic(w: &mut dyn Write, diagnostic: &Diagnostic) -> io::Result<()> {
+    writeln!(w, "{}: {diagnostic}\n", severity_label(diagnostic))
+}
+
+/// Errors and warnings in `bundle`.
+pub fn counts(bundle: &Bundle) -> (usize, usize) {
+    let errors = bundle.errors().count();
+    (errors, bundle.diagnostics.len() - errors)
+}
+
+/// `checked 3 skills: 2 errors` (and `, 1 warning` when there are warnings).
+pub fn summary(skills: usize, errors: usize, warnings: usize) -> String {
+    let mut line = format!(
+        "checked {} {}: {} {}",
+        skills,
+        plural(skills, "skill", "skills"),
+        errors,
+        plural(errors, "error", "errors")
+    );
+    if warnings > 0 {
+        line.push_str(&format!(
+            ", {} {}",
+            warnings,
+            plural(warnings, "warning", "warnings")
+        ));
+    }
+    line
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+/// For the commands that show a bundle (list, show, prompt, stats): loads it, writes any
+/// warnings to stderr, and returns it when it would compile. When it would not, writes every
+/// diagnostic and the summary to stderr and returns `None` (exit code 1): a catalog of a bundle
+/// that does not build is not what any binary carries.
+pub fn load_valid(source: &Source, err: &mut dyn Write) -> io::Result<Option<Bundle>> {
+    let bundle = load(source);
+    for diagnostic in &bundle.diagnostics {
+        write_diagnostic(err, diagnostic)?;
+    }
+    if bundle.has_errors() {
+        let (errors, warnings) = counts(&bundle);
+        writeln!(err, "{}", summary(count_skills(source), errors, warnings))?;
+        return Ok(None);
+    }
+    Ok(Some(bundle))
+}
+
+/// What the catalog shows of each skill: the same mapping the macro uses.
+pub fn catalog_entries(skills: &[SkillDef]) -> Vec<CatalogEntry<'_>> {
+    skills.iter().map(catalog_entry).collect()
+}
+
+/// What the catalog shows of one skill.
+pub fn catalog_entry(skill: &SkillDef) -> CatalogEntry<'_> {
+    CatalogEntry {
+        name: &skill.name.value,
+        description: &skill.description.value,
+        when_not_to_use: skill.when_not_to_use.as_ref().map(|w| w.value.as_str()),
+    }
+}
+
+/// The files shipped beside a skill's `SKILL.md` (references, scripts, assets).
+///
+/// `skills-core` does not collect resources yet, so this is empty for now. It is the one place
+/// `show` and `stats` read them from: when `SkillDef` gains its resource list, map it here and
+/// both commands report it without further changes.
+pub fn resources(_skill: &SkillDef) -> Vec<skills_core::render::ResourceEntry<'_>> {
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_counts_with_plurals() {
+        assert_eq!(summary(3, 2, 0), "checked 3 skills: 2 errors");
+        assert_eq!(summary(1, 1, 1), "checked 1 skill: 1 error, 1 warning");
+        assert_eq!(summary(0, 0, 2), "checked 0 skills: 0 errors, 2 warnings");
+    }
+}

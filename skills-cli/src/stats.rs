@@ -1,0 +1,182 @@
+//! `skills stats`: what a bundle costs in context, and what progressive disclosure saves.
+//!
+//! Token counts are **estimates**: characters (Unicode scalar values) divided by 4, rounded up.
+//! That is the usual rule of thumb for English prose and Markdown with current tokenizers; a
+//! real tokenizer differs by some 10-30 % either way, and more for code or non-Latin scripts.
+//! It is good enough to compare a catalog with the bodies it stands for.
+
+use std::io::{self, Write};
+
+use skills_core::SkillDef;
+
+use crate::args::{CatalogFormat, Source};
+use crate::bundle;
+use crate::listing;
+use crate::output::Streams;
+
+/// Estimated tokens of `text`: characters / 4, rounded up.
+pub fn estimate_tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+/// The numbers of one skill.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SkillStats {
+    /// Characters of the description as the catalog shows it (collapsed, with `Not for:`).
+    pub description_chars: usize,
+    /// Lines of the body.
+    pub body_lines: usize,
+    /// Bytes of the body (UTF-8).
+    pub body_bytes: usize,
+    /// Estimated tokens of the body.
+    pub body_tokens: usize,
+    /// Files shipped beside `SKILL.md`.
+    pub resources: usize,
+}
+
+impl SkillStats {
+    /// Measures one skill.
+    pub fn of(skill: &SkillDef) -> Self {
+        let entry = bundle::catalog_entry(skill);
+        let body = skill.body();
+        SkillStats {
+            description_chars: entry.summary().chars().count(),
+            body_lines: body.lines().count(),
+            body_bytes: body.len(),
+            body_tokens: estimate_tokens(body),
+            resources: bundle::resources(skill).len(),
+        }
+    }
+
+    fn add(&mut self, other: &SkillStats) {
+        self.description_chars += other.description_chars;
+        self.body_lines += other.body_lines;
+        self.body_bytes += other.body_bytes;
+        self.body_tokens += other.body_tokens;
+        self.resources += other.resources;
+    }
+}
+
+/// `skills stats`: a table per skill with a total row, then the catalog against all bodies.
+pub fn run(source: &Source, format: CatalogFormat, streams: &mut Streams<'_>) -> io::Result<u8> {
+    let Some(bundle) = bundle::load_valid(source, streams.err)? else {
+        return Ok(1);
+    };
+    let out = &mut *streams.out;
+    let rows: Vec<(&str, SkillStats)> = bundle
+        .skills
+        .iter()
+        .map(|skill| (skill.name.value.as_str(), SkillStats::of(skill)))
+        .collect();
+    let mut total = SkillStats::default();
+    for (_, row) in &rows {
+        total.add(row);
+    }
+    let total_label = format!(
+        "total ({} skill{})",
+        rows.len(),
+        if rows.len() == 1 { "" } else { "s" }
+    );
+    let width = rows
+        .iter()
+        .map(|(name, _)| name.len())
+        .chain([total_label.len(), "skill".len()])
+        .max()
+        .unwrap_or(0);
+    writeln!(
+        out,
+        "{:width$}  {:>11}  {:>10}  {:>10}  {:>11}  {:>9}",
+        "skill", "description", "body lines", "body bytes", "body tokens", "resources"
+    )?;
+    let write_row = |out: &mut dyn Write, label: &str, row: &SkillStats| {
+        writeln!(
+            out,
+            "{label:width$}  {:>11}  {:>10}  {:>10}  {:>11}  {:>9}",
+            row.description_chars, row.body_lines, row.body_bytes, row.body_tokens, row.resources
+        )
+    };
+    for (name, row) in &rows {
+        write_row(out, name, row)?;
+    }
+    write_row(out, &total_label, &total)?;
+    writeln!(out)?;
+
+    let format_name = match format {
+        CatalogFormat::Markdown => "Markdown",
+        CatalogFormat::Xml => "XML",
+    };
+    if rows.is_empty() {
+        writeln!(
+            out,
+            "no skills: the system prompt gets no skills section and no load_skill tool"
+        )?;
+    } else {
+        let catalog = listing::catalog(&bundle.skills, format);
+        let catalog_tokens = estimate_tokens(&catalog);
+        let catalog_label = format!("catalog ({format_name}), sent in every request:");
+        let bodies_label = "all bodies, sent only on load_skill:";
+        let label_width = catalog_label.len().max(bodies_label.len());
+        let bytes_width = total.body_bytes.max(catalog.len()).to_string().len();
+        writeln!(
+            out,
+            "{catalog_label:label_width$} {:>bytes_width$} bytes  ~{catalog_tokens} tokens",
+            catalog.len()
+        )?;
+        writeln!(
+            out,
+            "{bodies_label:label_width$} {:>bytes_width$} bytes  ~{} tokens",
+            total.body_bytes, total.body_tokens
+        )?;
+        writeln!(out, "{}", savings(catalog.len(), catalog_tokens, &total))?;
+    }
+    writeln!(
+        out,
+        "(description: characters the catalog shows; tokens estimated as characters / 4, rounded up)"
+    )?;
+    Ok(0)
+}
+
+/// The verdict line: bytes and tokens saved per request, and the share of the bodies' bytes.
+fn savings(catalog_bytes: usize, catalog_tokens: usize, total: &SkillStats) -> String {
+    if catalog_bytes >= total.body_bytes {
+        return format!(
+            "progressive disclosure saves nothing here: the catalog is {} bytes larger than all \
+             bodies together (the bodies are very short)",
+            catalog_bytes - total.body_bytes
+        );
+    }
+    let saved_bytes = total.body_bytes - catalog_bytes;
+    let saved_tokens = total.body_tokens.saturating_sub(catalog_tokens);
+    let percent = saved_bytes as f64 * 100.0 / total.body_bytes as f64;
+    format!(
+        "progressive disclosure saves {saved_bytes} bytes (~{saved_tokens} tokens, {percent:.1}% \
+         of the bodies) in every request"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_characters_over_four_rounded_up() {
+        assert_eq!(estimate_tokens(""), 0);
+        assert_eq!(estimate_tokens("abcd"), 1);
+        assert_eq!(estimate_tokens("abcde"), 2);
+        assert_eq!(estimate_tokens("éééé"), 1, "characters, not bytes");
+    }
+
+    #[test]
+    fn savings_are_relative_to_the_bodies() {
+        let total = SkillStats {
+            body_bytes: 1000,
+            body_tokens: 250,
+            ..SkillStats::default()
+        };
+        assert_eq!(
+            savings(100, 25, &total),
+            "progressive disclosure saves 900 bytes (~225 tokens, 90.0% of the bodies) in every request"
+        );
+        assert!(savings(2000, 500, &total).contains("saves nothing"));
+    }
+}

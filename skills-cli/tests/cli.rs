@@ -1,0 +1,773 @@
+//! Runs the built `skills` binary against the fixture bundles in `tests/fixtures/` and against
+//! temporary folders.
+//!
+//! - `valid/`: two good skills (`alpha` sets every field), a loose README and a hidden folder;
+//! - `broken/`: one good skill and five broken ones, one error each;
+//! - `empty/`: a root with no skill folders.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+use skills_core::render::{self, CatalogEntry};
+use skills_core::{Bundle, Options};
+
+const BIN: &str = env!("CARGO_BIN_EXE_skills");
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn skills_in(dir: &Path, args: &[&str]) -> Run {
+    let output = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs");
+    Run {
+        code: output
+            .status
+            .code()
+            .expect("exited normally, not by a signal"),
+        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+/// Runs in `tests/fixtures`.
+fn skills(args: &[&str]) -> Run {
+    skills_in(&fixtures(), args)
+}
+
+fn core_load(root: &str) -> Bundle {
+    skills_core::load(&fixtures(), &[root], &Options::default())
+}
+
+fn entries(bundle: &Bundle) -> Vec<CatalogEntry<'_>> {
+    bundle
+        .skills
+        .iter()
+        .map(|s| CatalogEntry {
+            name: &s.name.value,
+            description: &s.description.value,
+            when_not_to_use: s.when_not_to_use.as_ref().map(|w| w.value.as_str()),
+        })
+        .collect()
+}
+
+fn assert_no_panic(run: &Run) {
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+}
+
+// ---- help, version, bad arguments -------------------------------------------------------
+
+#[test]
+fn help_and_version() {
+    for args in [&["--help"][..], &["-h"], &["help"]] {
+        let run = skills(args);
+        assert_eq!(run.code, 0, "{args:?}");
+        assert!(run.stdout.contains("Usage: skills <COMMAND>"), "{args:?}");
+        for command in ["check", "list", "show", "prompt", "stats", "new"] {
+            assert!(run.stdout.contains(command), "{command} missing from help");
+        }
+    }
+    for args in [&["help", "check"][..], &["check", "--help"]] {
+        let run = skills(args);
+        assert_eq!(run.code, 0);
+        assert!(
+            run.stdout.contains("Usage: skills check [DIR...]"),
+            "{}",
+            run.stdout
+        );
+        assert!(run.stdout.contains("--format text|json"));
+    }
+    let run = skills(&["new", "-h"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.contains("Usage: skills new NAME [--dir DIR]"));
+    for args in [&["--version"][..], &["-V"]] {
+        let run = skills(args);
+        assert_eq!(run.code, 0);
+        assert_eq!(
+            run.stdout,
+            format!("skills {}\n", env!("CARGO_PKG_VERSION"))
+        );
+    }
+}
+
+#[test]
+fn bad_arguments_exit_2_with_a_clear_error() {
+    let cases: &[(&[&str], &str)] = &[
+        (&[], "error: no command given"),
+        (&["chek"], "unknown command `chek`"),
+        (&["--verbose"], "unknown option `--verbose`"),
+        (
+            &["check", "--fromat", "json"],
+            "unknown option `--fromat` for `skills check`",
+        ),
+        (&["check", "--format"], "`--format` needs a value"),
+        (
+            &["check", "--format", "yaml"],
+            "invalid value `yaml` for `--format`",
+        ),
+        (&["prompt", "--format=html"], "expected md or xml"),
+        (
+            &["check", "--max-file-size", "lots"],
+            "expected a number of bytes",
+        ),
+        (&["check", "--allow-unknown-keys=yes"], "takes no value"),
+        (
+            &["check", "--format", "json", "--format", "text"],
+            "given more than once",
+        ),
+        (
+            &["list", "--format", "md"],
+            "unknown option `--format` for `skills list`",
+        ),
+        (&["show"], "missing the NAME"),
+        (&["new"], "missing the NAME"),
+        (&["new", "a", "b"], "unexpected argument `b`"),
+        (&["help", "nope"], "unknown command `nope`"),
+    ];
+    for (args, expected) in cases {
+        let run = skills(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(expected), "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("Usage: skills"),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
+        assert_no_panic(&run);
+    }
+}
+
+#[test]
+fn misspellings_get_a_did_you_mean() {
+    let run = skills(&["chek"]);
+    assert!(
+        run.stderr.contains("did you mean `check`?"),
+        "{}",
+        run.stderr
+    );
+    let run = skills(&["stat"]);
+    assert!(
+        run.stderr.contains("did you mean `stats`?"),
+        "{}",
+        run.stderr
+    );
+    let run = skills(&["check", "--fromat", "json"]);
+    assert!(
+        run.stderr.contains("did you mean `--format`?"),
+        "{}",
+        run.stderr
+    );
+    let run = skills(&["check", "--format", "jsn"]);
+    assert!(
+        run.stderr.contains("did you mean `json`?"),
+        "{}",
+        run.stderr
+    );
+    let run = skills(&["bogus-command"]);
+    assert!(!run.stderr.contains("did you mean"), "{}", run.stderr);
+}
+
+// ---- check ------------------------------------------------------------------------------
+
+#[test]
+fn check_passes_a_valid_bundle() {
+    let run = skills(&["check", "valid"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.stdout, "checked 2 skills: 0 errors\n");
+}
+
+#[test]
+fn check_an_empty_root_passes_with_zero_skills() {
+    let run = skills(&["check", "empty"]);
+    assert_eq!(run.code, 0);
+    assert_eq!(run.stdout, "checked 0 skills: 0 errors\n");
+}
+
+#[test]
+fn check_reports_every_error_in_the_compile_error_format() {
+    let run = skills(&["check", "broken"]);
+    assert_eq!(run.code, 1);
+    // Byte for byte what the macro reports: core's diagnostics, rendered by their Display.
+    let bundle = core_load("broken");
+    assert_eq!(bundle.diagnostics.len(), 5);
+    let mut expected = String::new();
+    for diagnostic in &bundle.diagnostics {
+        expected.push_str(&format!("error: {diagnostic}\n\n"));
+    }
+    expected.push_str("checked 5 skills: 5 errors\n");
+    assert_eq!(run.stdout, expected);
+    // And the places a reader needs, independently of core.
+    for needle in [
+        "  --> broken/wrong-name/SKILL.md:2:7",
+        "  --> broken/number-version/SKILL.md:4:10",
+        "  --> broken/typo-key/SKILL.md:4:1",
+        "  --> broken/no-description/SKILL.md:1:1",
+        "  --> broken/near-miss\n",
+        "= help: quote it: `version: \"1.5\"`",
+        "did you mean `license`?",
+    ] {
+        assert!(
+            run.stdout.contains(needle),
+            "missing {needle:?} in\n{}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
+fn check_json_is_a_parseable_document() {
+    let run = skills(&["check", "broken", "--format", "json"]);
+    assert_eq!(run.code, 1);
+    let document: Value = serde_json::from_str(&run.stdout).expect("valid JSON");
+    let diagnostics = document["diagnostics"].as_array().expect("an array");
+    assert_eq!(diagnostics.len(), 5);
+    assert!(diagnostics.iter().all(|d| d["severity"] == "error"));
+    let wrong_name = diagnostics
+        .iter()
+        .find(|d| d["path"] == "broken/wrong-name/SKILL.md")
+        .expect("the wrong-name error");
+    assert_eq!(wrong_name["line"], 2);
+    assert_eq!(wrong_name["column"], 7);
+    assert_eq!(wrong_name["source_line"], "name: other-name");
+    assert!(
+        wrong_name["message"]
+            .as_str()
+            .unwrap()
+            .contains("`other-name`")
+    );
+    assert!(wrong_name["help"].is_string());
+    let near_miss = diagnostics
+        .iter()
+        .find(|d| d["path"] == "broken/near-miss")
+        .expect("the near-miss error");
+    assert!(near_miss["line"].is_null() && near_miss["column"].is_null());
+    assert!(
+        near_miss["rendered"]
+            .as_str()
+            .unwrap()
+            .starts_with("skill folder `broken/near-miss` has no SKILL.md\n  --> broken/near-miss")
+    );
+    let summary = &document["summary"];
+    assert_eq!(summary["skills"], 5);
+    assert_eq!(summary["valid"], 1);
+    assert_eq!(summary["errors"], 5);
+    assert_eq!(summary["warnings"], 0);
+    assert_eq!(summary["ok"], false);
+    assert_eq!(summary["text"], "checked 5 skills: 5 errors");
+
+    let run = skills(&["check", "valid", "--format=json"]);
+    assert_eq!(run.code, 0);
+    let document: Value = serde_json::from_str(&run.stdout).expect("valid JSON");
+    assert_eq!(document["diagnostics"], Value::Array(Vec::new()));
+    assert_eq!(document["summary"]["ok"], true);
+    assert_eq!(document["summary"]["valid"], 2);
+}
+
+#[test]
+fn check_takes_the_macro_options() {
+    let run = skills(&["check", "broken", "--allow-unknown-keys"]);
+    assert_eq!(run.code, 1);
+    assert!(!run.stdout.contains("licence"), "{}", run.stdout);
+    assert!(
+        run.stdout.ends_with("checked 5 skills: 4 errors\n"),
+        "{}",
+        run.stdout
+    );
+
+    let run = skills(&["check", "valid", "--max-file-size", "100"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains("over the limit of 100 bytes"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.ends_with("checked 2 skills: 2 errors\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn check_reads_several_roots_as_one_bundle() {
+    let run = skills(&["check", "valid", "empty", "broken"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.ends_with("checked 7 skills: 5 errors\n"),
+        "{}",
+        run.stdout
+    );
+    // The same root twice defines every skill twice (rule C1), as in the macro.
+    let run = skills(&["check", "valid", "valid"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("skill `alpha` is defined more than once"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn check_defaults_to_the_skills_folder() {
+    let temp = tempfile::tempdir().unwrap();
+    let run = skills_in(temp.path(), &["check"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains("skills root `skills` does not exist"),
+        "{}",
+        run.stdout
+    );
+
+    write_skill(
+        temp.path(),
+        "skills",
+        "solo",
+        "Solo skill. Use in tests.",
+        "Do it.",
+    );
+    let run = skills_in(temp.path(), &["check"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.stdout, "checked 1 skill: 0 errors\n");
+}
+
+// ---- list, show ---------------------------------------------------------------------------
+
+#[test]
+fn list_prints_one_line_per_skill() {
+    let run = skills(&["list", "valid"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "alpha  1.2.0  Formats Alpha reports & tables <fast>. Use when the user asks for an alpha report.\n\
+         beta   -      Cleans beta data sets before analysis. Use when beta files look wrong.\n"
+    );
+    let run = skills(&["list", "empty"]);
+    assert_eq!(run.code, 0);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.contains("no skills found in empty"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn listing_commands_refuse_a_broken_bundle() {
+    for args in [
+        &["list", "broken"][..],
+        &["show", "good", "broken"],
+        &["prompt", "broken"],
+        &["stats", "broken"],
+    ] {
+        let run = skills(args);
+        assert_eq!(run.code, 1, "{args:?}");
+        assert_eq!(run.stdout, "", "{args:?}");
+        assert!(
+            run.stderr.contains("error: `name` is `other-name`"),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("  --> broken/wrong-name/SKILL.md:2:7"));
+        assert!(
+            run.stderr.ends_with("checked 5 skills: 5 errors\n"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn show_prints_every_set_field_the_hash_and_the_body() {
+    let run = skills(&["show", "alpha", "valid"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let bundle = core_load("valid");
+    let alpha = &bundle.skills[0];
+    let expected_head = format!(
+        "name: alpha
+description: Formats Alpha reports & tables <fast>. Use when the user asks for an alpha report.
+when-not-to-use: Beta data (use beta).
+version: 1.2.0
+license: MIT
+compatibility: Needs Python 3.11 or later
+allowed-tools: bash read_file
+tags: reports, tables
+requires: beta
+metadata:
+  author: fixture
+  category: testing
+path: valid/alpha/SKILL.md
+sha256: {}
+resources: none
+body: 4 lines
+
+",
+        alpha.sha256
+    );
+    assert_eq!(alpha.sha256.len(), 64);
+    assert_eq!(run.stdout, format!("{expected_head}{}\n", alpha.body()));
+
+    // Unset fields are left out.
+    let run = skills(&["show", "beta", "valid"]);
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stdout
+            .starts_with("name: beta\ndescription: Cleans beta data sets before")
+    );
+    for absent in ["version:", "license:", "tags:", "metadata:", "requires:"] {
+        assert!(!run.stdout.contains(absent), "{absent} in {}", run.stdout);
+    }
+    assert!(
+        run.stdout.ends_with("\n# Beta\n\nDrop empty rows.\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn show_an_unknown_skill_suggests_the_closest() {
+    let run = skills(&["show", "alpa", "valid"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "error: No skill named \"alpa\". Did you mean \"alpha\"? Available skills: alpha, beta.\n"
+    );
+}
+
+// ---- prompt ---------------------------------------------------------------------------------
+
+#[test]
+fn prompt_is_exactly_the_core_catalog() {
+    let bundle = core_load("valid");
+    let entries = entries(&bundle);
+    let run = skills(&["prompt", "valid"]);
+    assert_eq!(run.code, 0);
+    assert_eq!(run.stdout, render::catalog_markdown(&entries));
+    assert_eq!(
+        run.stdout,
+        "- alpha: Formats Alpha reports & tables <fast>. Use when the user asks for an alpha report. Not for: Beta data (use beta).\n\
+         - beta: Cleans beta data sets before analysis. Use when beta files look wrong."
+    );
+    assert_eq!(
+        skills(&["prompt", "valid", "--format", "md"]).stdout,
+        run.stdout
+    );
+
+    let run = skills(&["prompt", "valid", "--format", "xml"]);
+    assert_eq!(run.code, 0);
+    assert_eq!(run.stdout, render::catalog_xml(&entries));
+    assert!(run.stdout.contains("tables &lt;fast&gt;"));
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+}
+
+#[test]
+fn prompt_of_an_empty_root() {
+    let run = skills(&["prompt", "empty"]);
+    assert_eq!(run.code, 0);
+    assert_eq!(run.stdout, "(no skills found)");
+    let run = skills(&["prompt", "empty", "--format=xml"]);
+    assert_eq!(run.stdout, "<available_skills>\n</available_skills>");
+}
+
+// ---- stats ----------------------------------------------------------------------------------
+
+#[test]
+fn stats_per_skill_and_total() {
+    let run = skills(&["stats", "valid"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let columns =
+        |line: &str| -> Vec<String> { line.split_whitespace().map(str::to_owned).collect() };
+    assert_eq!(
+        columns(lines[0]),
+        [
+            "skill",
+            "description",
+            "body",
+            "lines",
+            "body",
+            "bytes",
+            "body",
+            "tokens",
+            "resources"
+        ]
+    );
+    // alpha: description as the catalog shows it, 4 body lines, 61 bytes, ceil(61/4) tokens.
+    let bundle = core_load("valid");
+    let entries = entries(&bundle);
+    let alpha_description = entries[0].summary().chars().count().to_string();
+    assert_eq!(
+        columns(lines[1]),
+        ["alpha", &alpha_description, "4", "61", "16", "0"]
+    );
+    assert_eq!(columns(lines[2])[..3], ["beta", "70", "3"]);
+    assert_eq!(columns(lines[3])[..3], ["total", "(2", "skills)"]);
+    assert_eq!(columns(lines[3])[4..], ["7", "85", "22", "0"]);
+    // These bodies are shorter than the catalog: stats says so instead of claiming savings.
+    let catalog = render::catalog_markdown(&entries);
+    assert!(
+        run.stdout.contains(&format!(
+            "the catalog is {} bytes larger than all bodies together",
+            catalog.len() - 85
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("characters / 4"));
+}
+
+#[test]
+fn stats_reports_what_progressive_disclosure_saves() {
+    let temp = tempfile::tempdir().unwrap();
+    let long_body = "Follow these steps carefully and check each result.\n".repeat(100);
+    write_skill(
+        temp.path(),
+        "skills",
+        "one",
+        "First skill. Use for one.",
+        &long_body,
+    );
+    write_skill(
+        temp.path(),
+        "skills",
+        "two",
+        "Second skill. Use for two.",
+        &long_body,
+    );
+    let bundle = skills_core::load(temp.path(), &["skills"], &Options::default());
+    assert!(!bundle.has_errors());
+    let catalog = render::catalog_markdown(&entries(&bundle));
+    let bodies: usize = bundle.skills.iter().map(|s| s.body().len()).sum();
+    let saved = bodies - catalog.len();
+    let percent = saved as f64 * 100.0 / bodies as f64;
+
+    let run = skills_in(temp.path(), &["stats"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(&format!(
+            "{} bytes  ~{} tokens",
+            catalog.len(),
+            catalog.len().div_ceil(4)
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(&format!(
+            "progressive disclosure saves {saved} bytes (~{} tokens, {percent:.1}% of the bodies) in every request",
+            2 * bundle.skills[0].body().len().div_ceil(4) - catalog.len().div_ceil(4)
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(percent > 90.0);
+
+    // The XML catalog is measured when asked for.
+    let run = skills_in(temp.path(), &["stats", "--format", "xml"]);
+    let xml = render::catalog_xml(&entries(&bundle));
+    let line = run
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("catalog (XML), sent in every request:"))
+        .expect("a catalog line");
+    assert!(
+        line.split_whitespace()
+            .any(|word| word == xml.len().to_string()),
+        "{line}"
+    );
+}
+
+#[test]
+fn stats_of_an_empty_root() {
+    let run = skills(&["stats", "empty"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.contains("total (0 skills)"));
+    assert!(
+        run.stdout
+            .contains("no skills: the system prompt gets no skills section")
+    );
+}
+
+// ---- new ------------------------------------------------------------------------------------
+
+#[test]
+fn new_creates_a_skeleton_that_passes_check() {
+    let temp = tempfile::tempdir().unwrap();
+    let run = skills_in(temp.path(), &["new", "pdf-forms"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "created skills/pdf-forms/SKILL.md\n");
+    let file = temp.path().join("skills/pdf-forms/SKILL.md");
+    let text = fs::read_to_string(&file).unwrap();
+    assert!(
+        text.starts_with("---\nname: pdf-forms\ndescription: >-\n"),
+        "{text}"
+    );
+    assert!(text.contains("# Pdf forms"));
+
+    let run = skills_in(temp.path(), &["check"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.stdout, "checked 1 skill: 0 errors\n");
+    let run = skills_in(temp.path(), &["list"]);
+    assert!(
+        run.stdout
+            .starts_with("pdf-forms  0.1.0  TODO: say what this skill does"),
+        "{}",
+        run.stdout
+    );
+
+    // A second time: refused, and the file is left alone.
+    fs::write(&file, "edited").unwrap();
+    let run = skills_in(temp.path(), &["new", "pdf-forms"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("`skills/pdf-forms` already exists"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(fs::read_to_string(&file).unwrap(), "edited");
+}
+
+#[test]
+fn new_with_dir_creates_the_root() {
+    let temp = tempfile::tempdir().unwrap();
+    let run = skills_in(temp.path(), &["new", "x2", "--dir", "agents/skills/"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "created agents/skills/x2/SKILL.md\n");
+    assert!(temp.path().join("agents/skills/x2/SKILL.md").is_file());
+    let run = skills_in(temp.path(), &["check", "agents/skills"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+}
+
+#[test]
+fn new_rejects_names_the_rules_reject() {
+    let temp = tempfile::tempdir().unwrap();
+    for (name, reason) in [
+        ("Bad_Name", "may only hold lowercase ASCII letters"),
+        ("../escape", "may only hold lowercase ASCII letters"),
+        ("-lead", "must not start or end with `-`"),
+        ("a--b", "must not contain `--`"),
+        ("has: colon", "may only hold lowercase ASCII letters"),
+        (&"a".repeat(65), "1 to 64 characters"),
+    ] {
+        let run = skills_in(temp.path(), &["new", "--", name]);
+        assert_eq!(run.code, 2, "{name}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!("invalid skill name `{name}`")),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.contains(reason), "{name}: {}", run.stderr);
+        assert_no_panic(&run);
+    }
+    assert!(
+        !temp.path().join("skills").exists(),
+        "nothing may be created"
+    );
+    assert!(!temp.path().join("escape").exists());
+}
+
+// ---- robustness -----------------------------------------------------------------------------
+
+#[test]
+fn a_closed_stdout_is_not_a_panic_and_keeps_the_exit_code() {
+    let temp = tempfile::tempdir().unwrap();
+    // Far more than a pipe buffer holds, so the writer must meet the closed pipe.
+    let body = "A long line of instructions for the model to follow.\n".repeat(8000);
+    write_skill(
+        temp.path(),
+        "good",
+        "big",
+        "Big skill. Use in tests.",
+        &body,
+    );
+    // 400 skills with one error each: some 100 KB of diagnostics.
+    for i in 0..400 {
+        let dir = temp.path().join(format!("bad/s{i}"));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(
+            dir.join("SKILL.md"),
+            format!("---\nname: s{i}\ndescription: Broken.\nversion: 1.5\n---\n\nBody.\n"),
+        )
+        .unwrap();
+    }
+    for (args, expected) in [
+        (&["show", "big", "good"][..], 0),
+        (&["prompt", "good"], 0),
+        (&["check", "bad"], 1),
+        (&["check", "bad", "--format", "json"], 1),
+    ] {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .current_dir(temp.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader goes away without reading
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(status.code(), Some(expected), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("cannot write output"),
+            "{args:?}: a closed pipe is not worth a message: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn nothing_panics_on_odd_input() {
+    let temp = tempfile::tempdir().unwrap();
+    fs::write(temp.path().join("skills"), "a file, not a folder").unwrap();
+    for args in [
+        &["check"][..],
+        &["list"],
+        &["show", ""],
+        &["prompt"],
+        &["stats"],
+        &["check", "/nonexistent/root"],
+    ] {
+        let run = skills_in(temp.path(), args);
+        assert_no_panic(&run);
+        assert_eq!(run.code, 1, "{args:?}: {}{}", run.stdout, run.stderr);
+    }
+    let run = skills_in(temp.path(), &["check", ""]);
+    assert_eq!(run.code, 2);
+    let run = skills_in(temp.path(), &["new", "ok-name"]);
+    assert_eq!(run.code, 1, "the root is a file: {}", run.stderr);
+    assert!(
+        run.stderr.contains("cannot create `skills`"),
+        "{}",
+        run.stderr
+    );
+}
+
+fn write_skill(base: &Path, root: &str, name: &str, description: &str, body: &str) {
+    let dir = base.join(root).join(name);
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join("SKILL.md"),
+        format!("---\nname: {name}\ndescription: {description}\n---\n\n{body}"),
+    )
+    .unwrap();
+}
