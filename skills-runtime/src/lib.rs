@@ -45,12 +45,20 @@
 //!
 //! With default features off this crate has no dependencies beyond its own macro and the
 //! dependency-free renderers of `skills-core`.
+//!
+//! - `agent`: the [`agent`] module: Anthropic and OpenAI-compatible providers (hand-written on
+//!   reqwest with rustls), the tools (`bash`, `read_file`, `write_file`, `edit_file`, `glob`,
+//!   `load_skill`), permissions and the tool loop. Adds tokio, reqwest, serde, serde_json and
+//!   tracing.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "agent")]
+pub mod agent;
 pub mod build;
 mod load;
 mod registry;
+mod resources;
 mod skill;
 
 #[doc(hidden)]
@@ -59,6 +67,7 @@ pub mod __private;
 
 pub use load::{SkillLoad, SkillLoader};
 pub use registry::{Registry, SkillSet, UnknownSkill};
+pub use resources::{DEFAULT_READ_LIMIT, Resource, ResourceError, default_resource_dir};
 pub use skill::Skill;
 pub use skills_core::render::{CatalogEntry, EMPTY_CATALOG, LOAD_SKILL_TOOL};
 

@@ -1,0 +1,516 @@
+//! The tool loop: [`Agent`] (configuration, shared) and [`Session`] (one conversation).
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::conversation::{Conversation, Message, ToolCall, ToolResult, Usage};
+use super::error::AgentError;
+use super::permission::{HookDecision, Hooks, Permission, PermissionPolicy};
+use super::provider::{Provider, Request, ToolDefinitions};
+use super::tools::{self, FailureTracker, LOAD_SKILL, Tool, ToolContext, ToolError, ToolErrorKind};
+use crate::{SkillLoad, SkillLoader, SkillSet};
+
+/// Default limit on model requests per [`Agent::run`].
+pub const DEFAULT_MAX_TURNS: u32 = 30;
+
+/// The default preamble of the system prompt.
+pub const DEFAULT_PREAMBLE: &str = "You are a capable software agent working in a project \
+directory. Use the tools to inspect and change files and run commands; paths are relative to \
+the working directory. Be concise, and say what you did.";
+
+/// Builds an [`Agent`].
+pub struct AgentBuilder {
+    provider: Arc<dyn Provider>,
+    skills: SkillSet,
+    load_skill: bool,
+    tools: Vec<Arc<dyn Tool>>,
+    only_tools: Option<Vec<String>>,
+    preamble: String,
+    workdir: PathBuf,
+    max_turns: u32,
+    policy: PermissionPolicy,
+    hooks: Hooks,
+    tracker: FailureTracker,
+}
+
+impl fmt::Debug for AgentBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AgentBuilder")
+            .field("provider", &self.provider.name())
+            .field("skills", &self.skills.names().collect::<Vec<_>>())
+            .field("workdir", &self.workdir)
+            .field("max_turns", &self.max_turns)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AgentBuilder {
+    /// Starts from `provider` with the built-in tools, no skills, the current directory as
+    /// working directory and [`DEFAULT_MAX_TURNS`].
+    pub fn new(provider: Arc<dyn Provider>) -> Self {
+        AgentBuilder {
+            provider,
+            skills: crate::Registry::empty().to_set(),
+            load_skill: true,
+            tools: tools::builtin(),
+            only_tools: None,
+            preamble: DEFAULT_PREAMBLE.to_owned(),
+            workdir: PathBuf::from("."),
+            max_turns: DEFAULT_MAX_TURNS,
+            policy: PermissionPolicy::new(),
+            hooks: Hooks::new(),
+            tracker: FailureTracker::default(),
+        }
+    }
+
+    /// The skills in the catalog and behind `load_skill` (a whole `Registry`, or a
+    /// [`Registry::restrict`](crate::Registry::restrict)ed set).
+    pub fn skills(mut self, skills: impl Into<SkillSet>) -> Self {
+        self.skills = skills.into();
+        self
+    }
+
+    /// Leaves out `load_skill` and the catalog (a sub-agent that only works with files).
+    pub fn without_load_skill(mut self) -> Self {
+        self.load_skill = false;
+        self
+    }
+
+    /// Replaces the tool list (default [`tools::builtin`]).
+    pub fn tools(mut self, tools: Vec<Arc<dyn Tool>>) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// Adds a tool.
+    pub fn tool(mut self, tool: Arc<dyn Tool>) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Offers only the tools named here (`load_skill` included or not by name). A name that
+    /// no tool has makes [`build`](Self::build) fail.
+    pub fn only_tools<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.only_tools = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// The text before the catalog in the system prompt (default [`DEFAULT_PREAMBLE`]).
+    pub fn preamble(mut self, preamble: impl Into<String>) -> Self {
+        self.preamble = preamble.into();
+        self
+    }
+
+    /// The folder the tools are confined to (default `.`).
+    pub fn workdir(mut self, workdir: impl Into<PathBuf>) -> Self {
+        self.workdir = workdir.into();
+        self
+    }
+
+    /// The most model requests one [`Agent::run`] makes.
+    pub fn max_turns(mut self, max_turns: u32) -> Self {
+        self.max_turns = max_turns.max(1);
+        self
+    }
+
+    /// The permission policy.
+    pub fn permissions(mut self, policy: PermissionPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Hooks around tool calls.
+    pub fn hooks(mut self, hooks: Hooks) -> Self {
+        self.hooks = hooks;
+        self
+    }
+
+    /// The failure tracker each new session starts from.
+    pub fn failure_tracker(mut self, tracker: FailureTracker) -> Self {
+        self.tracker = tracker;
+        self
+    }
+
+    /// Checks the configuration and renders the system prompt and the tool definitions once.
+    pub fn build(self) -> Result<Agent, AgentError> {
+        let context = ToolContext::new(&self.workdir).map_err(|e| {
+            AgentError::Config(format!("working directory {}: {e}", self.workdir.display()))
+        })?;
+        let mut tools = self.tools;
+        let mut load_skill = self.load_skill && !self.skills.is_empty();
+        if let Some(only) = &self.only_tools {
+            for name in only {
+                let known =
+                    tools.iter().any(|t| t.name() == name) || (name == LOAD_SKILL && load_skill);
+                if !known {
+                    return Err(AgentError::Config(format!(
+                        "only_tools names `{name}`, which is not a tool of this agent"
+                    )));
+                }
+            }
+            tools.retain(|t| only.iter().any(|n| n == t.name()));
+            load_skill &= only.iter().any(|n| n == LOAD_SKILL);
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for tool in &tools {
+            if tool.name() == LOAD_SKILL || !seen.insert(tool.name().to_owned()) {
+                return Err(AgentError::Config(format!(
+                    "two tools are called `{}`",
+                    tool.name()
+                )));
+            }
+        }
+        let mut definitions = ToolDefinitions::new();
+        let system = if load_skill {
+            // The build-time JSON of the registry (or the set's own rendering), parsed once.
+            let parse = |text: Option<&str>| -> Result<Value, AgentError> {
+                serde_json::from_str(text.unwrap_or("")).map_err(|e| {
+                    AgentError::Config(format!("the load_skill tool JSON does not parse: {e}"))
+                })
+            };
+            definitions.push_rendered(
+                LOAD_SKILL,
+                parse(self.skills.load_skill_tool_anthropic())?,
+                parse(self.skills.load_skill_tool_openai())?,
+            );
+            self.skills.system_prompt(&self.preamble)
+        } else {
+            self.preamble.clone()
+        };
+        for tool in &tools {
+            definitions.push(tool.name(), tool.description(), tool.input_schema());
+        }
+        Ok(Agent {
+            provider: self.provider,
+            skills: self.skills,
+            load_skill,
+            tools,
+            definitions,
+            system,
+            context,
+            max_turns: self.max_turns,
+            policy: self.policy,
+            hooks: self.hooks,
+            tracker: self.tracker,
+        })
+    }
+}
+
+/// An agent: a provider, skills, tools and policies. Shared by any number of [`Session`]s.
+pub struct Agent {
+    provider: Arc<dyn Provider>,
+    skills: SkillSet,
+    load_skill: bool,
+    tools: Vec<Arc<dyn Tool>>,
+    definitions: ToolDefinitions,
+    system: String,
+    context: ToolContext,
+    max_turns: u32,
+    policy: PermissionPolicy,
+    hooks: Hooks,
+    tracker: FailureTracker,
+}
+
+impl fmt::Debug for Agent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Agent")
+            .field("provider", &self.provider.name())
+            .field("model", &self.provider.model())
+            .field("tools", &self.definitions.names())
+            .field("workdir", &self.context.workdir())
+            .field("max_turns", &self.max_turns)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One conversation with an [`Agent`]: its messages, what it has loaded, its token usage.
+#[derive(Debug)]
+pub struct Session {
+    conversation: Conversation,
+    loader: SkillLoader,
+    tracker: FailureTracker,
+    usage: Usage,
+}
+
+impl Session {
+    /// The conversation so far (kept whole, also after an error).
+    pub fn conversation(&self) -> &Conversation {
+        &self.conversation
+    }
+
+    /// Tokens used by every run of this session.
+    pub fn usage(&self) -> Usage {
+        self.usage
+    }
+
+    /// Whether `skill` was loaded in this conversation.
+    pub fn has_loaded(&self, skill: &str) -> bool {
+        self.loader.is_loaded(skill)
+    }
+}
+
+/// What a successful [`Agent::run`] produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunOutput {
+    /// The final answer (the text of the last assistant turn).
+    pub text: String,
+    /// Model requests made.
+    pub turns: u32,
+    /// Tool calls made (including refused ones).
+    pub tool_calls: u32,
+    /// Tokens used by this run.
+    pub usage: Usage,
+    /// Skills loaded (first loads) in this run, in order.
+    pub skills_loaded: Vec<&'static str>,
+}
+
+impl Agent {
+    /// A builder.
+    pub fn builder(provider: Arc<dyn Provider>) -> AgentBuilder {
+        AgentBuilder::new(provider)
+    }
+
+    /// The system prompt sent with every request.
+    pub fn system_prompt(&self) -> &str {
+        &self.system
+    }
+
+    /// The tools offered with every request.
+    pub fn tool_definitions(&self) -> &ToolDefinitions {
+        &self.definitions
+    }
+
+    /// The skills behind `load_skill` (empty of use when the tool is left out).
+    pub fn skills(&self) -> &SkillSet {
+        &self.skills
+    }
+
+    /// The provider.
+    pub fn provider(&self) -> &dyn Provider {
+        &*self.provider
+    }
+
+    /// The canonical working directory.
+    pub fn workdir(&self) -> &std::path::Path {
+        self.context.workdir()
+    }
+
+    /// A new, empty conversation.
+    pub fn session(&self) -> Session {
+        Session {
+            conversation: Conversation::new(),
+            loader: SkillLoader::new(self.skills.clone()),
+            tracker: self.tracker.clone(),
+            usage: Usage::default(),
+        }
+    }
+
+    /// Sends `prompt` and runs the loop until the model answers without tool calls, or the turn
+    /// limit. Every message stays in `session`, whatever the outcome, so a failed run can be
+    /// inspected or continued.
+    pub async fn run(&self, session: &mut Session, prompt: &str) -> Result<RunOutput, AgentError> {
+        session.conversation.push(Message::User(prompt.to_owned()));
+        let mut usage = Usage::default();
+        let mut tool_calls = 0u32;
+        let mut skills_loaded = Vec::new();
+        for turn in 1..=self.max_turns {
+            let request = Request {
+                system: &self.system,
+                tools: &self.definitions,
+                messages: session.conversation.messages(),
+            };
+            let started = Instant::now();
+            let response = match self.provider.complete(request).await {
+                Ok(response) => response,
+                Err(error) => {
+                    tracing::error!(
+                        provider = self.provider.name(),
+                        model = self.provider.model(),
+                        turn,
+                        error = %error,
+                        "model request failed"
+                    );
+                    return Err(AgentError::Api(error));
+                }
+            };
+            usage.add(&response.usage);
+            session.usage.add(&response.usage);
+            tracing::debug!(
+                turn,
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                tool_calls = response.turn.tool_calls.len(),
+                stop_reason = response.turn.stop_reason.as_deref().unwrap_or(""),
+                "assistant turn"
+            );
+            // The presence of tool calls decides, not the stop reason: some servers say
+            // "stop" next to tool calls.
+            let calls = response.turn.tool_calls.clone();
+            let text = response.turn.text.clone();
+            session.conversation.push(Message::Assistant(response.turn));
+            if calls.is_empty() {
+                return Ok(RunOutput {
+                    text,
+                    turns: turn,
+                    tool_calls,
+                    usage,
+                    skills_loaded,
+                });
+            }
+            let mut results = Vec::with_capacity(calls.len());
+            for call in &calls {
+                tool_calls += 1;
+                let result = self.execute(session, call, &mut skills_loaded).await;
+                results.push(result);
+            }
+            session.conversation.push(Message::ToolResults(results));
+        }
+        tracing::warn!(max_turns = self.max_turns, "turn limit reached");
+        Err(AgentError::TurnLimit {
+            max_turns: self.max_turns,
+            usage,
+        })
+    }
+
+    /// Runs one tool call through the checks and the tool; never fails, never panics on bad
+    /// input: every problem becomes an error result.
+    async fn execute(
+        &self,
+        session: &mut Session,
+        call: &ToolCall,
+        skills_loaded: &mut Vec<&'static str>,
+    ) -> ToolResult {
+        let started = Instant::now();
+        let outcome = self.checked_call(session, call, skills_loaded).await;
+        let (content, is_error) = match &outcome {
+            Ok(text) => (text.clone(), false),
+            Err(error) => (error.to_result_text(), true),
+        };
+        tracing::info!(
+            tool = %call.name,
+            id = %call.id,
+            ok = !is_error,
+            error_kind = outcome.as_ref().err().map(|e| e.kind.label()).unwrap_or(""),
+            result_chars = content.len(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "tool call"
+        );
+        let result = ToolResult {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            content,
+            is_error,
+        };
+        for hook in &self.hooks.after {
+            hook(call, &result);
+        }
+        result
+    }
+
+    async fn checked_call(
+        &self,
+        session: &mut Session,
+        call: &ToolCall,
+        skills_loaded: &mut Vec<&'static str>,
+    ) -> Result<String, ToolError> {
+        let is_load_skill = self.load_skill && call.name == LOAD_SKILL;
+        let tool = self.tools.iter().find(|t| t.name() == call.name);
+        if !is_load_skill && tool.is_none() {
+            return Err(ToolError::new(
+                ToolErrorKind::UnknownTool,
+                format!("there is no tool called `{}`", call.name),
+            )
+            .suggest(format!(
+                "available tools: {}",
+                self.definitions.names().join(", ")
+            )));
+        }
+        session.tracker.check(&call.name, Instant::now())?;
+        let default = tool.map_or(Permission::Allow, |t| t.default_permission());
+        match self.policy.permission(&call.name, default) {
+            Permission::Allow => {}
+            Permission::Deny => {
+                return Err(ToolError::new(
+                    ToolErrorKind::Denied,
+                    format!("the permission policy does not allow `{}`", call.name),
+                )
+                .suggest("use another tool, or tell the user what you would need"));
+            }
+            Permission::Ask => match self.policy.ask(call) {
+                Some(true) => {}
+                Some(false) => {
+                    return Err(ToolError::new(
+                        ToolErrorKind::Denied,
+                        format!("the user declined this `{}` call", call.name),
+                    )
+                    .suggest("ask the user how to proceed, or try something else"));
+                }
+                None => {
+                    return Err(ToolError::new(
+                        ToolErrorKind::Denied,
+                        format!(
+                            "`{}` needs the user's approval and nobody can approve here",
+                            call.name
+                        ),
+                    )
+                    .suggest("finish without this tool, or describe the change for the user"));
+                }
+            },
+        }
+        for hook in &self.hooks.before {
+            if let HookDecision::Deny(reason) = hook(call) {
+                return Err(ToolError::new(ToolErrorKind::Denied, reason));
+            }
+        }
+        let outcome = match tool {
+            Some(tool) => tool.call(&call.input, &self.context).await,
+            None => self.load_skill(session, &call.input, skills_loaded),
+        };
+        // Refusals above do not count as failures: the tool itself did not fail.
+        session
+            .tracker
+            .record(&call.name, outcome.is_ok(), Instant::now());
+        outcome
+    }
+
+    fn load_skill(
+        &self,
+        session: &mut Session,
+        input: &Value,
+        skills_loaded: &mut Vec<&'static str>,
+    ) -> Result<String, ToolError> {
+        let name = tools::str_arg(input, "name")?;
+        match session.loader.load(name) {
+            Ok(load) => {
+                let skill = load.skill();
+                let first = matches!(load, SkillLoad::Loaded { .. });
+                tracing::info!(
+                    skill = skill.name(),
+                    version = skill.version().unwrap_or(""),
+                    sha256 = &skill.sha256()[..skill.sha256().len().min(12)],
+                    first_load = first,
+                    chars = load.text().len(),
+                    "skill loaded"
+                );
+                if first {
+                    skills_loaded.push(skill.name());
+                }
+                Ok(load.text().to_owned())
+            }
+            Err(unknown) => {
+                let error = ToolError::new(ToolErrorKind::UnknownSkill, unknown.to_string());
+                Err(match unknown.suggestion() {
+                    Some(closest) => error.suggest(format!("call load_skill with \"{closest}\"")),
+                    None => error.suggest("pick a name from the catalog in the system prompt"),
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! The agent (feature `agent`): providers, tools, permissions and the tool loop, wired to the
+//! embedded registry.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//! use skills_runtime::agent::{Agent, PermissionPolicy, provider::anthropic::Anthropic};
+//!
+//! static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/skills");
+//!
+//! let key = std::env::var("ANTHROPIC_API_KEY")?;
+//! let provider = Anthropic::new(key, "claude-sonnet-4-5")?;
+//! let agent = Agent::builder(Arc::new(provider))
+//!     .skills(SKILLS)
+//!     .workdir(".")
+//!     .permissions(PermissionPolicy::new()) // bash and writes are refused without an approver
+//!     .build()?;
+//! let mut session = agent.session();
+//! let output = agent.run(&mut session, "greet me").await?;
+//! println!("{}", output.text);
+//! # Ok(()) }
+//! ```
+//!
+//! - The system prompt holds the catalog only; a skill's body reaches the model as the result
+//!   of a `load_skill` call ([`crate::SkillLoader`]), once per conversation.
+//! - The system prompt and tool list are rendered once per [`Agent`] and sent byte-identical
+//!   every turn (Anthropic caches them: the system block carries `cache_control`).
+//! - Requests are retried as the official SDKs do ([`retry`]); failures are typed
+//!   ([`ApiError`], [`AgentError`]) and never contain the API key.
+//! - Tools are confined to the working directory; a failing tool returns an error result to the
+//!   model instead of failing the run ([`tools`]).
+//! - `tracing` events: `model request` (provider, model, tokens, retries), `tool call`
+//!   (tool, outcome, size, time) and `skill loaded` (name, version, hash prefix).
+
+#[allow(clippy::module_inception)]
+mod agent;
+pub mod conversation;
+pub mod error;
+pub mod permission;
+pub mod provider;
+pub mod retry;
+pub mod tools;
+
+pub use agent::{Agent, AgentBuilder, DEFAULT_MAX_TURNS, DEFAULT_PREAMBLE, RunOutput, Session};
+pub use conversation::{
+    AssistantTurn, Conversation, Message, ToolCall, ToolResult, Usage, WireFormat,
+};
+pub use error::{AgentError, ApiError, ApiErrorKind};
+pub use permission::{Approver, HookDecision, Hooks, Permission, PermissionPolicy};
+pub use provider::{HttpOptions, Provider, Request, Response, ToolDefinitions};
+pub use retry::RetryPolicy;
+pub use tools::{Tool, ToolContext, ToolError, ToolErrorKind};

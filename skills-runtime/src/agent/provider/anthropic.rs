@@ -1,0 +1,306 @@
+//! Anthropic Messages: `POST {base}/v1/messages`.
+//!
+//! The system prompt is one text block with `cache_control: {"type": "ephemeral"}`, so the
+//! constant prefix (tools + system) is cached across turns. An assistant turn is echoed back as
+//! the exact `content` array received, with block types and fields we do not know. The results
+//! of one turn go back as one user message of `tool_result` blocks, in call order.
+
+use std::fmt;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Map, Value, json};
+
+use super::{HttpOptions, Provider, Request, Response, count, post_json, trim_base};
+use crate::agent::conversation::{AssistantTurn, Message, ToolCall, Usage, WireFormat};
+use crate::agent::error::{ApiError, ApiErrorKind};
+use crate::agent::retry::BoxFuture;
+
+/// The public endpoint, used when `ANTHROPIC_BASE_URL` is not set.
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+/// The API version header value.
+pub const API_VERSION: &str = "2023-06-01";
+/// Default `max_tokens` per reply.
+pub const DEFAULT_MAX_TOKENS: u32 = 8192;
+
+const NAME: &str = "anthropic";
+
+/// The Anthropic Messages provider.
+pub struct Anthropic {
+    api_key: String,
+    base_url: String,
+    model: String,
+    max_tokens: u32,
+    options: HttpOptions,
+    client: reqwest::Client,
+}
+
+impl fmt::Debug for Anthropic {
+    // Hand-written so the key never reaches a log through `{:?}`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Anthropic")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("max_tokens", &self.max_tokens)
+            .field("api_key", &"[redacted]")
+            .finish_non_exhaustive()
+    }
+}
+
+impl Anthropic {
+    /// A provider for `model` at the default base URL.
+    pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Result<Self, ApiError> {
+        Self::with_options(api_key, model, DEFAULT_BASE_URL, HttpOptions::default())
+    }
+
+    /// A provider with an explicit base URL (`ANTHROPIC_BASE_URL`) and HTTP options.
+    pub fn with_options(
+        api_key: impl Into<String>,
+        model: impl Into<String>,
+        base_url: &str,
+        options: HttpOptions,
+    ) -> Result<Self, ApiError> {
+        let api_key = api_key.into();
+        if HeaderValue::from_str(&api_key).is_err() {
+            return Err(ApiError::new(
+                ApiErrorKind::Authentication,
+                NAME,
+                "the API key contains characters not allowed in an HTTP header",
+            ));
+        }
+        Ok(Anthropic {
+            client: options.client()?,
+            api_key,
+            base_url: trim_base(base_url),
+            model: model.into(),
+            max_tokens: DEFAULT_MAX_TOKENS,
+            options,
+        })
+    }
+
+    /// Sets `max_tokens` per reply.
+    pub fn max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = max_tokens;
+        self
+    }
+
+    /// The request body for `request`, as sent.
+    pub fn request_body(&self, request: Request<'_>) -> Value {
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.model));
+        body.insert("max_tokens".into(), json!(self.max_tokens));
+        body.insert(
+            "system".into(),
+            json!([{
+                "type": "text",
+                "text": request.system,
+                "cache_control": {"type": "ephemeral"},
+            }]),
+        );
+        if !request.tools.anthropic().is_empty() {
+            body.insert(
+                "tools".into(),
+                Value::from(request.tools.anthropic().to_vec()),
+            );
+        }
+        body.insert(
+            "messages".into(),
+            Value::Array(request.messages.iter().map(wire_message).collect()),
+        );
+        Value::Object(body)
+    }
+
+    async fn complete_inner(&self, request: Request<'_>) -> Result<Response, ApiError> {
+        let body = serde_json::to_vec(&self.request_body(request)).map_err(|e| {
+            ApiError::new(ApiErrorKind::InvalidRequest, NAME, format!("encoding: {e}"))
+        })?;
+        let mut headers = HeaderMap::new();
+        let mut key = HeaderValue::from_str(&self.api_key)
+            .map_err(|_| ApiError::new(ApiErrorKind::Authentication, NAME, "unusable API key"))?;
+        key.set_sensitive(true);
+        headers.insert(HeaderName::from_static("x-api-key"), key);
+        headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static(API_VERSION),
+        );
+        headers.insert(
+            reqwest::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        let url = format!("{}/v1/messages", self.base_url);
+        let (value, retries) = post_json(
+            &self.client,
+            &self.options,
+            NAME,
+            &url,
+            &headers,
+            body,
+            &self.api_key,
+        )
+        .await?;
+        let mut response =
+            parse_response(value).map_err(|e| e.with_retries(retries).with_status(200))?;
+        response.retries = retries;
+        tracing::info!(
+            provider = NAME,
+            model = %self.model,
+            input_tokens = response.usage.input_tokens,
+            output_tokens = response.usage.output_tokens,
+            cache_read_tokens = response.usage.cache_read_tokens,
+            retries,
+            tool_calls = response.turn.tool_calls.len(),
+            "model request"
+        );
+        Ok(response)
+    }
+}
+
+impl Provider for Anthropic {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn complete<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, ApiError>> {
+        Box::pin(self.complete_inner(request))
+    }
+}
+
+/// One conversation message in the Messages wire format.
+fn wire_message(message: &Message) -> Value {
+    match message {
+        Message::User(text) => json!({"role": "user", "content": text}),
+        Message::Assistant(turn) => {
+            let content = match &turn.raw {
+                Some((WireFormat::Anthropic, raw)) => raw.clone(),
+                _ => {
+                    let mut blocks = Vec::new();
+                    if !turn.text.is_empty() {
+                        blocks.push(json!({"type": "text", "text": turn.text}));
+                    }
+                    for call in &turn.tool_calls {
+                        blocks.push(json!({
+                            "type": "tool_use",
+                            "id": call.id,
+                            "name": call.name,
+                            "input": call.input,
+                        }));
+                    }
+                    Value::Array(blocks)
+                }
+            };
+            json!({"role": "assistant", "content": content})
+        }
+        Message::ToolResults(results) => {
+            let blocks: Vec<Value> = results
+                .iter()
+                .map(|r| {
+                    let mut block = json!({
+                        "type": "tool_result",
+                        "tool_use_id": r.call_id,
+                        "content": r.content,
+                    });
+                    if r.is_error {
+                        block["is_error"] = Value::Bool(true);
+                    }
+                    block
+                })
+                .collect();
+            json!({"role": "user", "content": blocks})
+        }
+    }
+}
+
+fn malformed(message: impl Into<String>) -> ApiError {
+    ApiError::new(ApiErrorKind::MalformedResponse, NAME, message)
+}
+
+/// Reads a Messages response. Unknown fields and block types are kept in the raw content.
+pub fn parse_response(mut value: Value) -> Result<Response, ApiError> {
+    if value.get("type").and_then(Value::as_str) == Some("error") {
+        let message = value
+            .pointer("/error/message")
+            .and_then(Value::as_str)
+            .unwrap_or("error body with status 200");
+        return Err(malformed(format!(
+            "the server answered with an error: {message}"
+        )));
+    }
+    let content = match value.get_mut("content").map(Value::take) {
+        Some(Value::Array(blocks)) => blocks,
+        Some(Value::Null) | None => {
+            return Err(malformed("no `content` array in the response"));
+        }
+        Some(other) => {
+            return Err(malformed(format!(
+                "`content` is not an array but {}",
+                type_name(&other)
+            )));
+        }
+    };
+    let mut text = String::new();
+    let mut tool_calls = Vec::new();
+    for (index, block) in content.iter().enumerate() {
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                if let Some(t) = block.get("text").and_then(Value::as_str) {
+                    if !text.is_empty() {
+                        text.push('\n');
+                    }
+                    text.push_str(t);
+                }
+            }
+            Some("tool_use") => {
+                let name = block
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| malformed(format!("tool_use block {index} has no name")))?;
+                let id = block
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| malformed(format!("tool_use block {index} has no id")))?;
+                tool_calls.push(ToolCall {
+                    id: id.to_owned(),
+                    name: name.to_owned(),
+                    input: block.get("input").cloned().unwrap_or_else(|| json!({})),
+                });
+            }
+            // thinking, redacted_thinking, server tool blocks, future types: kept in `raw`.
+            _ => {}
+        }
+    }
+    let usage_value = value.get("usage").cloned().unwrap_or(Value::Null);
+    let usage = Usage {
+        input_tokens: count(&usage_value, "input_tokens"),
+        output_tokens: count(&usage_value, "output_tokens"),
+        cache_read_tokens: count(&usage_value, "cache_read_input_tokens"),
+        cache_creation_tokens: count(&usage_value, "cache_creation_input_tokens"),
+        requests: 1,
+    };
+    Ok(Response {
+        turn: AssistantTurn {
+            text,
+            tool_calls,
+            raw: Some((WireFormat::Anthropic, Value::Array(content))),
+            stop_reason: value
+                .get("stop_reason")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        },
+        usage,
+        retries: 0,
+    })
+}
+
+pub(crate) fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

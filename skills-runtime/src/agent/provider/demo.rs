@@ -1,0 +1,425 @@
+//! `demo`: an offline, scripted stand-in for a model, clearly labelled as such.
+//!
+//! It lets someone with no API key and no network watch the real mechanism: it reads the catalog
+//! out of the system prompt it receives, picks the skill whose description shares the most words
+//! with the task, calls the real `load_skill`, lists the working directory with the real `glob`,
+//! reads one file with the real `read_file`, and answers with what happened: which skill was
+//! loaded, how big the prompt was, and how much skill text never entered it. Everything goes
+//! through the agent loop, the permission policy and the tools like a real model's calls.
+//!
+//! It is stateless: each step is derived from the conversation it is sent. Token counts in its
+//! usage are estimates (4 characters per token), since no tokenizer runs.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+
+use super::{Provider, Request, Response};
+use crate::SkillSet;
+use crate::agent::conversation::{AssistantTurn, Message, ToolCall, ToolResult, Usage};
+use crate::agent::error::ApiError;
+use crate::agent::retry::BoxFuture;
+
+/// The label the demo's answers start with.
+pub const LABEL: &str = "[demo provider: scripted and offline. No language model was called; \
+the tool calls below really ran through the agent loop.]";
+
+/// The scripted demo model.
+#[derive(Clone, Debug, Default)]
+pub struct Demo {
+    skills: Option<SkillSet>,
+}
+
+impl Demo {
+    /// A demo model. It knows only what the conversation tells it.
+    pub fn new() -> Self {
+        Demo::default()
+    }
+
+    /// Also tells it the bundle's bodies, so the final answer can say how many characters of
+    /// instructions stayed out of the prompt. (It still picks a skill from the catalog in the
+    /// system prompt, as a model would.)
+    pub fn with_skills(skills: impl Into<SkillSet>) -> Self {
+        Demo {
+            skills: Some(skills.into()),
+        }
+    }
+
+    fn step(&self, request: Request<'_>) -> AssistantTurn {
+        let messages = request.messages;
+        let start = messages
+            .iter()
+            .rposition(|m| matches!(m, Message::User(_)))
+            .unwrap_or(0);
+        let prompt = match messages.get(start) {
+            Some(Message::User(text)) => text.as_str(),
+            _ => "",
+        };
+        let since: &[Message] = messages.get(start + 1..).unwrap_or(&[]);
+        let calls_made: Vec<&ToolCall> = since
+            .iter()
+            .filter_map(|m| match m {
+                Message::Assistant(turn) => Some(turn.tool_calls.iter()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let results: Vec<&ToolResult> = since
+            .iter()
+            .filter_map(|m| match m {
+                Message::ToolResults(results) => Some(results.iter()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let made = |name: &str| calls_made.iter().any(|c| c.name == name);
+        let offered = |name: &str| request.tools.contains(name);
+        let step = calls_made.len();
+
+        if !made("load_skill") && !made("glob") && !made("read_file") {
+            if offered("load_skill")
+                && let Some((skill, _)) = best_skill(request.system, prompt)
+            {
+                return call(step, "load_skill", json!({"name": skill}));
+            }
+            if offered("glob") {
+                return call(step, "glob", json!({"pattern": "**/*"}));
+            }
+        }
+        if !made("glob") && offered("glob") {
+            return call(step, "glob", json!({"pattern": "**/*"}));
+        }
+        if !made("read_file") && offered("read_file") {
+            let listing = result_of(&calls_made, &results, "glob").unwrap_or("");
+            if let Some(path) = pick_file(prompt, listing) {
+                return call(step, "read_file", json!({"path": path, "limit": 80}));
+            }
+        }
+        AssistantTurn {
+            text: self.answer(request, prompt, &calls_made, &results),
+            tool_calls: Vec::new(),
+            raw: None,
+            stop_reason: Some("end_turn".to_owned()),
+        }
+    }
+
+    fn answer(
+        &self,
+        request: Request<'_>,
+        prompt: &str,
+        calls: &[&ToolCall],
+        results: &[&ToolResult],
+    ) -> String {
+        let catalog = catalog(request.system);
+        let mut out = format!("{LABEL}\n\nTask: {prompt}\n\n");
+        out.push_str(&format!(
+            "1. The system prompt I was sent is {} characters: a preamble and a catalog of {} \
+             skill(s), one line each. No skill's instructions were in it.\n",
+            request.system.len(),
+            catalog.len()
+        ));
+        let skill_call = calls.iter().find(|c| c.name == "load_skill");
+        match (skill_call, result_of(calls, results, "load_skill")) {
+            (Some(call), Some(text)) if !text.starts_with("error") => {
+                let name = call
+                    .input
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?");
+                let shared = best_skill(request.system, prompt)
+                    .map(|(_, words)| words.join(", "))
+                    .unwrap_or_default();
+                out.push_str(&format!(
+                    "2. The task shares the words [{shared}] with the catalog entry of \
+                     \"{name}\", so I called load_skill(\"{name}\"). Its instructions ({} \
+                     characters) entered the conversation only now, as a tool result.\n",
+                    text.len()
+                ));
+                if let Some(skills) = &self.skills {
+                    let others: Vec<_> = skills.iter().filter(|s| s.name() != name).collect();
+                    let chars: usize = others.iter().map(|s| s.body().len()).sum();
+                    out.push_str(&format!(
+                        "   The other {} skill(s) hold {chars} characters of instructions that \
+                         were never sent.\n",
+                        others.len()
+                    ));
+                }
+                let steps: Vec<&str> = text
+                    .lines()
+                    .skip(1)
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with("</skill"))
+                    .take(6)
+                    .collect();
+                if !steps.is_empty() {
+                    out.push_str("   The skill begins:\n");
+                    for line in steps {
+                        out.push_str(&format!("     | {line}\n"));
+                    }
+                }
+            }
+            (Some(_), Some(error)) => {
+                out.push_str(&format!("2. load_skill failed: {error}\n"));
+            }
+            _ => out.push_str(
+                "2. No skill in the catalog shares enough words with the task, so none was \
+                 loaded (a real model would decide this from the descriptions).\n",
+            ),
+        }
+        if let Some(listing) = result_of(calls, results, "glob") {
+            let files = listing
+                .lines()
+                .filter(|l| !l.starts_with('(') && !l.starts_with("error"))
+                .count();
+            out.push_str(&format!(
+                "3. glob(\"**/*\") listed {files} file(s) in the working directory.\n"
+            ));
+        }
+        let read = calls.iter().find(|c| c.name == "read_file");
+        if let (Some(call), Some(text)) = (read, result_of(calls, results, "read_file")) {
+            let path = call
+                .input
+                .get("path")
+                .and_then(Value::as_str)
+                .unwrap_or("?");
+            if text.starts_with("error") {
+                out.push_str(&format!("4. read_file(\"{path}\") failed: {text}\n"));
+            } else {
+                let lines = text.lines().filter(|l| !l.starts_with('(')).count();
+                let items: Vec<String> = text
+                    .lines()
+                    .filter_map(|l| l.split_once('\t').map(|(_, code)| code.trim()))
+                    .filter(|code| looks_like_item(code))
+                    .take(8)
+                    .map(|code| code.trim_end_matches(['{', ' ']).to_owned())
+                    .collect();
+                out.push_str(&format!(
+                    "4. read_file(\"{path}\") returned {lines} line(s)."
+                ));
+                if !items.is_empty() {
+                    out.push_str(" Items seen:\n");
+                    for item in items {
+                        out.push_str(&format!("     - {item}\n"));
+                    }
+                } else {
+                    out.push('\n');
+                }
+            }
+        }
+        out.push_str(
+            "\nA real model would now carry out the skill's instructions on these files. Set \
+             ANTHROPIC_API_KEY, or OPENAI_BASE_URL for a local model server, to run one.",
+        );
+        out
+    }
+}
+
+impl Provider for Demo {
+    fn name(&self) -> &'static str {
+        "demo"
+    }
+
+    fn model(&self) -> &str {
+        "scripted-demo"
+    }
+
+    fn complete<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, ApiError>> {
+        Box::pin(async move {
+            let turn = self.step(request);
+            let input_chars = request.system.len()
+                + request
+                    .messages
+                    .iter()
+                    .map(Message::text_len)
+                    .sum::<usize>();
+            let output_chars = Message::Assistant(turn.clone()).text_len();
+            Ok(Response {
+                turn,
+                usage: Usage {
+                    input_tokens: (input_chars / 4) as u64,
+                    output_tokens: (output_chars / 4) as u64,
+                    requests: 1,
+                    ..Usage::default()
+                },
+                retries: 0,
+            })
+        })
+    }
+}
+
+fn call(step: usize, name: &str, input: Value) -> AssistantTurn {
+    AssistantTurn {
+        text: String::new(),
+        tool_calls: vec![ToolCall {
+            id: format!("demo_{step}"),
+            name: name.to_owned(),
+            input,
+        }],
+        raw: None,
+        stop_reason: Some("tool_use".to_owned()),
+    }
+}
+
+/// The result text of the first call of `tool`.
+fn result_of<'a>(calls: &[&ToolCall], results: &[&'a ToolResult], tool: &str) -> Option<&'a str> {
+    let call = calls.iter().find(|c| c.name == tool)?;
+    results
+        .iter()
+        .find(|r| r.call_id == call.id)
+        .map(|r| r.content.as_str())
+}
+
+/// `(name, description)` pairs of the Markdown catalog in a system prompt.
+fn catalog(system: &str) -> Vec<(&str, &str)> {
+    let Some(start) = system.find("Skills available:\n") else {
+        return Vec::new();
+    };
+    system[start + "Skills available:\n".len()..]
+        .lines()
+        .take_while(|l| l.starts_with("- "))
+        .filter_map(|l| l[2..].split_once(": "))
+        .collect()
+}
+
+const STOP_WORDS: &[&str] = &[
+    "the", "and", "for", "with", "this", "that", "use", "when", "you", "your", "are", "from",
+    "into", "not", "its", "can", "all", "any", "but", "has", "have", "one", "our", "out", "was",
+    "will", "what", "how", "why", "who", "some", "more", "most", "other", "about", "than", "then",
+    "them", "they", "these", "those", "before", "after", "such", "via", "also", "only", "please",
+    "just", "need", "needs",
+];
+
+fn words(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .filter(|w| w.len() >= 3 && !STOP_WORDS.contains(&w.as_str()))
+        .map(|w| {
+            // A crude stem so "tests" meets "test" and "reviewing" meets "review".
+            for suffix in ["ing", "es", "s"] {
+                if w.len() > suffix.len() + 3 && w.ends_with(suffix) {
+                    return w[..w.len() - suffix.len()].to_owned();
+                }
+            }
+            w
+        })
+        .collect()
+}
+
+/// The catalog skill sharing the most words with `prompt` (its name counts double), with the
+/// shared words; `None` when nothing is shared.
+fn best_skill(system: &str, prompt: &str) -> Option<(String, Vec<String>)> {
+    let prompt_words = words(prompt);
+    catalog(system)
+        .into_iter()
+        .map(|(name, description)| {
+            let name_words = words(&name.replace('-', " "));
+            let mut shared: Vec<String> = words(description)
+                .union(&name_words)
+                .filter(|w| prompt_words.contains(*w))
+                .cloned()
+                .collect();
+            shared.sort();
+            let score = shared.len() + name_words.intersection(&prompt_words).count();
+            (score, name.to_owned(), shared)
+        })
+        .filter(|(score, _, _)| *score > 0)
+        // Highest score; on a tie the first name in catalog order.
+        .fold(
+            None::<(usize, String, Vec<String>)>,
+            |best, item| match best {
+                Some(b) if b.0 >= item.0 => Some(b),
+                _ => Some(item),
+            },
+        )
+        .map(|(_, name, shared)| (name, shared))
+}
+
+/// A file to read: one the prompt names, else a likely entry point, else the first source file.
+fn pick_file(prompt: &str, listing: &str) -> Option<String> {
+    let files: Vec<&str> = listing
+        .lines()
+        .filter(|l| {
+            !l.is_empty()
+                && !l.starts_with('(')
+                && !l.starts_with("error")
+                && !l.starts_with("no files")
+        })
+        .collect();
+    for token in prompt.split_whitespace() {
+        let token = token
+            .trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | ',' | ';' | ':' | '(' | ')'));
+        let token = token.trim_end_matches('.');
+        if token.is_empty() {
+            continue;
+        }
+        if let Some(file) = files
+            .iter()
+            .find(|f| **f == token || f.ends_with(&format!("/{token}")))
+        {
+            return Some((*file).to_owned());
+        }
+    }
+    for preferred in ["src/lib.rs", "src/main.rs", "README.md", "Cargo.toml"] {
+        if files.contains(&preferred) {
+            return Some(preferred.to_owned());
+        }
+    }
+    let source = [".rs", ".py", ".ts", ".js", ".go", ".md", ".toml", ".txt"];
+    files
+        .iter()
+        .find(|f| source.iter().any(|ext| f.ends_with(ext)))
+        .or(files.first())
+        .map(|f| (*f).to_owned())
+}
+
+fn looks_like_item(code: &str) -> bool {
+    const STARTS: &[&str] = &[
+        "pub fn ",
+        "fn ",
+        "pub struct ",
+        "struct ",
+        "pub enum ",
+        "enum ",
+        "pub trait ",
+        "trait ",
+        "impl ",
+        "pub mod ",
+        "mod ",
+        "def ",
+        "class ",
+        "function ",
+        "func ",
+        "# ",
+        "## ",
+    ];
+    STARTS.iter().any(|s| code.starts_with(s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picks_by_word_overlap() {
+        let system = "Preamble.\n\nSkills available:\n- code-review: Review code for bugs and \
+                      style.\n- write-tests: Write unit tests for a module.\n\nWhen a task...";
+        assert_eq!(catalog(system).len(), 2);
+        assert_eq!(
+            best_skill(system, "please review src/lib.rs").unwrap().0,
+            "code-review"
+        );
+        assert_eq!(
+            best_skill(system, "add tests to the parser").unwrap().0,
+            "write-tests"
+        );
+        assert!(best_skill(system, "hello there").is_none());
+    }
+
+    #[test]
+    fn picks_named_file() {
+        let listing = "Cargo.toml\nsrc/lib.rs\nsrc/main.rs";
+        assert_eq!(pick_file("review main.rs", listing).unwrap(), "src/main.rs");
+        assert_eq!(pick_file("review it", listing).unwrap(), "src/lib.rs");
+        assert_eq!(pick_file("x", ""), None);
+    }
+}

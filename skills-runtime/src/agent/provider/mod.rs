@@ -1,0 +1,300 @@
+//! Model providers: the [`Provider`] trait, the wire formats and the shared HTTP + retry code.
+//!
+//! - [`anthropic::Anthropic`]: Anthropic Messages.
+//! - [`openai::OpenAi`]: OpenAI Chat Completions and compatible local servers (llama.cpp,
+//!   Ollama, vLLM).
+//! - [`demo::Demo`]: an offline scripted model for trying the loop without a key.
+
+pub mod anthropic;
+pub mod demo;
+pub mod openai;
+
+use std::time::{Duration, Instant};
+
+use reqwest::header::HeaderMap;
+use serde_json::Value;
+
+use super::conversation::{AssistantTurn, Message, Usage};
+use super::error::{ApiError, ApiErrorKind, kind_for_status, redact};
+use super::retry::{BoxFuture, RetryPolicy};
+
+/// The tools of an agent, rendered once in both wire shapes so every request sends the very same
+/// bytes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ToolDefinitions {
+    names: Vec<String>,
+    anthropic: Vec<Value>,
+    openai: Vec<Value>,
+}
+
+impl ToolDefinitions {
+    /// No tools.
+    pub fn new() -> Self {
+        ToolDefinitions::default()
+    }
+
+    /// Adds a tool from its name, description and JSON schema.
+    pub fn push(&mut self, name: &str, description: &str, input_schema: Value) {
+        self.anthropic.push(serde_json::json!({
+            "name": name,
+            "description": description,
+            "input_schema": input_schema,
+        }));
+        self.openai.push(serde_json::json!({
+            "type": "function",
+            "function": {
+                "name": name,
+                "description": description,
+                "parameters": input_schema,
+            },
+        }));
+        self.names.push(name.to_owned());
+    }
+
+    /// Adds a tool whose two shapes are already rendered (the `load_skill` tool, whose JSON the
+    /// registry computed at build time).
+    pub fn push_rendered(&mut self, name: &str, anthropic: Value, openai: Value) {
+        self.anthropic.push(anthropic);
+        self.openai.push(openai);
+        self.names.push(name.to_owned());
+    }
+
+    /// The tool names, in order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The Anthropic shapes (`name`, `description`, `input_schema`).
+    pub fn anthropic(&self) -> &[Value] {
+        &self.anthropic
+    }
+
+    /// The OpenAI shapes (`type: function`, `function.parameters`).
+    pub fn openai(&self) -> &[Value] {
+        &self.openai
+    }
+
+    /// Whether a tool called `name` is offered.
+    pub fn contains(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n == name)
+    }
+}
+
+/// What the loop asks a provider for: the next assistant turn.
+#[derive(Clone, Copy, Debug)]
+pub struct Request<'a> {
+    /// The system prompt (preamble + catalog + `load_skill` sentence); identical every turn.
+    pub system: &'a str,
+    /// The tools offered; identical every turn.
+    pub tools: &'a ToolDefinitions,
+    /// The conversation so far.
+    pub messages: &'a [Message],
+}
+
+/// A provider's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Response {
+    /// The assistant turn, with its raw JSON for echoing.
+    pub turn: AssistantTurn,
+    /// Tokens of this request (`requests` is 1).
+    pub usage: Usage,
+    /// Retries made before this answer.
+    pub retries: u32,
+}
+
+/// A model behind an API.
+///
+/// Object-safe so an agent can hold `Box<dyn Provider>` picked at run time.
+pub trait Provider: Send + Sync {
+    /// Short name for logs and errors (`anthropic`, `openai`, `demo`).
+    fn name(&self) -> &'static str;
+    /// The model id sent with each request.
+    fn model(&self) -> &str;
+    /// Produces the next assistant turn.
+    fn complete<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, ApiError>>;
+}
+
+/// HTTP settings shared by the HTTP providers.
+#[derive(Clone, Debug)]
+pub struct HttpOptions {
+    /// Whole-request timeout (default 600 s, as the SDKs).
+    pub timeout: Duration,
+    /// Connect timeout (default 10 s).
+    pub connect_timeout: Duration,
+    /// Retry policy.
+    pub retry: RetryPolicy,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            timeout: Duration::from_secs(600),
+            connect_timeout: Duration::from_secs(10),
+            retry: RetryPolicy::default(),
+        }
+    }
+}
+
+impl HttpOptions {
+    pub(crate) fn client(&self) -> Result<reqwest::Client, ApiError> {
+        reqwest::Client::builder()
+            .timeout(self.timeout)
+            .connect_timeout(self.connect_timeout)
+            .user_agent(concat!("skills-runtime/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| {
+                ApiError::new(
+                    ApiErrorKind::Transport,
+                    "http",
+                    format!("cannot build the HTTP client: {e}"),
+                )
+            })
+    }
+}
+
+/// Strips a trailing `/` so `{base}/v1/messages` has exactly one slash.
+pub(crate) fn trim_base(base: &str) -> String {
+    base.trim_end_matches('/').to_owned()
+}
+
+/// POSTs `body` to `url` with the retry policy; returns the parsed JSON of a 2xx answer and the
+/// number of retries made. `secret` is masked in anything that ends up in an error.
+pub(crate) async fn post_json(
+    client: &reqwest::Client,
+    options: &HttpOptions,
+    provider: &'static str,
+    url: &str,
+    headers: &HeaderMap,
+    body: Vec<u8>,
+    secret: &str,
+) -> Result<(Value, u32), ApiError> {
+    let policy = &options.retry;
+    let mut retry = 0u32;
+    loop {
+        let started = Instant::now();
+        let result = client
+            .post(url)
+            .headers(headers.clone())
+            .body(body.clone())
+            .send()
+            .await;
+        let (error, wait_headers) = match result {
+            Err(e) => (transport_error(provider, &e, secret), None),
+            Ok(response) => {
+                let status = response.status().as_u16();
+                let response_headers = response.headers().clone();
+                match response.bytes().await {
+                    Err(e) => (
+                        transport_error(provider, &e, secret).with_status(status),
+                        Some(response_headers),
+                    ),
+                    Ok(bytes) if (200..300).contains(&status) => {
+                        tracing::debug!(
+                            provider,
+                            status,
+                            bytes = bytes.len(),
+                            elapsed_ms = started.elapsed().as_millis() as u64,
+                            "model response received"
+                        );
+                        return match serde_json::from_slice::<Value>(&bytes) {
+                            Ok(value) => Ok((value, retry)),
+                            Err(e) => Err(ApiError::new(
+                                ApiErrorKind::MalformedResponse,
+                                provider,
+                                format!(
+                                    "the body is not valid JSON ({e}); it starts with: {}",
+                                    redact(&preview(&bytes), secret)
+                                ),
+                            )
+                            .with_status(status)
+                            .with_retries(retry)),
+                        };
+                    }
+                    Ok(bytes) => {
+                        let mut kind = kind_for_status(status);
+                        let (error_type, message) = error_body(&bytes);
+                        if error_type.as_deref() == Some("overloaded_error") {
+                            kind = ApiErrorKind::Overloaded;
+                        }
+                        let error = ApiError::new(kind, provider, redact(&message, secret))
+                            .with_status(status)
+                            .with_retry_after(policy.server_delay(&response_headers));
+                        if !policy.should_retry_status(status, &response_headers) {
+                            return Err(error.with_retries(retry));
+                        }
+                        (error, Some(response_headers))
+                    }
+                }
+            }
+        };
+        if retry >= policy.max_retries {
+            return Err(error.with_retries(retry));
+        }
+        let delay = policy.delay(retry, wait_headers.as_ref());
+        tracing::warn!(
+            provider,
+            status = error.status().unwrap_or(0),
+            kind = error.kind().label(),
+            retry = retry + 1,
+            delay_ms = delay.as_millis() as u64,
+            "model request failed; retrying"
+        );
+        (policy.sleeper)(delay).await;
+        retry += 1;
+    }
+}
+
+fn transport_error(provider: &'static str, error: &reqwest::Error, secret: &str) -> ApiError {
+    let what = if error.is_timeout() {
+        "timed out"
+    } else if error.is_connect() {
+        "could not connect"
+    } else if error.is_body() || error.is_decode() {
+        "the response body was cut off"
+    } else {
+        "request failed"
+    };
+    // reqwest's Display names the URL (never headers); the chain carries the cause.
+    let mut message = format!("{what}: {error}");
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        message.push_str(": ");
+        message.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    ApiError::new(ApiErrorKind::Transport, provider, redact(&message, secret))
+}
+
+/// The `error.type` and the best message from an error body (`{"error": {"type", "message"}}`
+/// on both APIs), else the body text itself.
+fn error_body(bytes: &[u8]) -> (Option<String>, String) {
+    if let Ok(value) = serde_json::from_slice::<Value>(bytes) {
+        let error = value.get("error").unwrap_or(&value);
+        let kind = error.get("type").and_then(Value::as_str).map(str::to_owned);
+        let message = match error {
+            Value::String(s) => Some(s.clone()),
+            _ => error
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        };
+        if let Some(message) = message {
+            let message = match &kind {
+                Some(kind) => format!("{kind}: {message}"),
+                None => message,
+            };
+            return (kind, message);
+        }
+    }
+    (None, preview(bytes))
+}
+
+fn preview(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(300)]);
+    text.trim().to_owned()
+}
+
+/// A count from a JSON usage object (missing or non-numeric fields count as 0).
+pub(crate) fn count(value: &Value, key: &str) -> u64 {
+    value.get(key).and_then(Value::as_u64).unwrap_or(0)
+}

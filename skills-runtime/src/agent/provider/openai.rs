@@ -1,0 +1,321 @@
+//! OpenAI-compatible Chat Completions: `POST {base}/chat/completions`.
+//!
+//! Also the way to reach local servers (llama.cpp, Ollama, vLLM), which differ from OpenAI in
+//! small ways this module tolerates: tool arguments as a JSON string *or* an object (or an empty
+//! string), tool calls without ids (one is invented), `finish_reason: "stop"` next to tool calls
+//! (the presence of `tool_calls` is what counts), a missing `usage`, unknown fields anywhere.
+//!
+//! An assistant turn is sent back normalized (ids filled in, arguments as a JSON string, only
+//! the fields the API defines), because some servers reject their own extra fields on input.
+
+use std::fmt;
+
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
+use serde_json::{Map, Value, json};
+
+use super::anthropic::type_name;
+use super::{HttpOptions, Provider, Request, Response, count, post_json, trim_base};
+use crate::agent::conversation::{AssistantTurn, Message, ToolCall, Usage, WireFormat};
+use crate::agent::error::{ApiError, ApiErrorKind};
+use crate::agent::retry::BoxFuture;
+
+/// The public endpoint, used when `OPENAI_BASE_URL` is not set.
+pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+
+const NAME: &str = "openai";
+
+/// The OpenAI-compatible Chat Completions provider.
+pub struct OpenAi {
+    api_key: Option<String>,
+    base_url: String,
+    model: String,
+    max_tokens: Option<u32>,
+    options: HttpOptions,
+    client: reqwest::Client,
+}
+
+impl fmt::Debug for OpenAi {
+    // Hand-written so the key never reaches a log through `{:?}`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAi")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .finish_non_exhaustive()
+    }
+}
+
+impl OpenAi {
+    /// A provider for `model` at `base_url` (`https://api.openai.com/v1` or a local server's
+    /// `http://127.0.0.1:8080/v1`). `api_key` may be `None` for local servers.
+    pub fn new(
+        api_key: Option<String>,
+        model: impl Into<String>,
+        base_url: &str,
+        options: HttpOptions,
+    ) -> Result<Self, ApiError> {
+        let api_key = api_key.filter(|k| !k.is_empty());
+        if let Some(key) = &api_key
+            && HeaderValue::from_str(&format!("Bearer {key}")).is_err()
+        {
+            return Err(ApiError::new(
+                ApiErrorKind::Authentication,
+                NAME,
+                "the API key contains characters not allowed in an HTTP header",
+            ));
+        }
+        Ok(OpenAi {
+            client: options.client()?,
+            api_key,
+            base_url: trim_base(base_url),
+            model: model.into(),
+            max_tokens: None,
+            options,
+        })
+    }
+
+    /// Sends `max_tokens` with each request (left out by default: newer OpenAI models reject
+    /// it in favour of `max_completion_tokens`, and local servers have their own defaults).
+    pub fn max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = Some(max_tokens);
+        self
+    }
+
+    /// The request body for `request`, as sent.
+    pub fn request_body(&self, request: Request<'_>) -> Value {
+        let mut messages = Vec::with_capacity(request.messages.len() + 1);
+        messages.push(json!({"role": "system", "content": request.system}));
+        for message in request.messages {
+            push_wire_messages(message, &mut messages);
+        }
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.model));
+        body.insert("messages".into(), Value::Array(messages));
+        if !request.tools.openai().is_empty() {
+            body.insert("tools".into(), Value::from(request.tools.openai().to_vec()));
+        }
+        if let Some(max) = self.max_tokens {
+            body.insert("max_tokens".into(), json!(max));
+        }
+        Value::Object(body)
+    }
+
+    async fn complete_inner(&self, request: Request<'_>) -> Result<Response, ApiError> {
+        let body = serde_json::to_vec(&self.request_body(request)).map_err(|e| {
+            ApiError::new(ApiErrorKind::InvalidRequest, NAME, format!("encoding: {e}"))
+        })?;
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if let Some(key) = &self.api_key {
+            let mut value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
+                ApiError::new(ApiErrorKind::Authentication, NAME, "unusable API key")
+            })?;
+            value.set_sensitive(true);
+            headers.insert(AUTHORIZATION, value);
+        }
+        let url = format!("{}/chat/completions", self.base_url);
+        let secret = self.api_key.as_deref().unwrap_or("");
+        let (value, retries) = post_json(
+            &self.client,
+            &self.options,
+            NAME,
+            &url,
+            &headers,
+            body,
+            secret,
+        )
+        .await?;
+        let turn_number = request
+            .messages
+            .iter()
+            .filter(|m| matches!(m, Message::Assistant(_)))
+            .count();
+        let mut response = parse_response(value, turn_number)
+            .map_err(|e| e.with_retries(retries).with_status(200))?;
+        response.retries = retries;
+        tracing::info!(
+            provider = NAME,
+            model = %self.model,
+            input_tokens = response.usage.input_tokens,
+            output_tokens = response.usage.output_tokens,
+            cache_read_tokens = response.usage.cache_read_tokens,
+            retries,
+            tool_calls = response.turn.tool_calls.len(),
+            "model request"
+        );
+        Ok(response)
+    }
+}
+
+impl Provider for OpenAi {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn complete<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, ApiError>> {
+        Box::pin(self.complete_inner(request))
+    }
+}
+
+fn push_wire_messages(message: &Message, out: &mut Vec<Value>) {
+    match message {
+        Message::User(text) => out.push(json!({"role": "user", "content": text})),
+        Message::Assistant(turn) => {
+            let mut wire = Map::new();
+            wire.insert("role".into(), json!("assistant"));
+            // `content: null` is what OpenAI sends with tool calls; some servers reject a
+            // missing key, so it is always present.
+            wire.insert(
+                "content".into(),
+                if turn.text.is_empty() && !turn.tool_calls.is_empty() {
+                    Value::Null
+                } else {
+                    json!(turn.text)
+                },
+            );
+            if !turn.tool_calls.is_empty() {
+                let calls: Vec<Value> = turn
+                    .tool_calls
+                    .iter()
+                    .map(|call| {
+                        json!({
+                            "id": call.id,
+                            "type": "function",
+                            "function": {
+                                "name": call.name,
+                                "arguments": call.input.to_string(),
+                            },
+                        })
+                    })
+                    .collect();
+                wire.insert("tool_calls".into(), Value::Array(calls));
+            }
+            out.push(Value::Object(wire));
+        }
+        Message::ToolResults(results) => {
+            for result in results {
+                // Chat Completions has no error flag: the text says it.
+                let content = if result.is_error {
+                    format!("Error: {}", result.content)
+                } else {
+                    result.content.clone()
+                };
+                out.push(json!({
+                    "role": "tool",
+                    "tool_call_id": result.call_id,
+                    "content": content,
+                }));
+            }
+        }
+    }
+}
+
+fn malformed(message: impl Into<String>) -> ApiError {
+    ApiError::new(ApiErrorKind::MalformedResponse, NAME, message)
+}
+
+/// Reads a Chat Completions response. `turn_number` makes invented tool-call ids unique within
+/// a conversation.
+pub fn parse_response(mut value: Value, turn_number: usize) -> Result<Response, ApiError> {
+    if let Some(error) = value.get("error").filter(|e| !e.is_null()) {
+        let message = error
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .unwrap_or_else(|| error.to_string());
+        return Err(malformed(format!(
+            "the server answered with an error: {message}"
+        )));
+    }
+    let choice = match value.get_mut("choices") {
+        Some(Value::Array(choices)) if !choices.is_empty() => choices.swap_remove(0),
+        Some(Value::Array(_)) => return Err(malformed("`choices` is empty")),
+        Some(other) => {
+            return Err(malformed(format!(
+                "`choices` is not an array but {}",
+                type_name(other)
+            )));
+        }
+        None => return Err(malformed("no `choices` in the response")),
+    };
+    let finish_reason = choice
+        .get("finish_reason")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let message = choice
+        .get("message")
+        .filter(|m| m.is_object())
+        .ok_or_else(|| malformed("the first choice has no `message` object"))?;
+    let text = match message.get("content") {
+        Some(Value::String(s)) => s.clone(),
+        // Some servers send content as a list of parts.
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    };
+    let mut tool_calls = Vec::new();
+    if let Some(calls) = message.get("tool_calls").filter(|c| !c.is_null()) {
+        let calls = calls
+            .as_array()
+            .ok_or_else(|| malformed("`tool_calls` is not an array"))?;
+        for (index, call) in calls.iter().enumerate() {
+            let function = call.get("function").unwrap_or(call);
+            let name = function
+                .get("name")
+                .and_then(Value::as_str)
+                .filter(|n| !n.is_empty())
+                .ok_or_else(|| malformed(format!("tool call {index} has no function name")))?;
+            let id = call
+                .get("id")
+                .and_then(Value::as_str)
+                .filter(|id| !id.is_empty())
+                .map(str::to_owned)
+                .unwrap_or_else(|| format!("call_{turn_number}_{index}"));
+            let input = match function.get("arguments") {
+                Some(Value::String(s)) if s.trim().is_empty() => json!({}),
+                Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+                    Ok(v) => v,
+                    // Kept as a string: the tool reports the bad input to the model, which
+                    // can correct itself, instead of the whole run failing.
+                    Err(_) => Value::String(s.clone()),
+                },
+                Some(Value::Null) | None => json!({}),
+                Some(other) => other.clone(),
+            };
+            tool_calls.push(ToolCall {
+                id,
+                name: name.to_owned(),
+                input,
+            });
+        }
+    }
+    let usage_value = value.get("usage").cloned().unwrap_or(Value::Null);
+    let usage = Usage {
+        input_tokens: count(&usage_value, "prompt_tokens"),
+        output_tokens: count(&usage_value, "completion_tokens"),
+        cache_read_tokens: usage_value
+            .pointer("/prompt_tokens_details/cached_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+        cache_creation_tokens: 0,
+        requests: 1,
+    };
+    let raw = message.clone();
+    Ok(Response {
+        turn: AssistantTurn {
+            text,
+            tool_calls,
+            raw: Some((WireFormat::OpenAi, raw)),
+            stop_reason: finish_reason,
+        },
+        usage,
+        retries: 0,
+    })
+}
