@@ -105,13 +105,17 @@ pub fn catalog_entry(skill: &SkillDef) -> CatalogEntry<'_> {
     }
 }
 
-/// The files shipped beside a skill's `SKILL.md` (references, scripts, assets).
-///
-/// `skills-core` does not collect resources yet, so this is empty for now. It is the one place
-/// `show` and `stats` read them from: when `SkillDef` gains its resource list, map it here and
-/// both commands report it without further changes.
-pub fn resources(_skill: &SkillDef) -> Vec<skills_core::render::ResourceEntry<'_>> {
-    Vec::new()
+/// The files shipped beside a skill's `SKILL.md` (references, scripts, assets), as
+/// `skills-core` collected them: the one place `show` and `stats` read them from.
+pub fn resources(skill: &SkillDef) -> Vec<skills_core::render::ResourceEntry<'_>> {
+    skill
+        .resources
+        .iter()
+        .map(|resource| skills_core::render::ResourceEntry {
+            path: &resource.path,
+            size: resource.size,
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -116,6 +116,7 @@ pub fn show(name: &str, source: &Source, streams: &mut Streams<'_>) -> io::Resul
     if resources.is_empty() {
         writeln!(out, "resources: none")?;
     } else {
+        writeln!(out, "tree-sha256: {}", skill.tree_sha256)?;
         writeln!(out, "resources:")?;
         for resource in resources {
             writeln!(out, "  {} ({} bytes)", resource.path, resource.size)?;

@@ -160,7 +160,7 @@ stdout is a terminal.",
         ),
         Some("stats") => (
             "Per skill and in total: description length (characters the catalog shows), body lines,
-body bytes, estimated body tokens and resources; then the catalog, sent in every request,
+body bytes, estimated body tokens and resources (files beside SKILL.md); then the catalog, sent in every request,
 against all bodies together, which progressive disclosure sends only on `load_skill`.
 Tokens are estimated as characters / 4, rounded up.",
             "  --format md|xml          the catalog format to measure (default md)

@@ -3,7 +3,8 @@
 //! Token counts are **estimates**: characters (Unicode scalar values) divided by 4, rounded up.
 //! That is the usual rule of thumb for English prose and Markdown with current tokenizers; a
 //! real tokenizer differs by some 10-30 % either way, and more for code or non-Latin scripts.
-//! It is good enough to compare a catalog with the bodies it stands for.
+//! It is good enough to compare a catalog with the bodies it stands for, and it is the estimate
+//! of `skills_core::lint` (the `long_body` lint), so both speak of the same numbers.
 
 use std::io::{self, Write};
 
@@ -14,10 +15,7 @@ use crate::bundle;
 use crate::listing;
 use crate::output::Streams;
 
-/// Estimated tokens of `text`: characters / 4, rounded up.
-pub fn estimate_tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(4)
-}
+use skills_core::lint::estimate_tokens;
 
 /// The numbers of one skill.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -344,6 +344,50 @@ fn check_defaults_to_the_skills_folder() {
     assert_eq!(run.stdout, "checked 1 skill: 0 errors\n");
 }
 
+#[test]
+fn warnings_are_shown_but_do_not_fail() {
+    let temp = tempfile::tempdir().unwrap();
+    let body = "One more step.\n".repeat(600); // over the long_body lint's 500 lines
+    write_skill(
+        temp.path(),
+        "skills",
+        "long",
+        "Long skill. Use in tests.",
+        &body,
+    );
+    let run = skills_in(temp.path(), &["check"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(run.stdout.starts_with("warning: "), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("  --> skills/long/SKILL.md:"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .ends_with("checked 1 skill: 0 errors, 1 warning\n"),
+        "{}",
+        run.stdout
+    );
+
+    let run = skills_in(temp.path(), &["check", "--format", "json"]);
+    assert_eq!(run.code, 0);
+    let document: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(document["diagnostics"][0]["severity"], "warning");
+    assert_eq!(document["summary"]["warnings"], 1);
+    assert_eq!(document["summary"]["ok"], true);
+
+    // The listing commands carry on, with the warning on stderr.
+    let run = skills_in(temp.path(), &["list"]);
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stdout.starts_with("long  -  Long skill."),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stderr.starts_with("warning: "), "{}", run.stderr);
+}
+
 // ---- list, show ---------------------------------------------------------------------------
 
 #[test]
@@ -418,6 +462,7 @@ body: 4 lines
         alpha.sha256
     );
     assert_eq!(alpha.sha256.len(), 64);
+    assert!(alpha.resources.is_empty());
     assert_eq!(run.stdout, format!("{expected_head}{}\n", alpha.body()));
 
     // Unset fields are left out.
@@ -430,11 +475,17 @@ body: 4 lines
     for absent in ["version:", "license:", "tags:", "metadata:", "requires:"] {
         assert!(!run.stdout.contains(absent), "{absent} in {}", run.stdout);
     }
+    let beta = &bundle.skills[1];
     assert!(
-        run.stdout.ends_with("\n# Beta\n\nDrop empty rows.\n"),
+        run.stdout.ends_with(&format!(
+            "tree-sha256: {}\nresources:\n  scripts/clean.py (84 bytes)\nbody: 3 lines\n\n\
+             # Beta\n\nDrop empty rows with `scripts/clean.py`.\n",
+            beta.tree_sha256
+        )),
         "{}",
         run.stdout
     );
+    assert_ne!(beta.tree_sha256, beta.sha256);
 }
 
 #[test]
@@ -514,15 +565,16 @@ fn stats_per_skill_and_total() {
         columns(lines[1]),
         ["alpha", &alpha_description, "4", "61", "16", "0"]
     );
-    assert_eq!(columns(lines[2])[..3], ["beta", "70", "3"]);
+    // beta ships `scripts/clean.py`: one resource.
+    assert_eq!(columns(lines[2]), ["beta", "70", "3", "48", "12", "1"]);
     assert_eq!(columns(lines[3])[..3], ["total", "(2", "skills)"]);
-    assert_eq!(columns(lines[3])[4..], ["7", "85", "22", "0"]);
+    assert_eq!(columns(lines[3])[4..], ["7", "109", "28", "1"]);
     // These bodies are shorter than the catalog: stats says so instead of claiming savings.
     let catalog = render::catalog_markdown(&entries);
     assert!(
         run.stdout.contains(&format!(
             "the catalog is {} bytes larger than all bodies together",
-            catalog.len() - 85
+            catalog.len() - 109
         )),
         "{}",
         run.stdout
