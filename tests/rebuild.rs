@@ -27,8 +27,16 @@ impl UserCrate {
              [workspace]\n"
         );
         fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
-        fs::copy(Path::new(WORKSPACE).join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
-        fs::write(dir.path().join("build.rs"), "fn main() {\n    agent_skills::build::watch(&[\"skills\"]);\n}\n").unwrap();
+        fs::copy(
+            Path::new(WORKSPACE).join("Cargo.lock"),
+            dir.path().join("Cargo.lock"),
+        )
+        .unwrap();
+        fs::write(
+            dir.path().join("build.rs"),
+            "fn main() {\n    agent_skills::build::watch(&[\"skills\"]);\n}\n",
+        )
+        .unwrap();
         fs::create_dir_all(dir.path().join("src")).unwrap();
         fs::write(
             dir.path().join("src/main.rs"),
@@ -49,7 +57,11 @@ impl UserCrate {
         fs::create_dir_all(file.parent().unwrap()).unwrap();
         // mtime must move forward for cargo to notice, even on coarse-grained file systems.
         std::thread::sleep(Duration::from_millis(1100));
-        fs::write(file, format!("---\nname: {name}\ndescription: The {name} skill.\n---\n{body}\n")).unwrap();
+        fs::write(
+            file,
+            format!("---\nname: {name}\ndescription: The {name} skill.\n---\n{body}\n"),
+        )
+        .unwrap();
     }
 
     fn cargo(&self, command: &str) -> std::process::Output {
@@ -57,7 +69,10 @@ impl UserCrate {
             .args([command, "--quiet", "--offline"])
             .current_dir(self.dir.path())
             // Shared across runs so only the first run compiles the dependencies.
-            .env("CARGO_TARGET_DIR", Path::new(WORKSPACE).join("target/user-crate"))
+            .env(
+                "CARGO_TARGET_DIR",
+                Path::new(WORKSPACE).join("target/user-crate"),
+            )
             .env_remove("SKILLS_MANIFEST_DIR_OVERRIDE")
             .output()
             .unwrap()
@@ -65,7 +80,11 @@ impl UserCrate {
 
     fn run(&self) -> String {
         let output = self.cargo("run");
-        assert!(output.status.success(), "build failed:\n{}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "build failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         String::from_utf8(output.stdout).unwrap()
     }
 }
@@ -82,12 +101,18 @@ fn changes_to_skills_reach_the_binary() {
     );
 
     user.write_skill("alpha", "Edited alpha body.");
-    assert!(user.run().contains("[alpha] Edited alpha body."), "an edit rebuilds");
+    assert!(
+        user.run().contains("[alpha] Edited alpha body."),
+        "an edit rebuilds"
+    );
 
     std::thread::sleep(Duration::from_millis(1100));
     fs::remove_dir_all(user.path("skills/beta")).unwrap();
     let after_delete = user.run();
-    assert!(!after_delete.contains("beta"), "a deletion rebuilds: {after_delete}");
+    assert!(
+        !after_delete.contains("beta"),
+        "a deletion rebuilds: {after_delete}"
+    );
 
     user.write_skill("gamma", "Gamma body.");
     assert_eq!(
@@ -97,10 +122,17 @@ fn changes_to_skills_reach_the_binary() {
     );
 
     std::thread::sleep(Duration::from_millis(1100));
-    fs::write(user.path("skills/gamma/SKILL.md"), "---\nname: gamma\ndescription: Use: now\n---\nBody\n").unwrap();
+    fs::write(
+        user.path("skills/gamma/SKILL.md"),
+        "---\nname: gamma\ndescription: Use: now\n---\nBody\n",
+    )
+    .unwrap();
     let output = user.cargo("build");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
-    assert!(stderr.contains("--> skills/gamma/SKILL.md:3:17"), "{stderr}");
+    assert!(
+        stderr.contains("--> skills/gamma/SKILL.md:3:17"),
+        "{stderr}"
+    );
     assert!(stderr.contains("must be quoted"), "{stderr}");
 }

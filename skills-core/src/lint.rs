@@ -41,6 +41,8 @@ pub const MAX_BODY_LINES: usize = 500;
 pub const MAX_BODY_TOKENS: usize = 5_000;
 /// Word overlap (Jaccard) from which two descriptions are "too alike".
 pub const SIMILARITY_THRESHOLD: f64 = 0.6;
+/// Shared words needed as well, so two short descriptions ("Does x.", "Does y.") do not trip it.
+pub const MIN_SHARED_WORDS: usize = 4;
 
 /// Lint levels and settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -241,14 +243,15 @@ fn words(text: &str) -> std::collections::BTreeSet<String> {
         .collect()
 }
 
-/// Word overlap of two descriptions: |A and B| / |A or B|.
-pub fn similarity(a: &str, b: &str) -> f64 {
+/// Word overlap of two descriptions: the shared words and |A and B| / |A or B|.
+pub fn similarity(a: &str, b: &str) -> (usize, f64) {
     let (a, b) = (words(a), words(b));
     let union = a.union(&b).count();
+    let shared = a.intersection(&b).count();
     if union == 0 {
-        return 0.0;
+        return (0, 0.0);
     }
-    a.intersection(&b).count() as f64 / union as f64
+    (shared, shared as f64 / union as f64)
 }
 
 /// When two descriptions say nearly the same thing the model picks at random; a
@@ -263,8 +266,8 @@ fn similar_descriptions(skills: &[SkillDef], level: Level) -> Vec<Diagnostic> {
             if first.when_not_to_use.is_some() && second.when_not_to_use.is_some() {
                 continue;
             }
-            let score = similarity(&first.description.value, &second.description.value);
-            if score >= SIMILARITY_THRESHOLD {
+            let (shared, score) = similarity(&first.description.value, &second.description.value);
+            if shared >= MIN_SHARED_WORDS && score >= SIMILARITY_THRESHOLD {
                 out.extend(finding(
                     level,
                     "similar_descriptions",

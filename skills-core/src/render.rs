@@ -138,21 +138,79 @@ pub fn load_skill_input_schema(names: &[&str]) -> String {
 
 /// The `load_skill` tool in the Anthropic Messages shape (`name`, `description`, `input_schema`).
 pub fn load_skill_tool_anthropic(names: &[&str]) -> String {
-    format!(
-        "{{\"name\":{},\"description\":{},\"input_schema\":{}}}",
-        json_string(LOAD_SKILL_TOOL),
-        json_string(LOAD_SKILL_DESCRIPTION),
-        load_skill_input_schema(names)
+    tool_anthropic(
+        LOAD_SKILL_TOOL,
+        LOAD_SKILL_DESCRIPTION,
+        &load_skill_input_schema(names),
     )
 }
 
 /// The `load_skill` tool in the OpenAI Chat Completions shape (`type: function`, `parameters`).
 pub fn load_skill_tool_openai(names: &[&str]) -> String {
+    tool_openai(
+        LOAD_SKILL_TOOL,
+        LOAD_SKILL_DESCRIPTION,
+        &load_skill_input_schema(names),
+    )
+}
+
+/// A tool definition in the Anthropic Messages shape: `name`, `description`, `input_schema`.
+pub fn tool_anthropic(name: &str, description: &str, input_schema: &str) -> String {
     format!(
-        "{{\"type\":\"function\",\"function\":{{\"name\":{},\"description\":{},\"parameters\":{}}}}}",
-        json_string(LOAD_SKILL_TOOL),
-        json_string(LOAD_SKILL_DESCRIPTION),
-        load_skill_input_schema(names)
+        "{{\"name\":{},\"description\":{},\"input_schema\":{input_schema}}}",
+        json_string(name),
+        json_string(description)
+    )
+}
+
+/// A tool definition in the OpenAI Chat Completions shape: `type: function` wrapping `name`,
+/// `description`, `parameters`.
+pub fn tool_openai(name: &str, description: &str, parameters: &str) -> String {
+    format!(
+        "{{\"type\":\"function\",\"function\":{{\"name\":{},\"description\":{},\"parameters\":{parameters}}}}}",
+        json_string(name),
+        json_string(description)
+    )
+}
+
+/// Name of the tool that reads a file shipped with a skill.
+pub const READ_RESOURCE_TOOL: &str = "read_skill_resource";
+
+/// Description of the `read_skill_resource` tool.
+pub const READ_RESOURCE_DESCRIPTION: &str = "Read a file shipped with a skill (listed at the end \
+of its load_skill result), such as references/guide.md. Text files are returned by lines from \
+`offset` (1-based), at most `limit` lines; binary files are described, not returned.";
+
+/// The JSON schema of the `read_skill_resource` input: the skill (one of `names`), the path,
+/// and optional `offset` / `limit`.
+pub fn read_resource_input_schema(names: &[&str]) -> String {
+    let names: Vec<String> = names.iter().map(|name| json_string(name)).collect();
+    format!(
+        "{{\"type\":\"object\",\"properties\":{{\"skill\":{{\"type\":\"string\",\
+         \"description\":\"Name of the skill\",\"enum\":[{}]}},\"path\":{{\"type\":\"string\",\
+         \"description\":\"Path of the file inside the skill folder\"}},\"offset\":{{\"type\":\"integer\",\
+         \"minimum\":1,\"description\":\"First line to read (1-based)\"}},\"limit\":{{\"type\":\"integer\",\
+         \"minimum\":1,\"description\":\"Maximum number of lines\"}}}},\"required\":[\"skill\",\"path\"],\
+         \"additionalProperties\":false}}",
+        names.join(",")
+    )
+}
+
+/// The `read_skill_resource` tool in the Anthropic shape.
+pub fn read_resource_tool_anthropic(names: &[&str]) -> String {
+    tool_anthropic(
+        READ_RESOURCE_TOOL,
+        READ_RESOURCE_DESCRIPTION,
+        &read_resource_input_schema(names),
+    )
+}
+
+/// The `read_skill_resource` tool in the OpenAI shape.
+pub fn read_resource_tool_openai(names: &[&str]) -> String {
+    tool_openai(
+        READ_RESOURCE_TOOL,
+        READ_RESOURCE_DESCRIPTION,
+        &read_resource_input_schema(names),
     )
 }
 

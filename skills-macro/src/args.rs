@@ -13,8 +13,19 @@ pub struct Args {
     pub krate: syn::Path,
 }
 
-const OPTIONS_HELP: &str =
-    "known options: `max_file_size = <bytes>`, `allow_unknown_keys = <bool>`, `crate = <path>`";
+const OPTIONS_HELP: &str = "known options: `max_file_size = <bytes>`, `max_bundle_size = <bytes>`, \
+`allow_unknown_keys = <bool>`, `infer_missing_fields = <bool>`, `ignore = [\"pattern\", ...]`, \
+`allowed_hosts = [\"host\", ...]`, a lint level such as `long_body = \"deny\"` (lints: long_body, \
+similar_descriptions, prompt_override, external_urls), `crate = <path>`";
+
+/// `["a", "b"]`.
+fn string_list(input: ParseStream<'_>) -> syn::Result<Vec<String>> {
+    let content;
+    syn::bracketed!(content in input);
+    let items =
+        content.parse_terminated(|item: ParseStream<'_>| item.parse::<LitStr>(), Token![,])?;
+    Ok(items.iter().map(LitStr::value).collect())
+}
 
 pub fn default_crate_path() -> syn::Path {
     syn::parse_quote!(::skills_runtime)
@@ -58,6 +69,24 @@ impl Parse for Args {
                     }
                     "allow_unknown_keys" => {
                         args.options.allow_unknown_keys = input.parse::<LitBool>()?.value
+                    }
+                    "max_bundle_size" => {
+                        args.options.max_bundle_size = input.parse::<LitInt>()?.base10_parse()?
+                    }
+                    "infer_missing_fields" => {
+                        args.options.infer_missing_fields = input.parse::<LitBool>()?.value
+                    }
+                    "ignore" => args.options.ignore = string_list(input)?,
+                    "allowed_hosts" => args.options.lints.allowed_hosts = string_list(input)?,
+                    lint if skills_core::lint::LINT_NAMES.contains(&lint) => {
+                        let level: LitStr = input.parse()?;
+                        let Some(parsed) = skills_core::Level::parse(&level.value()) else {
+                            return Err(syn::Error::new(
+                                level.span(),
+                                "a lint level is \"allow\", \"warn\" or \"deny\"",
+                            ));
+                        };
+                        args.options.lints.set(lint, parsed);
                     }
                     other => {
                         return Err(syn::Error::new(

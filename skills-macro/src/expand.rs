@@ -36,6 +36,10 @@ impl FileLocation {
 /// The whole expansion.
 pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStream {
     let krate = &args.krate;
+    let warnings: Vec<TokenStream> = bundle
+        .warnings()
+        .map(|d| warning(span_for(args, &d.path), &d.to_string()))
+        .collect();
     if bundle.has_errors() {
         let errors = bundle
             .errors()
@@ -43,7 +47,8 @@ pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStr
                 syn::Error::new(span_for(args, &diagnostic.path), diagnostic.to_string())
             })
             .collect();
-        return fallback(krate, errors);
+        let fallback = fallback(krate, errors);
+        return quote!({ #(#warnings)* #fallback });
     }
 
     let tracking = bundle.skills.iter().map(|skill| {
@@ -61,7 +66,7 @@ pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStr
         .skills
         .iter()
         .enumerate()
-        .map(|(index, skill)| skill_expr(krate, index, skill));
+        .map(|(index, skill)| skill_expr(krate, index, skill, location));
 
     let entries: Vec<CatalogEntry<'_>> = bundle
         .skills
@@ -85,6 +90,7 @@ pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStr
 
     quote! {
         {
+            #(#warnings)*
             #(#tracking)*
             #(#contents)*
             const SKILLS: &[#krate::Skill] = &[#(#skills),*];
@@ -103,6 +109,19 @@ fn span_for(args: &Args, path: &str) -> Span {
         })
         .unwrap_or(&args.roots[0])
         .span()
+}
+
+/// A warning on stable Rust: proc macros cannot emit one directly, but using a deprecated item
+/// makes rustc print its note as a warning at our span, in normal cargo output.
+fn warning(span: Span, text: &str) -> TokenStream {
+    quote::quote_spanned! {span=>
+        const _: () = {
+            #[deprecated(note = #text)]
+            #[allow(non_camel_case_types)]
+            struct skill_lint;
+            let _ = skill_lint;
+        };
+    }
 }
 
 /// Compile errors, then an empty registry so the user's code still type-checks.
@@ -138,7 +157,12 @@ fn optional_text(krate: &syn::Path, value: Option<&str>, content: &str) -> Token
     }
 }
 
-fn skill_expr(krate: &syn::Path, index: usize, skill: &SkillDef) -> TokenStream {
+fn skill_expr(
+    krate: &syn::Path,
+    index: usize,
+    skill: &SkillDef,
+    location: &FileLocation,
+) -> TokenStream {
     let content_ident = format_ident!("CONTENT_{}", index);
     let content = skill.text.as_str();
     let name = text_expr(krate, &skill.name.value, content);
@@ -146,7 +170,7 @@ fn skill_expr(krate: &syn::Path, index: usize, skill: &SkillDef) -> TokenStream 
     let (body_start, body_end) = (skill.body.start as u32, skill.body.end as u32);
     let sha256 = &skill.sha256;
     let path = &skill.path;
-    let extra = extra_expr(krate, skill);
+    let extra = extra_expr(krate, skill, location);
     quote! {
         #krate::__private::skill(#krate::__private::SkillParts {
             content: #content_ident,
@@ -160,7 +184,7 @@ fn skill_expr(krate: &syn::Path, index: usize, skill: &SkillDef) -> TokenStream 
     }
 }
 
-fn extra_expr(krate: &syn::Path, skill: &SkillDef) -> TokenStream {
+fn extra_expr(krate: &syn::Path, skill: &SkillDef, location: &FileLocation) -> TokenStream {
     let has_extra = skill.license.is_some()
         || skill.compatibility.is_some()
         || !skill.metadata.is_empty()
@@ -169,7 +193,8 @@ fn extra_expr(krate: &syn::Path, skill: &SkillDef) -> TokenStream {
         || !skill.tags.is_empty()
         || skill.when_not_to_use.is_some()
         || !skill.requires.is_empty()
-        || !skill.conflicts_with.is_empty();
+        || !skill.conflicts_with.is_empty()
+        || !skill.resources.is_empty();
     if !has_extra {
         return quote!(&#krate::__private::EMPTY_EXTRA);
     }
@@ -199,6 +224,19 @@ fn extra_expr(krate: &syn::Path, skill: &SkillDef) -> TokenStream {
     let tags = &skill.tags;
     let requires = skill.requires.iter().map(|s| &s.value);
     let conflicts_with = skill.conflicts_with.iter().map(|s| &s.value);
+    let skill_dir = skill.path.trim_end_matches("SKILL.md");
+    let resources = skill.resources.iter().map(|resource| {
+        let path = &resource.path;
+        let bytes = location.include_path(&resource.file, &format!("{skill_dir}{path}"));
+        let (is_text, executable) = (resource.is_text, resource.executable);
+        quote!(#krate::__private::resource(#path, ::core::include_bytes!(#bytes), #is_text, #executable))
+    });
+    let tree_sha256 = if skill.resources.is_empty() {
+        quote!(::core::option::Option::None)
+    } else {
+        let hash = &skill.tree_sha256;
+        quote!(::core::option::Option::Some(#hash))
+    };
     quote! {
         &#krate::__private::SkillExtra {
             license: #license,
@@ -210,6 +248,8 @@ fn extra_expr(krate: &syn::Path, skill: &SkillDef) -> TokenStream {
             when_not_to_use: #when_not_to_use,
             requires: &[#(#requires),*],
             conflicts_with: &[#(#conflicts_with),*],
+            resources: &[#(#resources),*],
+            tree_sha256: #tree_sha256,
         }
     }
 }

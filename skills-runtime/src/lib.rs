@@ -58,6 +58,7 @@ pub mod agent;
 pub mod build;
 mod load;
 mod registry;
+mod resources;
 mod skill;
 
 #[doc(hidden)]
@@ -66,6 +67,7 @@ pub mod __private;
 
 pub use load::{SkillLoad, SkillLoader};
 pub use registry::{Registry, SkillSet, UnknownSkill};
+pub use resources::{DEFAULT_READ_LIMIT, Resource, ResourceError, default_resource_dir};
 pub use skill::Skill;
 pub use skills_core::render::{CatalogEntry, EMPTY_CATALOG, LOAD_SKILL_TOOL};
 

@@ -1,6 +1,7 @@
 //! The `load_skill` tool with per-conversation memory of what was already loaded.
 
 use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 
 use skills_core::render;
 
@@ -14,6 +15,7 @@ use crate::{Skill, SkillSet, UnknownSkill};
 pub struct SkillLoader {
     skills: SkillSet,
     loaded: BTreeSet<&'static str>,
+    resource_dir: Option<PathBuf>,
 }
 
 /// What a `load_skill` call produced.
@@ -57,7 +59,22 @@ impl SkillLoader {
         SkillLoader {
             skills: skills.into(),
             loaded: BTreeSet::new(),
+            resource_dir: None,
         }
+    }
+
+    /// Writes a skill's files under `dir` when a skill that has any is loaded, and names the
+    /// directory in the result, so the model can run its scripts with `bash`. Without this the
+    /// result lists the files for `read_skill_resource`. Nothing is written for skills without
+    /// files, nor before a load. See [`Skill::materialize`].
+    pub fn with_resource_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.resource_dir = Some(dir.into());
+        self
+    }
+
+    /// Where skills with files are written, if anywhere.
+    pub fn resource_dir(&self) -> Option<&Path> {
+        self.resource_dir.as_deref()
     }
 
     /// The skills this loader serves.
@@ -70,11 +87,11 @@ impl SkillLoader {
         let skill = self
             .skills
             .get(name)
-            .ok_or_else(|| self.skills.load_skill(name).unwrap_err())?;
+            .ok_or_else(|| UnknownSkill::new(name, self.skills.names()))?;
         Ok(if self.loaded.insert(skill.name()) {
             SkillLoad::Loaded {
                 skill,
-                text: skill.load_result(),
+                text: self.load_text(skill),
             }
         } else {
             SkillLoad::AlreadyLoaded {
@@ -82,6 +99,21 @@ impl SkillLoader {
                 text: render::already_loaded_note(skill.name()),
             }
         })
+    }
+
+    fn load_text(&self, skill: &'static Skill) -> String {
+        let (Some(base), false) = (&self.resource_dir, skill.resources().is_empty()) else {
+            return skill.load_result();
+        };
+        match skill.materialize(base) {
+            Ok(dir) => skill.load_result_with_dir(Some(&dir.to_string_lossy())),
+            // The files can still be read through `read_skill_resource`; say why they are not
+            // on disk rather than failing the load.
+            Err(error) => format!(
+                "{}\n(The files could not be written to disk: {error}.)",
+                skill.load_result()
+            ),
+        }
     }
 
     /// Whether `name` was loaded in this conversation.

@@ -1,6 +1,6 @@
 //! Not public API. The items `embed_skills!` expands to; they may change in any release.
 
-use crate::{Registry, Skill};
+use crate::{Registry, Resource, Skill};
 
 /// A string of a skill: a byte range of the embedded file text, or a literal when the decoded
 /// YAML value does not appear verbatim in the file (escapes, folded block scalars).
@@ -34,6 +34,9 @@ pub struct SkillExtra {
     pub when_not_to_use: Option<Text>,
     pub requires: &'static [&'static str],
     pub conflicts_with: &'static [&'static str],
+    pub resources: &'static [Resource],
+    /// Hash over `SKILL.md` and the resources; `None` when there are no resources.
+    pub tree_sha256: Option<&'static str>,
 }
 
 /// The extra fields of a skill that sets no optional field.
@@ -47,6 +50,8 @@ pub static EMPTY_EXTRA: SkillExtra = SkillExtra {
     when_not_to_use: None,
     requires: &[],
     conflicts_with: &[],
+    resources: &[],
+    tree_sha256: None,
 };
 
 /// Everything the macro knows about one skill.
@@ -59,6 +64,21 @@ pub struct SkillParts {
     pub sha256: &'static str,
     pub path: &'static str,
     pub extra: &'static SkillExtra,
+}
+
+/// Builds a [`Resource`].
+pub const fn resource(
+    path: &'static str,
+    bytes: &'static [u8],
+    is_text: bool,
+    executable: bool,
+) -> Resource {
+    Resource {
+        path,
+        bytes,
+        is_text,
+        executable,
+    }
 }
 
 /// Builds a [`Skill`].

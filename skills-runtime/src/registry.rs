@@ -6,7 +6,7 @@ use std::fmt;
 
 use skills_core::render;
 
-use crate::Skill;
+use crate::{ResourceError, Skill};
 
 /// The skills compiled into the binary by [`embed_skills!`](crate::embed_skills).
 ///
@@ -258,6 +258,42 @@ impl SkillSet {
             .map(Skill::load_result)
             .ok_or_else(|| UnknownSkill::new(name, self.names()))
     }
+
+    /// The skills that ship files besides `SKILL.md`.
+    pub fn names_with_resources(&self) -> Vec<&'static str> {
+        self.skills
+            .iter()
+            .filter(|s| !s.resources().is_empty())
+            .map(|s| s.name())
+            .collect()
+    }
+
+    /// The `read_skill_resource` tool (Anthropic shape), or `None` when no skill of this set
+    /// ships files (the tool is then left out).
+    pub fn read_resource_tool_anthropic(&self) -> Option<String> {
+        let names = self.names_with_resources();
+        (!names.is_empty()).then(|| render::read_resource_tool_anthropic(&names))
+    }
+
+    /// The `read_skill_resource` tool (OpenAI shape), or `None` when no skill ships files.
+    pub fn read_resource_tool_openai(&self) -> Option<String> {
+        let names = self.names_with_resources();
+        (!names.is_empty()).then(|| render::read_resource_tool_openai(&names))
+    }
+
+    /// Handles `read_skill_resource(skill, path, offset, limit)`: see [`Skill::read_resource`].
+    pub fn read_resource(
+        &self,
+        skill: &str,
+        path: &str,
+        offset: Option<usize>,
+        limit: Option<usize>,
+    ) -> Result<String, ResourceError> {
+        let found = self
+            .get(skill)
+            .ok_or_else(|| ResourceError::UnknownSkill(UnknownSkill::new(skill, self.names())))?;
+        found.read_resource(path, offset, limit)
+    }
 }
 
 impl From<Registry> for SkillSet {
@@ -280,7 +316,7 @@ pub struct UnknownSkill {
 }
 
 impl UnknownSkill {
-    fn new(requested: &str, available: impl Iterator<Item = &'static str>) -> Self {
+    pub(crate) fn new(requested: &str, available: impl Iterator<Item = &'static str>) -> Self {
         UnknownSkill {
             requested: requested.to_owned(),
             available: available.collect(),

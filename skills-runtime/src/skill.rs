@@ -109,7 +109,26 @@ impl Skill {
 
     /// The text the `load_skill` tool returns for this skill (DESIGN section 4).
     pub fn load_result(&self) -> String {
-        skills_core::render::load_skill_result(self.name(), self.version(), self.body(), &[], None)
+        self.load_result_with_dir(None)
+    }
+
+    /// The `load_skill` result, naming `resource_dir` as where the skill's files were written.
+    pub(crate) fn load_result_with_dir(&self, resource_dir: Option<&str>) -> String {
+        let resources: Vec<_> = self
+            .resources()
+            .iter()
+            .map(|r| skills_core::render::ResourceEntry {
+                path: r.path(),
+                size: r.size(),
+            })
+            .collect();
+        skills_core::render::load_skill_result(
+            self.name(),
+            self.version(),
+            self.body(),
+            &resources,
+            resource_dir,
+        )
     }
 
     pub(crate) fn catalog_entry(&self) -> skills_core::render::CatalogEntry<'static> {
