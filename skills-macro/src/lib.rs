@@ -44,3 +44,6 @@ pub fn embed_skills(input: TokenStream) -> TokenStream {
     };
     expand::expand(&args, &bundle, &location).into()
 }
+
+#[cfg(test)]
+mod tests;
