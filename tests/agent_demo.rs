@@ -1,0 +1,114 @@
+//! The offline `demo` provider driving the real loop, tools and `load_skill` end to end.
+#![cfg(feature = "agent")]
+
+mod agent_support;
+
+use std::sync::Arc;
+
+use skills_runtime::agent::provider::demo::{Demo, LABEL};
+use skills_runtime::agent::{Agent, Message, PermissionPolicy};
+
+static BUNDLE: skills_runtime::Registry = skills_runtime::embed_skills!("skills");
+
+#[tokio::test]
+async fn demo_loads_the_matching_skill_and_uses_the_real_tools() {
+    let dir = agent_support::project();
+    let agent = Agent::builder(Arc::new(Demo::with_skills(BUNDLE)))
+        .skills(BUNDLE)
+        .workdir(dir.path())
+        .permissions(PermissionPolicy::new())
+        .build()
+        .unwrap();
+    // The catalog is in the prompt, no body is.
+    assert!(agent.system_prompt().contains(BUNDLE.catalog()));
+    for skill in BUNDLE.iter() {
+        assert!(!agent.system_prompt().contains(skill.body()));
+    }
+    let mut session = agent.session();
+    let out = agent
+        .run(&mut session, "please review src/lib.rs for bugs")
+        .await
+        .unwrap();
+
+    assert_eq!(out.skills_loaded, vec!["code-review"]);
+    assert_eq!(out.turns, 4);
+    assert_eq!(out.tool_calls, 3);
+    assert!(out.text.starts_with(LABEL));
+    assert!(
+        out.text.contains("load_skill(\"code-review\")"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.contains("read_file(\"src/lib.rs\")"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.contains("pub fn add(a: i32, b: i32) -> i32"),
+        "{}",
+        out.text
+    );
+    // It reports the text that stayed out of the prompt: the other bodies' total.
+    let others: usize = BUNDLE
+        .iter()
+        .filter(|s| s.name() != "code-review")
+        .map(|s| s.body().len())
+        .sum();
+    assert!(
+        out.text.contains(&format!("{others} characters")),
+        "{}",
+        out.text
+    );
+
+    // The real tool results are in the conversation: the skill body, then the listing, then
+    // the file.
+    let results: Vec<&str> = session
+        .conversation()
+        .messages()
+        .iter()
+        .filter_map(|m| match m {
+            Message::ToolResults(r) => Some(r[0].content.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 3);
+    assert!(results[0].contains(BUNDLE.get("code-review").unwrap().body()));
+    assert!(results[1].contains("README.md") && results[1].contains("src/lib.rs"));
+    assert!(results[2].contains("a + b"));
+}
+
+#[tokio::test]
+async fn demo_picks_another_skill_for_another_task() {
+    let dir = agent_support::project();
+    let agent = Agent::builder(Arc::new(Demo::new()))
+        .skills(BUNDLE)
+        .workdir(dir.path())
+        .build()
+        .unwrap();
+    let out = agent
+        .run(
+            &mut agent.session(),
+            "write unit tests for the add function",
+        )
+        .await
+        .unwrap();
+    assert_eq!(out.skills_loaded, vec!["write-tests"]);
+    // Without a load_skill tool it does not call one.
+    let plain = Agent::builder(Arc::new(Demo::new()))
+        .skills(BUNDLE)
+        .without_load_skill()
+        .workdir(dir.path())
+        .build()
+        .unwrap();
+    let out = plain
+        .run(&mut plain.session(), "review src/lib.rs")
+        .await
+        .unwrap();
+    assert!(out.skills_loaded.is_empty());
+    assert!(
+        out.text.contains("none was loaded") || out.text.contains("No skill"),
+        "{}",
+        out.text
+    );
+}

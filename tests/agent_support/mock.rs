@@ -1,0 +1,255 @@
+//! A small HTTP/1.1 mock server on 127.0.0.1 for the agent tests and benchmark.
+//!
+//! It answers from a queue of scripted [`Reply`]s (the last one repeats when `repeat_last` is
+//! set) and records every request exactly as received: method, path, headers and body bytes.
+//! A reply can also be raw bytes written as-is before closing the connection, to simulate a
+//! body cut off mid-stream.
+
+#![allow(dead_code)]
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// One recorded request.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    pub method: String,
+    pub path: String,
+    /// Header names lowercased, in the order received.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Recorded {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).expect("request body is JSON")
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// A scripted answer.
+#[derive(Clone, Debug)]
+pub enum Reply {
+    Http {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: Vec<u8>,
+    },
+    /// Written as-is; then the connection is closed.
+    Raw(Vec<u8>),
+}
+
+impl Reply {
+    pub fn json(status: u16, body: &serde_json::Value) -> Reply {
+        Reply::Http {
+            status,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: serde_json::to_vec(body).unwrap(),
+        }
+    }
+
+    pub fn text(status: u16, body: &str) -> Reply {
+        Reply::Http {
+            status,
+            headers: vec![("content-type".into(), "text/html".into())],
+            body: body.as_bytes().to_vec(),
+        }
+    }
+
+    pub fn header(mut self, name: &str, value: &str) -> Reply {
+        if let Reply::Http { headers, .. } = &mut self {
+            headers.push((name.into(), value.into()));
+        }
+        self
+    }
+}
+
+#[derive(Default)]
+struct State {
+    replies: VecDeque<Reply>,
+    repeat_last: bool,
+    requests: Vec<Recorded>,
+}
+
+pub struct MockServer {
+    addr: std::net::SocketAddr,
+    state: Arc<Mutex<State>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for MockServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl MockServer {
+    /// Starts a server answering `replies` in order.
+    pub async fn start(replies: Vec<Reply>) -> MockServer {
+        Self::start_with(replies, false).await
+    }
+
+    /// Starts a server that answers `reply` to every request.
+    pub async fn repeating(reply: Reply) -> MockServer {
+        Self::start_with(vec![reply], true).await
+    }
+
+    async fn start_with(replies: Vec<Reply>, repeat_last: bool) -> MockServer {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let state = Arc::new(Mutex::new(State {
+            replies: replies.into(),
+            repeat_last,
+            requests: Vec::new(),
+        }));
+        let shared = Arc::clone(&state);
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    return;
+                };
+                let state = Arc::clone(&shared);
+                tokio::spawn(async move {
+                    let _ = serve(stream, state).await;
+                });
+            }
+        });
+        MockServer { addr, state, task }
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.state.lock().unwrap().requests.clone()
+    }
+
+    pub fn request_count(&self) -> usize {
+        self.state.lock().unwrap().requests.len()
+    }
+
+    /// Forgets the recorded requests (the benchmark keeps memory flat this way).
+    pub fn clear_requests(&self) {
+        self.state.lock().unwrap().requests.clear();
+    }
+}
+
+async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) -> std::io::Result<()> {
+    let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
+    loop {
+        // Read the head.
+        let head_end = loop {
+            if let Some(pos) = find(&buf, b"\r\n\r\n") {
+                break pos;
+            }
+            let mut chunk = [0u8; 16 * 1024];
+            let n = stream.read(&mut chunk).await?;
+            if n == 0 {
+                return Ok(());
+            }
+            buf.extend_from_slice(&chunk[..n]);
+        };
+        let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+        let mut lines = head.split("\r\n");
+        let mut request_line = lines.next().unwrap_or("").split_whitespace();
+        let method = request_line.next().unwrap_or("").to_owned();
+        let path = request_line.next().unwrap_or("").to_owned();
+        let headers: Vec<(String, String)> = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+            .collect();
+        let length: usize = headers
+            .iter()
+            .find(|(k, _)| k == "content-length")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(0);
+        let body_start = head_end + 4;
+        while buf.len() < body_start + length {
+            let mut chunk = vec![0u8; 64 * 1024];
+            let n = stream.read(&mut chunk).await?;
+            if n == 0 {
+                return Ok(());
+            }
+            buf.extend_from_slice(&chunk[..n]);
+        }
+        let body = buf[body_start..body_start + length].to_vec();
+        buf.drain(..body_start + length);
+
+        let reply = {
+            let mut state = state.lock().unwrap();
+            state.requests.push(Recorded {
+                method,
+                path,
+                headers,
+                body,
+            });
+            let reply = if state.repeat_last && state.replies.len() == 1 {
+                state.replies.front().cloned()
+            } else {
+                state.replies.pop_front()
+            };
+            reply.unwrap_or_else(|| {
+                Reply::json(
+                    500,
+                    &serde_json::json!({"error": {"type": "mock", "message": "mock: no more replies"}}),
+                )
+                .header("x-should-retry", "false")
+            })
+        };
+        match reply {
+            Reply::Raw(bytes) => {
+                stream.write_all(&bytes).await?;
+                stream.flush().await?;
+                return Ok(());
+            }
+            Reply::Http {
+                status,
+                headers,
+                body,
+            } => {
+                let mut out = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+                for (k, v) in &headers {
+                    out.push_str(&format!("{k}: {v}\r\n"));
+                }
+                out.push_str(&format!("content-length: {}\r\n\r\n", body.len()));
+                let mut bytes = out.into_bytes();
+                bytes.extend_from_slice(&body);
+                stream.write_all(&bytes).await?;
+                stream.flush().await?;
+            }
+        }
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        408 => "Request Timeout",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        529 => "Overloaded",
+        _ => "Status",
+    }
+}
