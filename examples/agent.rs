@@ -1,0 +1,328 @@
+//! A single-binary agent: the skills of `skills/` compiled in, a real tool loop.
+//!
+//! ```text
+//! cargo run --example agent -- [--provider anthropic|openai|demo] [--model M] [--workdir DIR]
+//!                              [--max-turns N] [--yes] [PROMPT...]
+//! ```
+//!
+//! Environment: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`,
+//! `MODEL_ID`. Without `--provider`: Anthropic if `ANTHROPIC_API_KEY` is set, else the
+//! OpenAI-compatible API if `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set (a local llama.cpp,
+//! Ollama or vLLM server works), else `demo`, an offline scripted model that still drives the
+//! real loop, `load_skill` and tools.
+//!
+//! With a PROMPT it runs once and prints the answer on stdout; without one it is an interactive
+//! session. `bash`, `write_file` and `edit_file` ask for confirmation unless `--yes` is given
+//! (and are refused when there is no terminal to ask on).
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use skills_runtime::agent::provider::anthropic::{self, Anthropic};
+use skills_runtime::agent::provider::demo::Demo;
+use skills_runtime::agent::provider::openai::{self, OpenAi};
+use skills_runtime::agent::{
+    Agent, DEFAULT_MAX_TURNS, Hooks, HttpOptions, PermissionPolicy, Provider, RunOutput, Session,
+};
+
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("skills");
+
+const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
+const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1-mini";
+
+const USAGE: &str = "usage: agent [--provider anthropic|openai|demo] [--model M] [--workdir DIR] \
+[--max-turns N] [--yes] [PROMPT...]
+
+  --provider   which API to use (default: anthropic if ANTHROPIC_API_KEY is set, else openai
+               if OPENAI_API_KEY or OPENAI_BASE_URL is set, else the offline demo)
+  --model      model id (default: MODEL_ID, else a default per provider)
+  --workdir    folder the tools may read and change (default: current directory)
+  --max-turns  most model requests per prompt (default 30)
+  --yes        approve every tool call without asking
+  PROMPT       run once and print the answer; without it, an interactive session
+
+environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL, MODEL_ID";
+
+#[derive(Debug, Default)]
+struct Args {
+    provider: Option<String>,
+    model: Option<String>,
+    workdir: Option<String>,
+    max_turns: Option<u32>,
+    yes: bool,
+    prompt: Vec<String>,
+}
+
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
+    let mut parsed = Args::default();
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
+        // `--flag=value` is accepted too.
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+            _ => (arg.clone(), None),
+        };
+        let mut take = |name: &str| match &inline {
+            Some(v) => Ok(v.clone()),
+            None => value(name),
+        };
+        match flag.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "--provider" => {
+                let p = take("--provider")?;
+                if !matches!(p.as_str(), "anthropic" | "openai" | "demo") {
+                    return Err(format!(
+                        "--provider must be anthropic, openai or demo, not {p:?}"
+                    ));
+                }
+                parsed.provider = Some(p);
+            }
+            "--model" => parsed.model = Some(take("--model")?),
+            "--workdir" => parsed.workdir = Some(take("--workdir")?),
+            "--max-turns" => {
+                let n = take("--max-turns")?;
+                parsed.max_turns =
+                    Some(n.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+                        format!("--max-turns must be a positive number, not {n:?}")
+                    })?);
+            }
+            "--yes" | "-y" => parsed.yes = true,
+            "--" => {
+                parsed.prompt.extend(args.by_ref());
+            }
+            f if f.starts_with('-') && f.len() > 1 && parsed.prompt.is_empty() => {
+                return Err(format!("unknown option {f}"));
+            }
+            _ => parsed.prompt.push(arg),
+        }
+    }
+    Ok(Some(parsed))
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// The provider the flags and environment ask for, and a line describing it.
+fn make_provider(args: &Args) -> Result<(Arc<dyn Provider>, String), String> {
+    let choice = match &args.provider {
+        Some(p) => p.clone(),
+        None if env("ANTHROPIC_API_KEY").is_some() => "anthropic".into(),
+        None if env("OPENAI_API_KEY").is_some() || env("OPENAI_BASE_URL").is_some() => {
+            "openai".into()
+        }
+        None => "demo".into(),
+    };
+    let model = |default: &str| {
+        args.model
+            .clone()
+            .or_else(|| env("MODEL_ID"))
+            .unwrap_or_else(|| default.to_owned())
+    };
+    match choice.as_str() {
+        "anthropic" => {
+            let key = env("ANTHROPIC_API_KEY")
+                .ok_or("--provider anthropic needs ANTHROPIC_API_KEY to be set")?;
+            let base =
+                env("ANTHROPIC_BASE_URL").unwrap_or_else(|| anthropic::DEFAULT_BASE_URL.into());
+            let model = model(DEFAULT_ANTHROPIC_MODEL);
+            let provider = Anthropic::with_options(key, &model, &base, HttpOptions::default())
+                .map_err(|e| e.to_string())?;
+            Ok((
+                Arc::new(provider),
+                format!("anthropic, model {model}, {base}"),
+            ))
+        }
+        "openai" => {
+            let key = env("OPENAI_API_KEY");
+            let base = env("OPENAI_BASE_URL");
+            if key.is_none() && base.is_none() {
+                return Err(
+                    "--provider openai needs OPENAI_API_KEY, or OPENAI_BASE_URL for a \
+                            local server"
+                        .into(),
+                );
+            }
+            let base = base.unwrap_or_else(|| openai::DEFAULT_BASE_URL.into());
+            let model = model(DEFAULT_OPENAI_MODEL);
+            let provider = OpenAi::new(key, &model, &base, HttpOptions::default())
+                .map_err(|e| e.to_string())?;
+            Ok((
+                Arc::new(provider),
+                format!("openai-compatible, model {model}, {base}"),
+            ))
+        }
+        _ => Ok((
+            Arc::new(Demo::with_skills(SKILLS)),
+            "demo: an offline, scripted stand-in for a model (no API key found). It drives \
+             the real loop, load_skill and tools. Set ANTHROPIC_API_KEY, OPENAI_API_KEY or \
+             OPENAI_BASE_URL to use a real model."
+                .into(),
+        )),
+    }
+}
+
+/// Asks on the terminal whether a tool call may run.
+fn approver() -> skills_runtime::agent::Approver {
+    Arc::new(|call| {
+        let detail = match call.name.as_str() {
+            "bash" => call.input["command"].as_str().unwrap_or("").to_owned(),
+            _ => call.input["path"].as_str().unwrap_or("").to_owned(),
+        };
+        eprint!("  allow {} {}? [y/N] ", call.name, short(&detail, 200));
+        let _ = std::io::stderr().flush();
+        let mut answer = String::new();
+        if std::io::stdin().lock().read_line(&mut answer).is_err() {
+            return false;
+        }
+        matches!(answer.trim(), "y" | "Y" | "yes")
+    })
+}
+
+fn short(text: &str, max: usize) -> String {
+    let one_line = text.replace('\n', " ");
+    match one_line.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}...", &one_line[..cut]),
+        None => one_line,
+    }
+}
+
+/// Prints each tool call as it completes, so the mechanism is visible.
+fn progress_hooks() -> Hooks {
+    Hooks::new().after(Arc::new(|call, result| {
+        let status = if result.is_error { "error" } else { "ok" };
+        eprintln!(
+            "  [tool] {}({}) -> {status}, {} chars",
+            call.name,
+            short(&call.input.to_string(), 120),
+            result.content.len()
+        );
+        if result.is_error {
+            eprintln!("         {}", short(&result.content, 300));
+        }
+    }))
+}
+
+fn summary(out: &RunOutput) -> String {
+    let skills = if out.skills_loaded.is_empty() {
+        "none".to_owned()
+    } else {
+        out.skills_loaded.join(", ")
+    };
+    format!(
+        "[{} turn(s), {} tool call(s), skills loaded: {skills}, tokens in {} (cache read {}) / out {}]",
+        out.turns,
+        out.tool_calls,
+        out.usage.input_tokens,
+        out.usage.cache_read_tokens,
+        out.usage.output_tokens
+    )
+}
+
+async fn ask(agent: &Agent, session: &mut Session, prompt: &str) -> Result<String, String> {
+    match agent.run(session, prompt).await {
+        Ok(out) => {
+            eprintln!("{}", summary(&out));
+            Ok(out.text)
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = match parse_args(std::env::args().skip(1)) {
+        Ok(Some(args)) => args,
+        Ok(None) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!("error: {message}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let (provider, description) = match make_provider(&args) {
+        Ok(p) => p,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let interactive = args.prompt.is_empty();
+    let policy = if args.yes {
+        PermissionPolicy::allow_all()
+    } else if std::io::stdin().is_terminal() {
+        PermissionPolicy::new().with_approver(approver())
+    } else {
+        // Nobody to ask: risky tools are refused and the model is told so.
+        PermissionPolicy::new()
+    };
+    let workdir = args.workdir.clone().unwrap_or_else(|| ".".into());
+    let agent = match Agent::builder(provider)
+        .skills(SKILLS)
+        .workdir(&workdir)
+        .max_turns(args.max_turns.unwrap_or(DEFAULT_MAX_TURNS))
+        .permissions(policy)
+        .hooks(progress_hooks())
+        .build()
+    {
+        Ok(agent) => agent,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    eprintln!("provider: {description}");
+    eprintln!(
+        "skills: {} in the catalog ({} characters of prompt); workdir: {}",
+        SKILLS.len(),
+        agent.system_prompt().len(),
+        agent.workdir().display()
+    );
+    let mut session = agent.session();
+
+    if !interactive {
+        let prompt = args.prompt.join(" ");
+        return match ask(&agent, &mut session, &prompt).await {
+            Ok(text) => {
+                println!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(message) => {
+                eprintln!("error: {message}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+
+    eprintln!("interactive session; type a task, or `exit` to quit");
+    let stdin = std::io::stdin();
+    loop {
+        eprint!("> ");
+        let _ = std::io::stderr().flush();
+        let mut line = String::new();
+        match stdin.lock().read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("error: reading stdin: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+        let prompt = line.trim();
+        if prompt.is_empty() {
+            continue;
+        }
+        if matches!(prompt, "exit" | "quit") {
+            break;
+        }
+        match ask(&agent, &mut session, prompt).await {
+            Ok(text) => println!("{text}\n"),
+            // The session keeps every message; the user can go on.
+            Err(message) => eprintln!("error: {message}"),
+        }
+    }
+    ExitCode::SUCCESS
+}
