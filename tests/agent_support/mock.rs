@@ -81,6 +81,7 @@ impl Reply {
 struct State {
     replies: VecDeque<Reply>,
     repeat_last: bool,
+    not_recording: bool,
     requests: Vec<Recorded>,
 }
 
@@ -113,6 +114,7 @@ impl MockServer {
         let state = Arc::new(Mutex::new(State {
             replies: replies.into(),
             repeat_last,
+            not_recording: false,
             requests: Vec::new(),
         }));
         let shared = Arc::clone(&state);
@@ -141,6 +143,13 @@ impl MockServer {
 
     pub fn request_count(&self) -> usize {
         self.state.lock().unwrap().requests.len()
+    }
+
+    /// Stops recording requests (the benchmark measures memory without the mock's copies).
+    pub fn stop_recording(&self) {
+        let mut state = self.state.lock().unwrap();
+        state.not_recording = true;
+        state.requests.clear();
     }
 
     /// Forgets the recorded requests (the benchmark keeps memory flat this way).
@@ -192,12 +201,14 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) -> std::io::Resu
 
         let reply = {
             let mut state = state.lock().unwrap();
-            state.requests.push(Recorded {
-                method,
-                path,
-                headers,
-                body,
-            });
+            if !state.not_recording {
+                state.requests.push(Recorded {
+                    method,
+                    path,
+                    headers,
+                    body,
+                });
+            }
             let reply = if state.repeat_last && state.replies.len() == 1 {
                 state.replies.front().cloned()
             } else {

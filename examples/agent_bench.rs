@@ -1,0 +1,344 @@
+//! Benchmark of the agent harness against a local mock server (no model latency).
+//!
+//! ```text
+//! cargo run --release --example agent_bench
+//! ```
+//!
+//! Measures, on the same machine in the same run:
+//! - per-turn time with a 100 KB conversation: the provider request through the harness
+//!   (build the request from the conversation, serialize, POST with the retry wrapper, parse the
+//!   reply) against a baseline of the raw HTTP round trip of the same bytes to the same mock;
+//!   plus the harness's CPU work alone (no network) and a full `Agent::run` turn;
+//! - peak RSS of a 50-turn tool-calling run, against a baseline process that only starts the
+//!   runtime and the mock and makes 50 raw requests of the same size.
+//!
+//! The RSS figures come from `VmHWM` in `/proc/self/status` of child processes (Linux).
+
+#[path = "../tests/agent_support/mock.rs"]
+mod mock;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mock::{MockServer, Reply};
+use serde_json::json;
+use skills_runtime::agent::provider::anthropic::{self, Anthropic};
+use skills_runtime::agent::{
+    Agent, AssistantTurn, HttpOptions, Message, PermissionPolicy, Provider, Request, RetryPolicy,
+    ToolCall, ToolResult,
+};
+
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("skills");
+
+const ITERATIONS: usize = 300;
+const WARMUP: usize = 30;
+const KEY: &str = "bench-key";
+
+fn final_reply() -> serde_json::Value {
+    json!({
+        "id": "msg_bench", "type": "message", "role": "assistant", "model": "bench",
+        "content": [{"type": "text", "text": "Done: nothing else to change."}],
+        "stop_reason": "end_turn", "stop_sequence": null,
+        "usage": {"input_tokens": 25000, "output_tokens": 12, "cache_read_input_tokens": 0,
+                  "cache_creation_input_tokens": 0}
+    })
+}
+
+fn tool_reply(n: usize) -> serde_json::Value {
+    json!({
+        "id": format!("msg_{n}"), "type": "message", "role": "assistant", "model": "bench",
+        "content": [
+            {"type": "text", "text": "Reading the file again."},
+            {"type": "tool_use", "id": format!("toolu_{n}"), "name": "read_file",
+             "input": {"path": "data.txt"}}
+        ],
+        "stop_reason": "tool_use", "stop_sequence": null,
+        "usage": {"input_tokens": 1000, "output_tokens": 20}
+    })
+}
+
+/// About 100 KB of conversation: 25 rounds of a tool call and a 4 KB result.
+fn conversation_100kb() -> Vec<Message> {
+    let line = "fn example(input: &str) -> Result<usize, Error> { Ok(input.len()) } // padding\n";
+    let chunk: String = line.repeat(4096 / line.len() + 1)[..4096].to_owned();
+    let mut messages = vec![Message::User("Summarize the project files.".into())];
+    for i in 0..25 {
+        messages.push(Message::Assistant(AssistantTurn {
+            text: "Reading the next file.".into(),
+            tool_calls: vec![ToolCall {
+                id: format!("toolu_{i}"),
+                name: "read_file".into(),
+                input: json!({"path": format!("src/file_{i}.rs")}),
+            }],
+            raw: None,
+            stop_reason: Some("tool_use".into()),
+        }));
+        messages.push(Message::ToolResults(vec![ToolResult {
+            call_id: format!("toolu_{i}"),
+            name: "read_file".into(),
+            content: chunk.clone(),
+            is_error: false,
+        }]));
+    }
+    messages.push(Message::User("Now conclude.".into()));
+    messages
+}
+
+fn options() -> HttpOptions {
+    HttpOptions {
+        retry: RetryPolicy::none(),
+        ..HttpOptions::default()
+    }
+}
+
+struct Stats {
+    median: Duration,
+    p90: Duration,
+    mean: Duration,
+}
+
+fn stats(mut samples: Vec<Duration>) -> Stats {
+    samples.sort();
+    let n = samples.len();
+    Stats {
+        median: samples[n / 2],
+        p90: samples[n * 9 / 10],
+        mean: samples.iter().sum::<Duration>() / n as u32,
+    }
+}
+
+fn us(d: Duration) -> String {
+    format!("{:.1}", d.as_secs_f64() * 1e6)
+}
+
+fn peak_rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+async fn latency() {
+    let server = MockServer::repeating(Reply::json(200, &final_reply())).await;
+    server.stop_recording();
+    let provider = Anthropic::with_options(KEY, "bench", &server.url(), options()).unwrap();
+    let agent = Agent::builder(Arc::new(
+        Anthropic::with_options(KEY, "bench", &server.url(), options()).unwrap(),
+    ))
+    .skills(SKILLS)
+    .build()
+    .unwrap();
+    let messages = conversation_100kb();
+    let request = Request {
+        system: agent.system_prompt(),
+        tools: agent.tool_definitions(),
+        messages: &messages,
+    };
+    let body = serde_json::to_vec(&provider.request_body(request)).unwrap();
+    let reply_bytes = serde_json::to_vec(&final_reply()).unwrap();
+
+    // Baseline: the raw round trip of the same bytes with a plain reqwest client.
+    let client = reqwest::Client::new();
+    let url = format!("{}/v1/messages", server.url());
+    let mut raw = Vec::new();
+    for i in 0..WARMUP + ITERATIONS {
+        let started = Instant::now();
+        let response = client
+            .post(&url)
+            .header("content-type", "application/json")
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap();
+        let bytes = response.bytes().await.unwrap();
+        assert!(!bytes.is_empty());
+        if i >= WARMUP {
+            raw.push(started.elapsed());
+        }
+    }
+
+    // The harness: one provider turn on the same conversation.
+    let mut harness = Vec::new();
+    for i in 0..WARMUP + ITERATIONS {
+        let started = Instant::now();
+        let response = provider.complete(request).await.unwrap();
+        assert_eq!(response.turn.text, "Done: nothing else to change.");
+        if i >= WARMUP {
+            harness.push(started.elapsed());
+        }
+    }
+
+    // The harness's own CPU work, no network: build + serialize the request, parse the reply.
+    let mut cpu = Vec::new();
+    for i in 0..WARMUP + ITERATIONS {
+        let started = Instant::now();
+        let bytes = serde_json::to_vec(&provider.request_body(request)).unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&reply_bytes).unwrap();
+        let parsed = anthropic::parse_response(value).unwrap();
+        assert!(bytes.len() > 100_000 && parsed.turn.tool_calls.is_empty());
+        if i >= WARMUP {
+            cpu.push(started.elapsed());
+        }
+    }
+
+    // A whole `Agent::run` turn (prompt pushed, request, reply appended), starting from a
+    // 100 KB conversation that grows by two short messages per run.
+    let mut session = agent.session();
+    agent
+        .run(&mut session, &"x".repeat(100 * 1024))
+        .await
+        .unwrap();
+    let mut runs = Vec::new();
+    for i in 0..WARMUP + ITERATIONS {
+        let started = Instant::now();
+        agent.run(&mut session, "continue").await.unwrap();
+        if i >= WARMUP {
+            runs.push(started.elapsed());
+        }
+    }
+
+    let (raw, harness, cpu, runs) = (stats(raw), stats(harness), stats(cpu), stats(runs));
+    println!(
+        "Per-turn time, {} KB request body, {ITERATIONS} iterations (µs):\n",
+        body.len() / 1024
+    );
+    println!("| measurement | median | p90 | mean |");
+    println!("|---|---:|---:|---:|");
+    for (name, s) in [
+        (
+            "baseline: raw reqwest POST + read body, same bytes, same mock",
+            &raw,
+        ),
+        (
+            "harness: `Provider::complete` (build, serialize, POST, parse)",
+            &harness,
+        ),
+        (
+            "harness: `Agent::run`, one turn (100 KB+ conversation)",
+            &runs,
+        ),
+        (
+            "harness CPU only: build + serialize request, parse reply",
+            &cpu,
+        ),
+    ] {
+        println!(
+            "| {name} | {} | {} | {} |",
+            us(s.median),
+            us(s.p90),
+            us(s.mean)
+        );
+    }
+    let overhead = harness.median.saturating_sub(raw.median);
+    println!(
+        "\nHarness overhead per turn (median `Provider::complete` minus median baseline): {} µs \
+         (target < 1000 µs)\n",
+        us(overhead)
+    );
+}
+
+/// Runs in a child process: `baseline` or `harness`; prints `VmHWM` in kB.
+async fn rss_child(mode: &str) {
+    if mode == "baseline" {
+        let server = MockServer::repeating(Reply::json(200, &final_reply())).await;
+        server.stop_recording();
+        let client = reqwest::Client::new();
+        let body = vec![b' '; 100 * 1024];
+        for _ in 0..50 {
+            let response = client
+                .post(format!("{}/v1/messages", server.url()))
+                .body(body.clone())
+                .send()
+                .await
+                .unwrap();
+            response.bytes().await.unwrap();
+        }
+        println!("{}", peak_rss_kb());
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("agent-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("data.txt"), "0123456789abcdef\n".repeat(120)).unwrap();
+    let mut replies: Vec<Reply> = (0..49).map(|n| Reply::json(200, &tool_reply(n))).collect();
+    replies.push(Reply::json(200, &final_reply()));
+    let server = MockServer::start(replies).await;
+    server.stop_recording();
+    let provider = Anthropic::with_options(KEY, "bench", &server.url(), options()).unwrap();
+    let agent = Agent::builder(Arc::new(provider))
+        .skills(SKILLS)
+        .workdir(&dir)
+        .max_turns(50)
+        .permissions(PermissionPolicy::new())
+        .build()
+        .unwrap();
+    let mut session = agent.session();
+    let out = agent
+        .run(&mut session, &"x".repeat(100 * 1024))
+        .await
+        .unwrap();
+    assert_eq!(out.turns, 50);
+    let size: usize = session
+        .conversation()
+        .messages()
+        .iter()
+        .map(Message::text_len)
+        .sum();
+    std::fs::remove_dir_all(&dir).ok();
+    println!("{} {} {}", peak_rss_kb(), out.turns, size);
+}
+
+fn child(mode: &str) -> Vec<u64> {
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args(["--rss-child", mode])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    if args.get(1).map(String::as_str) == Some("--rss-child") {
+        runtime.block_on(rss_child(&args[2]));
+        return;
+    }
+    runtime.block_on(latency());
+    let baseline = child("baseline");
+    let harness = child("harness");
+    println!("Peak RSS (VmHWM), separate processes:\n");
+    println!("| process | peak RSS |");
+    println!("|---|---:|");
+    println!(
+        "| baseline: runtime + mock + 50 raw 100 KB requests | {:.1} MB |",
+        baseline[0] as f64 / 1024.0
+    );
+    println!(
+        "| harness: 50-turn run ({} turns, 100 KB prompt, {} KB conversation at the end) | {:.1} MB |",
+        harness[1],
+        harness[2] / 1024,
+        harness[0] as f64 / 1024.0
+    );
+    println!(
+        "\nHarness peak RSS: {:.1} MB (target < 30 MB); {:.1} MB above the baseline.",
+        harness[0] as f64 / 1024.0,
+        harness[0].saturating_sub(baseline[0]) as f64 / 1024.0
+    );
+}
