@@ -6,8 +6,9 @@
 use std::ffi::OsString;
 use std::fmt;
 
-use skills_core::Options;
+use skills_core::lint::LINT_NAMES;
 use skills_core::render::closest_match;
+use skills_core::{Level, Options};
 
 /// The folder every command reads (or `new` writes into) when none is given.
 pub const DEFAULT_DIR: &str = "skills";
@@ -33,13 +34,21 @@ pub enum CatalogFormat {
     Xml,
 }
 
+/// The lint group that stands for every warning, as in rustc: `-D warnings` turns each warning
+/// into an error (what `#![deny(warnings)]` does to the macro's warnings), `-A warnings` hides them.
+pub const WARNINGS: &str = "warnings";
+
 /// The folders to read and how to judge them: the same knobs as the macro's options.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Source {
     /// Skill roots, resolved against the current directory; `skills` when none was given.
     pub dirs: Vec<String>,
-    /// Validation options, as `embed_skills!(..., max_file_size = .., allow_unknown_keys = ..)`.
+    /// Validation options, as `embed_skills!(..., max_file_size = .., long_body = "deny", ..)`.
     pub options: Options,
+    /// The level of the `warnings` group: [`Level::Warn`] leaves warnings as they are,
+    /// [`Level::Deny`] reports them as errors, [`Level::Allow`] drops them. It applies to
+    /// whatever is still a warning after the per-lint levels, whatever the order of the flags.
+    pub warnings: Level,
 }
 
 impl Source {
@@ -145,38 +154,67 @@ impl fmt::Display for UsageError {
 }
 
 /// One `--flag` a subcommand accepts.
+#[derive(Clone, Copy)]
 struct Flag {
     name: &'static str,
+    /// The one-letter form (`-D`), which takes its value separately or attached (`-Dwarnings`).
+    short: Option<&'static str>,
     /// The placeholder of its value, or `None` for a switch.
     value: Option<&'static str>,
+    /// Whether it may be given more than once (each value counts, in order).
+    repeatable: bool,
 }
 
-const SOURCE_FLAGS: [Flag; 2] = [
-    Flag {
-        name: "--allow-unknown-keys",
-        value: None,
-    },
-    Flag {
-        name: "--max-file-size",
-        value: Some("BYTES"),
-    },
+impl Flag {
+    const fn switch(name: &'static str) -> Self {
+        Flag {
+            name,
+            short: None,
+            value: None,
+            repeatable: false,
+        }
+    }
+
+    const fn valued(name: &'static str, placeholder: &'static str) -> Self {
+        Flag {
+            name,
+            short: None,
+            value: Some(placeholder),
+            repeatable: false,
+        }
+    }
+
+    const fn repeated(mut self) -> Self {
+        self.repeatable = true;
+        self
+    }
+
+    const fn short(mut self, short: &'static str) -> Self {
+        self.short = Some(short);
+        self
+    }
+}
+
+/// The macro's options, for every command that reads a bundle.
+const SOURCE_FLAGS: [Flag; 9] = [
+    Flag::switch("--allow-unknown-keys"),
+    Flag::switch("--infer-missing-fields"),
+    Flag::valued("--max-file-size", "BYTES"),
+    Flag::valued("--max-bundle-size", "BYTES"),
+    Flag::valued("--ignore", "PATTERN").repeated(),
+    Flag::valued("--allowed-host", "HOST").repeated(),
+    Flag::valued("--allow", "LINT").short("-A").repeated(),
+    Flag::valued("--warn", "LINT").short("-W").repeated(),
+    Flag::valued("--deny", "LINT").short("-D").repeated(),
 ];
 
 /// The flags of `command`, besides `--help`.
 fn flags_of(command: &str) -> Vec<Flag> {
-    let format = |placeholder| Flag {
-        name: "--format",
-        value: Some(placeholder),
-    };
+    let format = |placeholder| Flag::valued("--format", placeholder);
     let mut flags = match command {
         "check" => vec![format("text|json")],
         "prompt" | "stats" => vec![format("md|xml")],
-        "new" => {
-            return vec![Flag {
-                name: "--dir",
-                value: Some("DIR"),
-            }];
-        }
+        "new" => return vec![Flag::valued("--dir", "DIR")],
         "list" | "show" => Vec::new(),
         _ => return Vec::new(),
     };
@@ -187,17 +225,11 @@ fn flags_of(command: &str) -> Vec<Flag> {
 /// The one-line usage of `command`.
 pub fn usage(command: &str) -> &'static str {
     match command {
-        "check" => {
-            "skills check [DIR...] [--format text|json] [--allow-unknown-keys] [--max-file-size BYTES]"
-        }
-        "list" => "skills list [DIR...] [--allow-unknown-keys] [--max-file-size BYTES]",
-        "show" => "skills show NAME [DIR...] [--allow-unknown-keys] [--max-file-size BYTES]",
-        "prompt" => {
-            "skills prompt [DIR...] [--format md|xml] [--allow-unknown-keys] [--max-file-size BYTES]"
-        }
-        "stats" => {
-            "skills stats [DIR...] [--format md|xml] [--allow-unknown-keys] [--max-file-size BYTES]"
-        }
+        "check" => "skills check [DIR...] [--format text|json] [BUNDLE OPTIONS]",
+        "list" => "skills list [DIR...] [BUNDLE OPTIONS]",
+        "show" => "skills show NAME [DIR...] [BUNDLE OPTIONS]",
+        "prompt" => "skills prompt [DIR...] [--format md|xml] [BUNDLE OPTIONS]",
+        "stats" => "skills stats [DIR...] [--format md|xml] [BUNDLE OPTIONS]",
         "new" => "skills new NAME [--dir DIR]",
         "help" => "skills help [COMMAND]",
         _ => "skills <COMMAND> [ARGS]",
@@ -222,6 +254,15 @@ impl Parsed {
 
     fn is_set(&self, name: &str) -> bool {
         self.values.iter().any(|(flag, _)| *flag == name)
+    }
+
+    /// Every value of a repeatable flag, in the order given.
+    fn all(&self, name: &str) -> Vec<String> {
+        self.values
+            .iter()
+            .filter(|(flag, _)| *flag == name)
+            .map(|(_, value)| value.clone())
+            .collect()
     }
 }
 
@@ -301,27 +342,31 @@ fn parse_flags(command: &'static str, args: &[String]) -> Result<Parsed, UsageEr
             parsed.positionals.push(arg.clone());
             continue;
         }
-        let (name, inline_value) = match arg.split_once('=') {
-            Some((name, value)) => (name, Some(value.to_owned())),
-            None => (arg.as_str(), None),
+        // `--name`, `--name=value`, or a short form: `-D NAME`, `-DNAME`.
+        let short = (!arg.starts_with("--"))
+            .then(|| {
+                flags
+                    .iter()
+                    .find(|flag| flag.short.is_some_and(|short| arg.starts_with(short)))
+            })
+            .flatten();
+        let (flag, inline_value) = match short {
+            Some(flag) => {
+                let rest = &arg[2..];
+                (flag, (!rest.is_empty()).then(|| rest.to_owned()))
+            }
+            None => {
+                let (name, inline_value) = match arg.split_once('=') {
+                    Some((name, value)) => (name, Some(value.to_owned())),
+                    None => (arg.as_str(), None),
+                };
+                let Some(flag) = flags.iter().find(|flag| flag.name == name) else {
+                    return Err(unknown_flag(command, &flags, name, arg));
+                };
+                (flag, inline_value)
+            }
         };
-        let Some(flag) = flags.iter().find(|flag| flag.name == name) else {
-            let mut names: Vec<&str> = flags.iter().map(|flag| flag.name).collect();
-            names.push("--help");
-            let hint = closest_match(name, names.iter().copied())
-                .map(|close| format!("did you mean `{close}`?"))
-                .or_else(|| {
-                    (!arg.starts_with("--") && arg.len() > 1).then(|| {
-                        "to pass a folder whose name starts with `-`, put `--` before it".to_owned()
-                    })
-                });
-            return Err(UsageError::new(
-                Some(command),
-                format!("unknown option `{name}` for `skills {command}`"),
-            )
-            .with_hint(hint));
-        };
-        if parsed.is_set(flag.name) {
+        if !flag.repeatable && parsed.is_set(flag.name) {
             return Err(UsageError::new(
                 Some(command),
                 format!("`{}` given more than once", flag.name),
@@ -352,6 +397,33 @@ fn parse_flags(command: &'static str, args: &[String]) -> Result<Parsed, UsageEr
         parsed.values.push((flag.name, value));
     }
     Ok(parsed)
+}
+
+fn unknown_flag(command: &'static str, flags: &[Flag], name: &str, arg: &str) -> UsageError {
+    let mut names: Vec<&str> = flags.iter().map(|flag| flag.name).collect();
+    names.push("--help");
+    // A lowercase `-d` is a likely slip for `-D`; other short forms only match exactly, so a
+    // folder called `-x` is not "corrected" into a lint flag.
+    let short_slip = || {
+        let upper = arg.get(..2)?.to_ascii_uppercase();
+        flags
+            .iter()
+            .filter_map(|flag| flag.short)
+            .find(|short| *short == upper)
+    };
+    let hint = closest_match(name, names.iter().copied())
+        .or_else(|| (!arg.starts_with("--")).then(short_slip).flatten())
+        .map(|close| format!("did you mean `{close}`?"))
+        .or_else(|| {
+            (!arg.starts_with("--") && arg.len() > 1).then(|| {
+                "to pass a folder whose name starts with `-`, put `--` before it".to_owned()
+            })
+        });
+    UsageError::new(
+        Some(command),
+        format!("unknown option `{name}` for `skills {command}`"),
+    )
+    .with_hint(hint)
 }
 
 fn build(command: &'static str, mut parsed: Parsed) -> Result<Command, UsageError> {
@@ -445,17 +517,66 @@ fn source(
     }
     let mut options = Options {
         allow_unknown_keys: parsed.is_set("--allow-unknown-keys"),
+        infer_missing_fields: parsed.is_set("--infer-missing-fields"),
+        ignore: parsed.all("--ignore"),
         ..Options::default()
     };
+    options.lints.allowed_hosts = parsed.all("--allowed-host");
     if let Some(size) = parsed.value("--max-file-size") {
-        options.max_file_size = size.parse().map_err(|_| {
-            UsageError::new(
-                Some(command),
-                format!("invalid value `{size}` for `--max-file-size`: expected a number of bytes"),
-            )
-        })?;
+        options.max_file_size = bytes(command, "--max-file-size", size)?;
     }
-    Ok(Source { dirs, options })
+    if let Some(size) = parsed.value("--max-bundle-size") {
+        options.max_bundle_size = bytes(command, "--max-bundle-size", size)?;
+    }
+    // Lint levels in the order given, so the last one for a lint wins (as in rustc).
+    let mut warnings = Level::Warn;
+    for (flag, lint) in &parsed.values {
+        let level = match *flag {
+            "--allow" => Level::Allow,
+            "--warn" => Level::Warn,
+            "--deny" => Level::Deny,
+            _ => continue,
+        };
+        if lint == WARNINGS {
+            warnings = level;
+        } else if !options.lints.set(lint, level) {
+            return Err(unknown_lint(command, lint));
+        }
+    }
+    Ok(Source {
+        dirs,
+        options,
+        warnings,
+    })
+}
+
+/// A size in bytes: decimal digits, `_` allowed between them as in the macro's `1_000_000`.
+fn bytes(command: &'static str, flag: &str, value: &str) -> Result<u64, UsageError> {
+    let digits = value.replace('_', "");
+    let valid = value.starts_with(|c: char| c.is_ascii_digit())
+        && digits.chars().all(|c| c.is_ascii_digit());
+    valid.then(|| digits.parse().ok()).flatten().ok_or_else(|| {
+        UsageError::new(
+            Some(command),
+            format!("invalid value `{value}` for `{flag}`: expected a number of bytes"),
+        )
+    })
+}
+
+fn unknown_lint(command: &'static str, lint: &str) -> UsageError {
+    let names = LINT_NAMES.iter().copied().chain([WARNINGS]);
+    let hint = match closest_match(lint, names) {
+        Some(close) => format!("did you mean `{close}`?"),
+        None => format!(
+            "the lints are {}, and `{WARNINGS}` for every warning",
+            LINT_NAMES
+                .iter()
+                .map(|name| format!("`{name}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    UsageError::new(Some(command), format!("unknown lint `{lint}`")).with_hint(Some(hint))
 }
 
 fn bad_value(command: &'static str, flag: &str, value: &str, expected: &[&str]) -> UsageError {
@@ -498,6 +619,49 @@ mod tests {
         };
         assert_eq!(format, CheckFormat::Json);
         assert_eq!(source.dirs, ["a", "b"]);
+    }
+
+    #[test]
+    fn every_macro_option_has_a_flag() {
+        let Ok(Command::Check { source, .. }) = run(&[
+            "check",
+            "--max-file-size=10",
+            "--max-bundle-size",
+            "1_000",
+            "--allow-unknown-keys",
+            "--infer-missing-fields",
+            "--ignore",
+            "*.bak",
+            "--ignore=*.tmp",
+            "--allowed-host",
+            "docs.rs",
+            "-D",
+            "long_body",
+            "-Wexternal_urls",
+            "--allow",
+            "prompt_override",
+            "--deny=similar_descriptions",
+            "-A",
+            "similar_descriptions",
+            "-D",
+            "warnings",
+        ]) else {
+            panic!("check did not parse");
+        };
+        let options = &source.options;
+        assert_eq!((options.max_file_size, options.max_bundle_size), (10, 1000));
+        assert!(options.allow_unknown_keys && options.infer_missing_fields);
+        assert_eq!(options.ignore, ["*.bak", "*.tmp"]);
+        assert_eq!(options.lints.allowed_hosts, ["docs.rs"]);
+        assert_eq!(options.lints.long_body, Level::Deny);
+        assert_eq!(options.lints.external_urls, Level::Warn);
+        assert_eq!(options.lints.prompt_override, Level::Allow);
+        assert_eq!(
+            options.lints.similar_descriptions,
+            Level::Allow,
+            "last wins"
+        );
+        assert_eq!(source.warnings, Level::Deny);
     }
 
     #[test]

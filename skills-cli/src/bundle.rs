@@ -6,14 +6,31 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use skills_core::render::CatalogEntry;
-use skills_core::{Bundle, Diagnostic, Severity, SkillDef};
+use skills_core::{Bundle, Diagnostic, Level, Severity, SkillDef};
 
 use crate::args::Source;
 
 /// Loads `source`, resolving its roots against the current directory (the macro resolves them
-/// against the crate's manifest directory; run the command from there to get the same paths).
+/// against the crate's manifest directory; run the command from there to get the same paths),
+/// then applies the `warnings` group level (`-D warnings`, `-A warnings`).
 pub fn load(source: &Source) -> Bundle {
-    skills_core::load(&base_dir(), &source.roots(), &source.options)
+    let mut bundle = skills_core::load(&base_dir(), &source.roots(), &source.options);
+    apply_warnings_level(&mut bundle, source.warnings);
+    bundle
+}
+
+/// What `#![deny(warnings)]` (or `allow`) in the consuming crate does to the macro's warnings:
+/// every diagnostic still a warning after the per-lint levels becomes an error, or goes away.
+fn apply_warnings_level(bundle: &mut Bundle, level: Level) {
+    match level {
+        Level::Warn => {}
+        Level::Allow => bundle.diagnostics.retain(Diagnostic::is_error),
+        Level::Deny => {
+            for diagnostic in &mut bundle.diagnostics {
+                diagnostic.severity = Severity::Error;
+            }
+        }
+    }
 }
 
 fn base_dir() -> PathBuf {

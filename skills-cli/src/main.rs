@@ -16,8 +16,22 @@
 //!
 //! `DIR` defaults to `skills`, resolved against the current directory (the macro resolves its
 //! roots against the crate's manifest directory, so run the command from there). The commands
-//! that read a bundle also take the macro's options: `--allow-unknown-keys` and
-//! `--max-file-size BYTES`.
+//! that read a bundle also take every option of the macro, so `skills check` judges a folder
+//! exactly as a given `embed_skills!` call does:
+//!
+//! | `embed_skills!` option            | flag                              |
+//! |-----------------------------------|-----------------------------------|
+//! | `max_file_size = N`               | `--max-file-size N`               |
+//! | `max_bundle_size = N`             | `--max-bundle-size N`             |
+//! | `allow_unknown_keys = true`       | `--allow-unknown-keys`            |
+//! | `infer_missing_fields = true`     | `--infer-missing-fields`          |
+//! | `ignore = ["a", "b"]`             | `--ignore a --ignore b`           |
+//! | `allowed_hosts = ["docs.rs"]`     | `--allowed-host docs.rs`          |
+//! | `LINT = "allow"/"warn"/"deny"`    | `-A LINT` / `-W LINT` / `-D LINT` |
+//! | `#![deny(warnings)]` in the crate | `-D warnings`                     |
+//!
+//! Lint flags are read in order and the last one for a lint wins, as in rustc; an unknown lint
+//! name is a bad command line.
 //!
 //! Exit codes: 0 success; 1 the bundle has errors (diagnostics on stderr, or on stdout for
 //! `check`), an unknown skill for `show`, or a failure to write; 2 a bad command line.
@@ -96,10 +110,29 @@ fn execute(command: Command, streams: &mut Streams<'_>) -> io::Result<u8> {
     }
 }
 
+/// The macro's options, as every command that reads a bundle takes them.
 const SOURCE_OPTIONS: &str = "\
-  --allow-unknown-keys     accept (and ignore) unknown frontmatter keys, like the macro's
-                           `allow_unknown_keys = true`
-  --max-file-size BYTES    largest accepted SKILL.md (default 1048576), like `max_file_size`
+Bundle options (each as the `embed_skills!` option named in brackets):
+  --max-file-size BYTES    largest accepted file, SKILL.md or resource (default 1048576)
+                           [max_file_size = BYTES]
+  --max-bundle-size BYTES  largest total of all embedded files (default 67108864)
+                           [max_bundle_size = BYTES]
+  --allow-unknown-keys     accept (and ignore) unknown frontmatter keys
+                           [allow_unknown_keys = true]
+  --infer-missing-fields   take a missing `name` from the folder and a missing `description`
+                           from the first body line [infer_missing_fields = true]
+  --ignore PATTERN         leave files named PATTERN (`*` wildcards allowed) out of the
+                           resources; repeatable [ignore = [\"PATTERN\", ...]]
+  --allowed-host HOST      a host (and its subdomains) the `external_urls` lint accepts;
+                           repeatable [allowed_hosts = [\"HOST\", ...]]
+  -A, --allow LINT         silence a lint [LINT = \"allow\"]
+  -W, --warn LINT          report a lint as a warning [LINT = \"warn\"]
+  -D, --deny LINT          report a lint as an error, failing the check [LINT = \"deny\"]
+                           Lint flags repeat; the last one for a lint wins. Lints (default
+                           level): long_body (warn), similar_descriptions (warn),
+                           prompt_override (warn), external_urls (allow). `warnings` stands for
+                           every warning: `-D warnings` makes them errors, as
+                           `#![deny(warnings)]` does in the crate; `-A warnings` hides them.
 ";
 
 /// The text of `skills help [COMMAND]`.
@@ -126,7 +159,9 @@ Options:
   -V, --version        print the version
 
 DIR defaults to `skills`, relative to the current directory; several DIRs are read as one
-bundle, like `embed_skills!(\"a\", \"b\")`.
+bundle, like `embed_skills!(\"a\", \"b\")`. The commands that read a bundle take every option
+of the macro (`max_file_size = N` is `--max-file-size N`, `long_body = \"deny\"` is
+`-D long_body`, ...): see `skills help check`.
 Exit codes: 0 success, 1 errors in the bundle (or a failed command), 2 a bad command line.
 ",
                 env!("CARGO_PKG_VERSION")
@@ -187,6 +222,6 @@ Options:
     };
     format!(
         "{about}\n\nUsage: {usage}\n\nDIR defaults to `skills`; several DIRs are read as one \
-         bundle.\n\nOptions:\n{options}{SOURCE_OPTIONS}  -h, --help               print help\n"
+         bundle.\n\nOptions:\n{options}  -h, --help               print help\n\n{SOURCE_OPTIONS}"
     )
 }
