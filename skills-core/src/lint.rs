@@ -107,7 +107,7 @@ fn finding(
         Level::Deny => Severity::Error,
     };
     let mut diagnostic = Diagnostic::error(&skill.path, message).at(&skill.text, line, column).with_help(format!(
-        "{help} (lint `{lint}`: set `{lint} = \"allow\"` to silence it, \"deny\" to fail the build)"
+        "{help} (lint `{lint}`: `{lint} = \"allow\"` in `embed_skills!` or `-A {lint}` in `skills check` silences it)"
     ));
     diagnostic.severity = severity;
     Some(diagnostic)
