@@ -82,8 +82,13 @@ pub use skills_core::render::{CatalogEntry, EMPTY_CATALOG, LOAD_SKILL_TOOL};
 ///
 /// | option | default | meaning |
 /// |---|---|---|
-/// | `max_file_size = 1048576` | 1 MiB | largest accepted `SKILL.md`, in bytes |
+/// | `max_file_size = 1048576` | 1 MiB | largest `SKILL.md` or resource file, in bytes |
+/// | `max_bundle_size = 67108864` | 64 MiB | largest total of everything embedded |
 /// | `allow_unknown_keys = true` | `false` | accept frontmatter keys outside the spec |
+/// | `infer_missing_fields = true` | `false` | old folders: a missing `name` is the folder name, a missing `description` the first body line |
+/// | `ignore = ["*.bak"]` | hidden files, `__pycache__`, `*.pyc` | more names or `*` patterns to leave out of resources |
+/// | `long_body = "deny"`, `similar_descriptions`, `prompt_override`, `external_urls` | `"warn"` (`external_urls`: `"allow"`) | lint levels: `"allow"`, `"warn"`, `"deny"` |
+/// | `allowed_hosts = ["docs.rs"]` | none | hosts the `external_urls` lint accepts |
 /// | `crate = path` | `::skills_runtime` | where this crate is, for renamed dependencies |
 ///
 /// Every problem in every file is its own compile error, pointing at the file and line.
