@@ -837,3 +837,25 @@ async fn approver_decides_ask_tools() {
     let results = last_results(&server);
     assert!(results[1]["content"].as_str().unwrap().contains("declined"));
 }
+
+#[tokio::test]
+async fn request_timeout_is_a_transport_error_and_retried() {
+    let slow = || Reply::Delayed(Duration::from_secs(3), Box::new(final_text("too late")));
+    let server = MockServer::start(vec![slow(), final_text("in time")]).await;
+    let (mut options, delays) = fast_options();
+    options.timeout = Duration::from_millis(300);
+    let provider = skills_runtime::agent::provider::anthropic::Anthropic::with_options(
+        ANTHROPIC_KEY,
+        "m",
+        &server.url(),
+        options,
+    )
+    .unwrap();
+    let agent = Agent::builder(Arc::new(provider)).build().unwrap();
+    let started = std::time::Instant::now();
+    let out = agent.run(&mut agent.session(), "x").await.unwrap();
+    assert_eq!(out.text, "in time");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(server.request_count(), 2);
+    assert_eq!(delays.lock().unwrap().len(), 1);
+}

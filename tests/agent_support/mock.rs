@@ -50,6 +50,8 @@ pub enum Reply {
     },
     /// Written as-is; then the connection is closed.
     Raw(Vec<u8>),
+    /// The inner reply, after a pause (to trip client timeouts).
+    Delayed(std::time::Duration, Box<Reply>),
 }
 
 impl Reply {
@@ -222,7 +224,15 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) -> std::io::Resu
                 .header("x-should-retry", "false")
             })
         };
+        let reply = match reply {
+            Reply::Delayed(pause, inner) => {
+                tokio::time::sleep(pause).await;
+                *inner
+            }
+            other => other,
+        };
         match reply {
+            Reply::Delayed(..) => unreachable!("nested delays are not used"),
             Reply::Raw(bytes) => {
                 stream.write_all(&bytes).await?;
                 stream.flush().await?;
