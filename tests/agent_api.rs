@@ -101,6 +101,7 @@ async fn anthropic_full_tool_loop() {
         names,
         [
             "load_skill",
+            "read_skill_resource",
             "bash",
             "read_file",
             "write_file",
@@ -858,4 +859,66 @@ async fn request_timeout_is_a_transport_error_and_retried() {
     assert!(started.elapsed() < Duration::from_secs(2));
     assert_eq!(server.request_count(), 2);
     assert_eq!(delays.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn skill_resources_are_read_from_the_binary() {
+    let server = MockServer::start(vec![
+        tool_use("r0", "load_skill", json!({"name": "code-review"})),
+        tool_use(
+            "r1",
+            "read_skill_resource",
+            json!({"skill": "code-review", "path": "references/checklist.md"}),
+        ),
+        tool_use(
+            "r2",
+            "read_skill_resource",
+            json!({"skill": "code-review", "path": "nope.md"}),
+        ),
+        final_text("done"),
+    ])
+    .await;
+    let (provider, _) = anthropic(&server.url());
+    let agent = Agent::builder(Arc::new(provider))
+        .skills(SKILLS)
+        .build()
+        .unwrap();
+    agent.run(&mut agent.session(), "x").await.unwrap();
+    let first = server.requests()[0].json();
+    let tool = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "read_skill_resource")
+        .unwrap()
+        .clone();
+    let expected: Value =
+        serde_json::from_str(&SKILLS.to_set().read_resource_tool_anthropic().unwrap()).unwrap();
+    assert_eq!(tool, expected);
+    // Only skills with files are offered.
+    assert_eq!(
+        tool["input_schema"]["properties"]["skill"]["enum"],
+        json!(["code-review"])
+    );
+    let results = last_results(&server);
+    assert!(
+        results[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("references/checklist.md")
+    );
+    assert!(
+        results[1]["content"]
+            .as_str()
+            .unwrap()
+            .contains("CHECKLIST-MARKER")
+    );
+    assert!(results[1].get("is_error").is_none());
+    assert_eq!(results[2]["is_error"], true);
+    assert!(
+        results[2]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("error (not_found)")
+    );
 }

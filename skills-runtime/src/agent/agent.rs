@@ -11,7 +11,10 @@ use super::conversation::{Conversation, Message, ToolCall, ToolResult, Usage};
 use super::error::AgentError;
 use super::permission::{HookDecision, Hooks, Permission, PermissionPolicy};
 use super::provider::{Provider, Request, ToolDefinitions};
-use super::tools::{self, FailureTracker, LOAD_SKILL, Tool, ToolContext, ToolError, ToolErrorKind};
+use super::tools::{
+    self, FailureTracker, LOAD_SKILL, READ_SKILL_RESOURCE, Tool, ToolContext, ToolError,
+    ToolErrorKind,
+};
 use crate::{SkillLoad, SkillLoader, SkillSet};
 
 /// Default limit on model requests per [`Agent::run`].
@@ -146,10 +149,13 @@ impl AgentBuilder {
         })?;
         let mut tools = self.tools;
         let mut load_skill = self.load_skill && !self.skills.is_empty();
+        // Offered with load_skill when some skill ships files besides SKILL.md.
+        let mut read_resource = load_skill && !self.skills.names_with_resources().is_empty();
         if let Some(only) = &self.only_tools {
             for name in only {
-                let known =
-                    tools.iter().any(|t| t.name() == name) || (name == LOAD_SKILL && load_skill);
+                let known = tools.iter().any(|t| t.name() == name)
+                    || (name == LOAD_SKILL && load_skill)
+                    || (name == READ_SKILL_RESOURCE && read_resource);
                 if !known {
                     return Err(AgentError::Config(format!(
                         "only_tools names `{name}`, which is not a tool of this agent"
@@ -158,10 +164,14 @@ impl AgentBuilder {
             }
             tools.retain(|t| only.iter().any(|n| n == t.name()));
             load_skill &= only.iter().any(|n| n == LOAD_SKILL);
+            read_resource &= only.iter().any(|n| n == READ_SKILL_RESOURCE);
         }
         let mut seen = std::collections::BTreeSet::new();
         for tool in &tools {
-            if tool.name() == LOAD_SKILL || !seen.insert(tool.name().to_owned()) {
+            if tool.name() == LOAD_SKILL
+                || tool.name() == READ_SKILL_RESOURCE
+                || !seen.insert(tool.name().to_owned())
+            {
                 return Err(AgentError::Config(format!(
                     "two tools are called `{}`",
                     tool.name()
@@ -173,7 +183,7 @@ impl AgentBuilder {
             // The build-time JSON of the registry (or the set's own rendering), parsed once.
             let parse = |text: Option<&str>| -> Result<Value, AgentError> {
                 serde_json::from_str(text.unwrap_or("")).map_err(|e| {
-                    AgentError::Config(format!("the load_skill tool JSON does not parse: {e}"))
+                    AgentError::Config(format!("a skill tool's JSON does not parse: {e}"))
                 })
             };
             definitions.push_rendered(
@@ -181,6 +191,13 @@ impl AgentBuilder {
                 parse(self.skills.load_skill_tool_anthropic())?,
                 parse(self.skills.load_skill_tool_openai())?,
             );
+            if read_resource {
+                definitions.push_rendered(
+                    READ_SKILL_RESOURCE,
+                    parse(self.skills.read_resource_tool_anthropic().as_deref())?,
+                    parse(self.skills.read_resource_tool_openai().as_deref())?,
+                );
+            }
             self.skills.system_prompt(&self.preamble)
         } else {
             self.preamble.clone()
@@ -192,6 +209,7 @@ impl AgentBuilder {
             provider: self.provider,
             skills: self.skills,
             load_skill,
+            read_resource,
             tools,
             definitions,
             system,
@@ -209,6 +227,7 @@ pub struct Agent {
     provider: Arc<dyn Provider>,
     skills: SkillSet,
     load_skill: bool,
+    read_resource: bool,
     tools: Vec<Arc<dyn Tool>>,
     definitions: ToolDefinitions,
     system: String,
@@ -421,8 +440,9 @@ impl Agent {
         skills_loaded: &mut Vec<&'static str>,
     ) -> Result<String, ToolError> {
         let is_load_skill = self.load_skill && call.name == LOAD_SKILL;
+        let is_read_resource = self.read_resource && call.name == READ_SKILL_RESOURCE;
         let tool = self.tools.iter().find(|t| t.name() == call.name);
-        if !is_load_skill && tool.is_none() {
+        if !is_load_skill && !is_read_resource && tool.is_none() {
             return Err(ToolError::new(
                 ToolErrorKind::UnknownTool,
                 format!("there is no tool called `{}`", call.name),
@@ -471,6 +491,7 @@ impl Agent {
         }
         let outcome = match tool {
             Some(tool) => tool.call(&call.input, &self.context).await,
+            None if is_read_resource => self.read_resource(&call.input),
             None => self.load_skill(session, &call.input, skills_loaded),
         };
         // Refusals above do not count as failures: the tool itself did not fail.
@@ -478,6 +499,28 @@ impl Agent {
             .tracker
             .record(&call.name, outcome.is_ok(), Instant::now());
         outcome
+    }
+
+    /// `read_skill_resource`: a file shipped with a skill, served from the binary.
+    fn read_resource(&self, input: &Value) -> Result<String, ToolError> {
+        let skill = tools::str_arg(input, "skill")?;
+        let path = tools::str_arg(input, "path")?;
+        let offset = tools::uint_arg(input, "offset")?.map(|n| n as usize);
+        let limit = tools::uint_arg(input, "limit")?.map(|n| n as usize);
+        let text = self
+            .skills
+            .read_resource(skill, path, offset, limit)
+            .map_err(|e| {
+                let kind = match e {
+                    crate::ResourceError::UnknownSkill(_) => ToolErrorKind::UnknownSkill,
+                    crate::ResourceError::UnknownPath { .. } => ToolErrorKind::NotFound,
+                    _ => ToolErrorKind::InvalidInput,
+                };
+                ToolError::new(kind, e.to_string())
+                    .suggest("use a skill and path listed in the load_skill result")
+            })?;
+        tracing::info!(skill, path, chars = text.len(), "skill resource read");
+        Ok(text)
     }
 
     fn load_skill(

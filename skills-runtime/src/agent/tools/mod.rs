@@ -27,6 +27,8 @@ pub use glob::Glob;
 
 /// Name of the skill-loading tool.
 pub const LOAD_SKILL: &str = crate::LOAD_SKILL_TOOL;
+/// Name of the tool that reads a file shipped with a skill (offered when a skill has some).
+pub const READ_SKILL_RESOURCE: &str = skills_core::render::READ_RESOURCE_TOOL;
 
 /// What a tool call has to work with.
 #[derive(Clone, Debug)]
