@@ -150,8 +150,10 @@ proptest! {
         if let (Some(mut skill), _) = parse("s/x/SKILL.md", "x", text.as_bytes(), &ParseOptions::default()) {
             skill.resources.clear();
             let _ = skills_core::resources::check_references(&skill);
-            let mut options = skills_core::LintOptions::default();
-            options.external_urls = skills_core::Level::Warn;
+            let options = skills_core::LintOptions {
+                external_urls: skills_core::Level::Warn,
+                ..Default::default()
+            };
             let _ = skills_core::lint::lint_skill(&skill, &options);
             let _ = skills_core::lint::lint_bundle(&[skill.clone(), skill], &options);
         }
