@@ -49,9 +49,8 @@ fn main() {
     );
 
     heading("Summary");
-    let catalog_bytes = SKILLS.catalog().len();
-    let body_bytes: usize = SKILLS.iter().map(|skill| skill.body().len()).sum();
-    println!("skills:              {}", SKILLS.len());
+    let summary = skills_demo::DisclosureSummary::of(&SKILLS);
+    println!("skills:              {}", summary.skills);
     for skill in SKILLS.iter() {
         println!(
             "  {:<20} v{:<7} {:>6} body bytes  sha256 {}",
@@ -61,15 +60,17 @@ fn main() {
             &skill.sha256()[..12],
         );
     }
-    println!("catalog bytes:       {catalog_bytes}");
-    println!("all bodies, bytes:   {body_bytes}");
-    if body_bytes > 0 {
+    println!("catalog bytes:       {}", summary.catalog_bytes);
+    println!("all bodies, bytes:   {}", summary.body_bytes);
+    if summary.body_bytes > 0 {
         println!(
-            "Every request carries the catalog ({catalog_bytes} bytes) instead of every body \
-             ({body_bytes} bytes): {} bytes saved per request, {:.1}% of the bodies. \
-             A body costs tokens only in the conversation that loads it.",
-            body_bytes.saturating_sub(catalog_bytes),
-            100.0 * body_bytes.saturating_sub(catalog_bytes) as f64 / body_bytes as f64,
+            "Every request carries the catalog ({} bytes) instead of every body ({} bytes): \
+             {} bytes saved per request, {:.1}% of the bodies. A body costs tokens only in the \
+             conversation that loads it.",
+            summary.catalog_bytes,
+            summary.body_bytes,
+            summary.saved_bytes(),
+            summary.saved_percent(),
         );
     }
 }

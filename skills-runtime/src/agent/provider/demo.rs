@@ -83,11 +83,11 @@ impl Demo {
                 return call(step, "load_skill", json!({"name": skill}));
             }
             if offered("glob") {
-                return call(step, "glob", json!({"pattern": "**/*"}));
+                return call(step, "glob", json!({"pattern": glob_pattern(prompt)}));
             }
         }
         if !made("glob") && offered("glob") {
-            return call(step, "glob", json!({"pattern": "**/*"}));
+            return call(step, "glob", json!({"pattern": glob_pattern(prompt)}));
         }
         if !made("read_file") && offered("read_file") {
             let listing = result_of(&calls_made, &results, "glob").unwrap_or("");
@@ -169,10 +169,18 @@ impl Demo {
         if let Some(listing) = result_of(calls, results, "glob") {
             let files = listing
                 .lines()
-                .filter(|l| !l.starts_with('(') && !l.starts_with("error"))
+                .filter(|l| {
+                    !l.starts_with('(') && !l.starts_with("error") && !l.starts_with("no files")
+                })
                 .count();
+            let pattern = calls
+                .iter()
+                .find(|c| c.name == "glob")
+                .and_then(|c| c.input.get("pattern"))
+                .and_then(Value::as_str)
+                .unwrap_or("**/*");
             out.push_str(&format!(
-                "3. glob(\"**/*\") listed {files} file(s) in the working directory.\n"
+                "3. glob(\"{pattern}\") listed {files} file(s) in the working directory.\n"
             ));
         }
         let read = calls.iter().find(|c| c.name == "read_file");
@@ -334,6 +342,35 @@ fn best_skill(system: &str, prompt: &str) -> Option<(String, Vec<String>)> {
         .map(|(_, name, shared)| (name, shared))
 }
 
+/// Words of the prompt with surrounding punctuation removed.
+fn prompt_tokens(prompt: &str) -> impl Iterator<Item = &str> {
+    let quote = |c: char| matches!(c, '"' | '\'' | '`' | ',' | ';' | ':' | '(' | ')');
+    prompt
+        .split_whitespace()
+        // A sentence's final `.` goes, a leading one (`.env`) stays.
+        .map(move |token| {
+            token
+                .trim_start_matches(quote)
+                .trim_end_matches(|c| quote(c) || c == '.')
+        })
+        .filter(|token| !token.is_empty())
+}
+
+/// What to list: the file the task names (`review src/lib.rs`), else the whole tree.
+fn glob_pattern(prompt: &str) -> String {
+    prompt_tokens(prompt)
+        .find(|token| {
+            token.contains('.')
+                && !token.starts_with('/')
+                && !token.contains("..")
+                && token
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || "/._-".contains(c))
+        })
+        .unwrap_or("**/*")
+        .to_owned()
+}
+
 /// A file to read: one the prompt names, else a likely entry point, else the first source file.
 fn pick_file(prompt: &str, listing: &str) -> Option<String> {
     let files: Vec<&str> = listing
@@ -345,17 +382,11 @@ fn pick_file(prompt: &str, listing: &str) -> Option<String> {
                 && !l.starts_with("no files")
         })
         .collect();
-    for token in prompt.split_whitespace() {
-        let token = token
-            .trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | ',' | ';' | ':' | '(' | ')'));
-        let token = token.trim_end_matches('.');
-        if token.is_empty() {
-            continue;
-        }
-        if let Some(file) = files
-            .iter()
-            .find(|f| **f == token || f.ends_with(&format!("/{token}")))
-        {
+    for token in prompt_tokens(prompt) {
+        // An exact path beats a file of the same name deeper in the tree.
+        let exact = files.iter().find(|f| **f == token);
+        let nested = || files.iter().find(|f| f.ends_with(&format!("/{token}")));
+        if let Some(file) = exact.or_else(nested) {
             return Some((*file).to_owned());
         }
     }
@@ -421,5 +452,19 @@ mod tests {
         assert_eq!(pick_file("review main.rs", listing).unwrap(), "src/main.rs");
         assert_eq!(pick_file("review it", listing).unwrap(), "src/lib.rs");
         assert_eq!(pick_file("x", ""), None);
+        // The exact path wins over a same-named file that sorts first.
+        let nested = "skills-core/src/lib.rs\nsrc/lib.rs";
+        assert_eq!(
+            pick_file("review src/lib.rs", nested).unwrap(),
+            "src/lib.rs"
+        );
+    }
+
+    #[test]
+    fn globs_the_named_file_or_the_tree() {
+        assert_eq!(glob_pattern("review src/lib.rs please"), "src/lib.rs");
+        assert_eq!(glob_pattern("review `Cargo.toml`."), "Cargo.toml");
+        assert_eq!(glob_pattern("review ../etc/passwd"), "**/*");
+        assert_eq!(glob_pattern("review the code"), "**/*");
     }
 }
