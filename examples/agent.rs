@@ -263,6 +263,8 @@ async fn main() -> ExitCode {
     let agent = match Agent::builder(provider)
         .skills(SKILLS)
         .workdir(&workdir)
+        // Skills that ship scripts get them written here (once, keyed by hash) when loaded.
+        .resource_dir(skills_runtime::default_resource_dir())
         .max_turns(args.max_turns.unwrap_or(DEFAULT_MAX_TURNS))
         .permissions(policy)
         .hooks(progress_hooks())

@@ -862,6 +862,34 @@ async fn request_timeout_is_a_transport_error_and_retried() {
 }
 
 #[tokio::test]
+async fn resource_dir_puts_a_loaded_skills_files_on_disk() {
+    let server = MockServer::start(vec![
+        tool_use("m0", "load_skill", json!({"name": "code-review"})),
+        final_text("done"),
+    ])
+    .await;
+    let (provider, _) = anthropic(&server.url());
+    let cache = tempfile::tempdir().unwrap();
+    let agent = Agent::builder(Arc::new(provider))
+        .skills(SKILLS)
+        .resource_dir(cache.path())
+        .build()
+        .unwrap();
+    agent.run(&mut agent.session(), "x").await.unwrap();
+    let skill = SKILLS.get("code-review").unwrap();
+    let written = cache
+        .path()
+        .join(format!("code-review-{}", &skill.tree_sha256()[..16]));
+    assert!(written.join("references/checklist.md").is_file());
+    let results = last_results(&server);
+    let text = results[0]["content"].as_str().unwrap();
+    assert!(
+        text.contains(&format!("written to {}", written.display())),
+        "{text}"
+    );
+}
+
+#[tokio::test]
 async fn skill_resources_are_read_from_the_binary() {
     let server = MockServer::start(vec![
         tool_use("r0", "load_skill", json!({"name": "code-review"})),

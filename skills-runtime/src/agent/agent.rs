@@ -38,6 +38,7 @@ pub struct AgentBuilder {
     policy: PermissionPolicy,
     hooks: Hooks,
     tracker: FailureTracker,
+    resource_dir: Option<PathBuf>,
 }
 
 impl fmt::Debug for AgentBuilder {
@@ -67,7 +68,17 @@ impl AgentBuilder {
             policy: PermissionPolicy::new(),
             hooks: Hooks::new(),
             tracker: FailureTracker::default(),
+            resource_dir: None,
         }
+    }
+
+    /// Where to write a skill's files (scripts, references, assets) when a skill that has any is
+    /// loaded, so the model can run its scripts with `bash`; the `load_skill` result names the
+    /// directory. Without it the files are only readable through `read_skill_resource`.
+    /// [`crate::default_resource_dir`] is a sensible choice. See [`crate::Skill::materialize`].
+    pub fn resource_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.resource_dir = Some(dir.into());
+        self
     }
 
     /// The skills in the catalog and behind `load_skill` (a whole `Registry`, or a
@@ -218,6 +229,7 @@ impl AgentBuilder {
             policy: self.policy,
             hooks: self.hooks,
             tracker: self.tracker,
+            resource_dir: self.resource_dir,
         })
     }
 }
@@ -236,6 +248,7 @@ pub struct Agent {
     policy: PermissionPolicy,
     hooks: Hooks,
     tracker: FailureTracker,
+    resource_dir: Option<PathBuf>,
 }
 
 impl fmt::Debug for Agent {
@@ -326,7 +339,10 @@ impl Agent {
     pub fn session(&self) -> Session {
         Session {
             conversation: Conversation::new(),
-            loader: SkillLoader::new(self.skills.clone()),
+            loader: match &self.resource_dir {
+                Some(dir) => SkillLoader::new(self.skills.clone()).with_resource_dir(dir),
+                None => SkillLoader::new(self.skills.clone()),
+            },
             tracker: self.tracker.clone(),
             usage: Usage::default(),
         }
