@@ -140,16 +140,7 @@ impl Anthropic {
         let mut response =
             parse_response(value).map_err(|e| e.with_retries(retries).with_status(200))?;
         response.retries = retries;
-        tracing::info!(
-            provider = NAME,
-            model = %self.model,
-            input_tokens = response.usage.input_tokens,
-            output_tokens = response.usage.output_tokens,
-            cache_read_tokens = response.usage.cache_read_tokens,
-            retries,
-            tool_calls = response.turn.tool_calls.len(),
-            "model request"
-        );
+        super::log_response(NAME, &self.model, &response);
         Ok(response)
     }
 }

@@ -298,3 +298,17 @@ fn preview(bytes: &[u8]) -> String {
 pub(crate) fn count(value: &Value, key: &str) -> u64 {
     value.get(key).and_then(Value::as_u64).unwrap_or(0)
 }
+
+/// The `model request` event every provider emits after a successful call.
+pub(crate) fn log_response(provider: &str, model: &str, response: &Response) {
+    tracing::info!(
+        provider,
+        model,
+        input_tokens = response.usage.input_tokens,
+        output_tokens = response.usage.output_tokens,
+        cache_read_tokens = response.usage.cache_read_tokens,
+        retries = response.retries,
+        tool_calls = response.turn.tool_calls.len(),
+        "model request"
+    );
+}
