@@ -21,6 +21,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod index;
 pub mod render;
 
 #[cfg(feature = "validate")]

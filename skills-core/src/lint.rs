@@ -1,6 +1,8 @@
 //! Lints: advice beyond the hard rules, each with a level (allow, warn, deny) so a team decides
 //! what fails its build.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::skill::SkillDef;
 
@@ -232,7 +234,7 @@ fn external_urls(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnostic> {
     out
 }
 
-fn words(text: &str) -> std::collections::BTreeSet<String> {
+fn words(text: &str) -> BTreeSet<String> {
     const STOP: &[&str] = &[
         "the", "and", "for", "use", "when", "with", "this", "that", "from", "are", "you", "its",
         "into",
@@ -245,14 +247,22 @@ fn words(text: &str) -> std::collections::BTreeSet<String> {
 
 /// Word overlap of two descriptions: the shared words and |A and B| / |A or B|.
 pub fn similarity(a: &str, b: &str) -> (usize, f64) {
-    let (a, b) = (words(a), words(b));
-    let union = a.union(&b).count();
-    let shared = a.intersection(&b).count();
+    overlap(&words(a), &words(b))
+}
+
+fn overlap(a: &BTreeSet<String>, b: &BTreeSet<String>) -> (usize, f64) {
+    let shared = a.intersection(b).count();
+    let union = a.len() + b.len() - shared;
     if union == 0 {
         return (0, 0.0);
     }
     (shared, shared as f64 / union as f64)
 }
+
+/// A word in more descriptions than this says nothing about which two are alike; pairs are
+/// found through rarer words only, so the lint stays near-linear on large bundles (1,000
+/// skills would otherwise be half a million pairs, in an unoptimized proc macro).
+const COMMON_WORD_POSTINGS: usize = 64;
 
 /// When two descriptions say nearly the same thing the model picks at random; a
 /// `when-not-to-use` on each tells them apart.
@@ -261,23 +271,62 @@ fn similar_descriptions(skills: &[SkillDef], level: Level) -> Vec<Diagnostic> {
     if level == Level::Allow {
         return out;
     }
-    for (i, first) in skills.iter().enumerate() {
-        for second in &skills[i + 1..] {
-            if first.when_not_to_use.is_some() && second.when_not_to_use.is_some() {
-                continue;
+    let sets: Vec<BTreeSet<String>> = skills.iter().map(|s| words(&s.description.value)).collect();
+    let mut postings: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (index, set) in sets.iter().enumerate() {
+        for word in set {
+            postings.entry(word.as_str()).or_default().push(index);
+        }
+    }
+    let is_common = |word: &str| {
+        postings
+            .get(word)
+            .is_some_and(|p| p.len() > COMMON_WORD_POSTINGS)
+    };
+    let common_counts: Vec<usize> = sets
+        .iter()
+        .map(|set| set.iter().filter(|w| is_common(w)).count())
+        .collect();
+    // Shared rare words per pair (i < j).
+    let mut rare_shared: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    for posting in postings
+        .values()
+        .filter(|p| p.len() <= COMMON_WORD_POSTINGS)
+    {
+        for (k, &i) in posting.iter().enumerate() {
+            for &j in &posting[k + 1..] {
+                *rare_shared.entry((i, j)).or_default() += 1;
             }
-            let (shared, score) = similarity(&first.description.value, &second.description.value);
-            if shared >= MIN_SHARED_WORDS && score >= SIMILARITY_THRESHOLD {
-                out.extend(finding(
-                    level,
-                    "similar_descriptions",
-                    second,
-                    second.description.line,
-                    second.description.column,
-                    format!("the description of `{}` is very close to that of `{}` ({:.0}% of words shared)", second.name.value, first.name.value, score * 100.0),
-                    "say how they differ, and add `when-not-to-use:` to each so the model picks the right one",
-                ));
-            }
+        }
+    }
+    for (&(i, j), &rare) in &rare_shared {
+        let (first, second) = (&skills[i], &skills[j]);
+        if first.when_not_to_use.is_some() && second.when_not_to_use.is_some() {
+            continue;
+        }
+        // Cheap bound before the exact count: common words can add at most this many.
+        let most_shared = rare + common_counts[i].min(common_counts[j]);
+        let needed =
+            (SIMILARITY_THRESHOLD * sets[i].len().max(sets[j].len()) as f64).ceil() as usize;
+        if most_shared < MIN_SHARED_WORDS.max(needed) {
+            continue;
+        }
+        let (shared, score) = overlap(&sets[i], &sets[j]);
+        if shared >= MIN_SHARED_WORDS && score >= SIMILARITY_THRESHOLD {
+            out.extend(finding(
+                level,
+                "similar_descriptions",
+                second,
+                second.description.line,
+                second.description.column,
+                format!(
+                    "the description of `{}` is very close to that of `{}` ({:.0}% of words shared)",
+                    second.name.value,
+                    first.name.value,
+                    score * 100.0
+                ),
+                "say how they differ, and add `when-not-to-use:` to each so the model picks the right one",
+            ));
         }
     }
     out
@@ -348,6 +397,37 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].message.contains("`evil.example`"));
         assert_eq!((found[0].line, found[0].column), (6, 9));
+    }
+
+    #[test]
+    fn similar_descriptions_through_common_words_are_still_found() {
+        // 100 skills share the common words; two of them also share rare ones.
+        let mut skills: Vec<SkillDef> = (0..100)
+            .map(|i| {
+                skill(
+                    &format!("s{i}"),
+                    &format!("description: Review code tests docs item{i}.\n"),
+                    "x",
+                )
+            })
+            .collect();
+        skills.push(skill(
+            "twin-a",
+            "description: Review code tests docs alpha beta.\n",
+            "x",
+        ));
+        skills.push(skill(
+            "twin-b",
+            "description: Review code tests docs alpha beta!\n",
+            "x",
+        ));
+        let found = lint_bundle(&skills, &levels(Level::Warn));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0]
+                .message
+                .contains("`twin-b` is very close to that of `twin-a`")
+        );
     }
 
     #[test]

@@ -63,7 +63,7 @@ fn yaml_quoted(text: &str) -> String {
 fn render(f: &Fields) -> String {
     // A plain `name: 123` is a YAML number (and rejected with a hint to quote it), so names that
     // YAML would read as numbers are quoted; the rest stay plain, as people write them.
-    let plain_is_string = f.name.chars().any(|c| c.is_ascii_lowercase() && c != 'e')
+    let plain_is_string = f.name.starts_with(|c: char| c.is_ascii_lowercase())
         && !matches!(f.name.as_str(), "true" | "false" | "null");
     let name = if plain_is_string {
         f.name.clone()

@@ -79,6 +79,7 @@ pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStr
         .collect();
     let names: Vec<&str> = entries.iter().map(|e| e.name).collect();
     let catalog = render::catalog_markdown(&entries);
+    let index = skills_core::index::build(&names);
     let (tool_anthropic, tool_openai) = if names.is_empty() {
         (String::new(), String::new())
     } else {
@@ -94,7 +95,7 @@ pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStr
             #(#tracking)*
             #(#contents)*
             const SKILLS: &[#krate::Skill] = &[#(#skills),*];
-            #krate::__private::registry(SKILLS, #catalog, #tool_anthropic, #tool_openai)
+            #krate::__private::registry(SKILLS, &[#(#index),*], #catalog, #tool_anthropic, #tool_openai)
         }
     }
 }

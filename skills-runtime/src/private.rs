@@ -86,16 +86,18 @@ pub const fn skill(parts: SkillParts) -> Skill {
     Skill { parts }
 }
 
-/// Builds a [`Registry`]. `skills` must be sorted by name with no duplicates; the macro ensures
-/// it.
+/// Builds a [`Registry`]. `skills` must be sorted by name with no duplicates and `index` be
+/// `skills_core::index::build` of their names; the macro ensures both.
 pub const fn registry(
     skills: &'static [Skill],
+    index: &'static [u32],
     catalog: &'static str,
     tool_anthropic: &'static str,
     tool_openai: &'static str,
 ) -> Registry {
     Registry {
         skills,
+        index,
         catalog,
         tool_anthropic,
         tool_openai,

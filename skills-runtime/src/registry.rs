@@ -15,6 +15,8 @@ use crate::{ResourceError, Skill};
 #[derive(Clone, Copy)]
 pub struct Registry {
     pub(crate) skills: &'static [Skill],
+    /// Hash table of the names (see `skills_core::index`), built at compile time.
+    pub(crate) index: &'static [u32],
     pub(crate) catalog: &'static str,
     pub(crate) tool_anthropic: &'static str,
     pub(crate) tool_openai: &'static str,
@@ -25,6 +27,7 @@ impl Registry {
     pub const fn empty() -> Self {
         Registry {
             skills: &[],
+            index: &[],
             catalog: render::EMPTY_CATALOG,
             tool_anthropic: "",
             tool_openai: "",
@@ -45,12 +48,11 @@ impl Registry {
     }
 
     /// The skill called `name`.
+    /// One hash and, almost always, one string comparison, whatever the number of skills.
     pub fn get(&self, name: &str) -> Option<&'static Skill> {
         let skills = self.skills;
-        skills
-            .binary_search_by(|skill| skill.name().cmp(name))
-            .ok()
-            .map(|index| &skills[index])
+        let name_at = |i: usize| skills.get(i).map_or("", Skill::name);
+        skills_core::index::lookup(self.index, name, name_at).and_then(|i| skills.get(i))
     }
 
     /// Whether a skill called `name` exists.
