@@ -736,7 +736,7 @@ def bench_get(s: Setup, runs: int) -> str:
         log(f"get run {r + 1}/{runs}: registry {med['registry_get'][-1]:.1f} ns, "
             f"hashmap {med['hashmap_get'][-1]:.1f} ns")
     rows = []
-    for key, label in (("registry_get", "`Registry::get` (binary search, candidate)"),
+    for key, label in (("registry_get", "`Registry::get` (compile-time hash index, candidate)"),
                        ("hashmap_get", "`HashMap<&str, &Skill>::get` (SipHash, baseline)"),
                        ("names_slice_binary_search",
                         "reference: `<[&str]>::binary_search` on a contiguous copy of the names")):
