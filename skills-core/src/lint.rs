@@ -175,7 +175,29 @@ const OVERRIDE_PHRASES: &[&str] = &[
 /// prompt is a supply-chain red flag in a vendored skill.
 fn prompt_override(skill: &SkillDef, level: Level) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for (index, line) in skill.text.lines().enumerate() {
+    if level == Level::Allow {
+        return out;
+    }
+    // Every phrase holds one of these words: a file without any is skipped after one search
+    // per word (std's searcher, optimized even when the proc macro is not), and only lines
+    // holding one are examined further.
+    const KEYS: &[&str] = &[
+        "ignore",
+        "disregard",
+        "override",
+        "forget",
+        "longer",
+        "prompt:",
+    ];
+    let lower_text = skill.text.to_ascii_lowercase();
+    if !KEYS.iter().any(|key| lower_text.contains(key)) {
+        return out;
+    }
+    // ASCII lowercasing keeps every byte offset, so the two texts split into the same lines.
+    for (index, (line, lower_line)) in skill.text.lines().zip(lower_text.lines()).enumerate() {
+        if !KEYS.iter().any(|key| lower_line.contains(key)) {
+            continue;
+        }
         let lower = line.to_lowercase();
         let collapsed = crate::render::collapse_whitespace(&lower);
         if let Some(phrase) = OVERRIDE_PHRASES.iter().find(|p| collapsed.contains(*p)) {
