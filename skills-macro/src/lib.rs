@@ -1,8 +1,8 @@
 //! The `embed_skills!` procedural macro. Use it through `skills-runtime`, which re-exports it
 //! and owns the types it expands to.
 //!
-//! The stages: [`args`] parses the invocation, `skills_core::load` discovers, parses and checks
-//! the skills, [`expand`] generates the registry, or the compile errors plus an empty registry of
+//! The stages: `args` parses the invocation, `skills_core::load` discovers, parses and checks
+//! the skills, `expand` generates the registry, or the compile errors plus an empty registry of
 //! the right type.
 #![forbid(unsafe_code)]
 

@@ -46,7 +46,7 @@
 //! With default features off this crate has no dependencies beyond its own macro and the
 //! dependency-free renderers of `skills-core`.
 //!
-//! - `agent`: the [`agent`] module: Anthropic and OpenAI-compatible providers (hand-written on
+//! - `agent`: the `agent` module: Anthropic and OpenAI-compatible providers (hand-written on
 //!   reqwest with rustls), the tools (`bash`, `read_file`, `write_file`, `edit_file`, `glob`,
 //!   `load_skill`), permissions and the tool loop. Adds tokio, reqwest, serde, serde_json and
 //!   tracing.
