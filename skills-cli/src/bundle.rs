@@ -110,16 +110,7 @@ pub fn load_valid(source: &Source, err: &mut dyn Write) -> io::Result<Option<Bun
 
 /// What the catalog shows of each skill: the same mapping the macro uses.
 pub fn catalog_entries(skills: &[SkillDef]) -> Vec<CatalogEntry<'_>> {
-    skills.iter().map(catalog_entry).collect()
-}
-
-/// What the catalog shows of one skill.
-pub fn catalog_entry(skill: &SkillDef) -> CatalogEntry<'_> {
-    CatalogEntry {
-        name: &skill.name.value,
-        description: &skill.description.value,
-        when_not_to_use: skill.when_not_to_use.as_ref().map(|w| w.value.as_str()),
-    }
+    skills.iter().map(SkillDef::catalog_entry).collect()
 }
 
 /// The files shipped beside a skill's `SKILL.md` (references, scripts, assets), as

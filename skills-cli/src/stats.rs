@@ -35,7 +35,7 @@ pub struct SkillStats {
 impl SkillStats {
     /// Measures one skill.
     pub fn of(skill: &SkillDef) -> Self {
-        let entry = bundle::catalog_entry(skill);
+        let entry = skill.catalog_entry();
         let body = skill.body();
         SkillStats {
             description_chars: entry.summary().chars().count(),

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 use skills_core::render::{self, CatalogEntry};
-use skills_core::{Bundle, Options};
+use skills_core::{Bundle, Options, SkillDef};
 
 const BIN: &str = env!("CARGO_BIN_EXE_skills");
 
@@ -52,15 +52,7 @@ fn core_load(root: &str) -> Bundle {
 }
 
 fn entries(bundle: &Bundle) -> Vec<CatalogEntry<'_>> {
-    bundle
-        .skills
-        .iter()
-        .map(|s| CatalogEntry {
-            name: &s.name.value,
-            description: &s.description.value,
-            when_not_to_use: s.when_not_to_use.as_ref().map(|w| w.value.as_str()),
-        })
-        .collect()
+    bundle.skills.iter().map(SkillDef::catalog_entry).collect()
 }
 
 fn assert_no_panic(run: &Run) {

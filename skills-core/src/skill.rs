@@ -106,6 +106,15 @@ impl SkillDef {
     pub fn body(&self) -> &str {
         &self.text[self.body.clone()]
     }
+
+    /// What the catalog shows of this skill: the one mapping the macro and the CLI both use.
+    pub fn catalog_entry(&self) -> crate::render::CatalogEntry<'_> {
+        crate::render::CatalogEntry {
+            name: &self.name.value,
+            description: &self.description.value,
+            when_not_to_use: self.when_not_to_use.as_ref().map(|w| w.value.as_str()),
+        }
+    }
 }
 
 /// Per-file parsing options.

@@ -68,15 +68,8 @@ pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStr
         .enumerate()
         .map(|(index, skill)| skill_expr(krate, index, skill, location));
 
-    let entries: Vec<CatalogEntry<'_>> = bundle
-        .skills
-        .iter()
-        .map(|s| CatalogEntry {
-            name: &s.name.value,
-            description: &s.description.value,
-            when_not_to_use: s.when_not_to_use.as_ref().map(|w| w.value.as_str()),
-        })
-        .collect();
+    let entries: Vec<CatalogEntry<'_>> =
+        bundle.skills.iter().map(SkillDef::catalog_entry).collect();
     let names: Vec<&str> = entries.iter().map(|e| e.name).collect();
     let catalog = render::catalog_markdown(&entries);
     let index = skills_core::index::build(&names);
