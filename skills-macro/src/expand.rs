@@ -141,16 +141,6 @@ fn text_expr(krate: &syn::Path, value: &str, content: &str) -> TokenStream {
     }
 }
 
-fn optional_text(krate: &syn::Path, value: Option<&str>, content: &str) -> TokenStream {
-    match value {
-        Some(value) => {
-            let text = text_expr(krate, value, content);
-            quote!(::core::option::Option::Some(#text))
-        }
-        None => quote!(::core::option::Option::None),
-    }
-}
-
 fn skill_expr(
     krate: &syn::Path,
     index: usize,
@@ -193,57 +183,80 @@ fn extra_expr(krate: &syn::Path, skill: &SkillDef, location: &FileLocation) -> T
         return quote!(&#krate::__private::EMPTY_EXTRA);
     }
     let content = skill.text.as_str();
-    let license = optional_text(
-        krate,
-        skill.license.as_ref().map(|s| s.value.as_str()),
-        content,
-    );
-    let compatibility = optional_text(
-        krate,
-        skill.compatibility.as_ref().map(|s| s.value.as_str()),
-        content,
-    );
-    let version = optional_text(
-        krate,
-        skill.version.as_ref().map(|s| s.value.as_str()),
-        content,
-    );
-    let when_not_to_use = optional_text(
-        krate,
-        skill.when_not_to_use.as_ref().map(|s| s.value.as_str()),
-        content,
-    );
-    let metadata = skill.metadata.iter().map(|(k, v)| quote!((#k, #v)));
-    let allowed_tools = &skill.allowed_tools;
-    let tags = &skill.tags;
-    let requires = skill.requires.iter().map(|s| &s.value);
-    let conflicts_with = skill.conflicts_with.iter().map(|s| &s.value);
-    let skill_dir = skill.path.trim_end_matches("SKILL.md");
-    let resources = skill.resources.iter().map(|resource| {
-        let path = &resource.path;
-        let bytes = location.include_path(&resource.file, &format!("{skill_dir}{path}"));
-        let (is_text, executable) = (resource.is_text, resource.executable);
-        quote!(#krate::__private::resource(#path, ::core::include_bytes!(#bytes), #is_text, #executable))
-    });
-    let tree_sha256 = if skill.resources.is_empty() {
-        quote!(::core::option::Option::None)
-    } else {
+    let mut fields = Vec::new();
+    for (name, value) in [
+        ("license", &skill.license),
+        ("compatibility", &skill.compatibility),
+        ("version", &skill.version),
+        ("when_not_to_use", &skill.when_not_to_use),
+    ] {
+        if let Some(value) = value {
+            let field = format_ident!("{}", name);
+            let text = text_expr(krate, &value.value, content);
+            fields.push(quote!(#field: ::core::option::Option::Some(#text)));
+        }
+    }
+    // Only non-empty lists are written out; the rest come from `NO_EXTRA`, which keeps the
+    // expansion small (every literal costs type-checking time in the user's build).
+    let lists: [(&str, Vec<TokenStream>); 5] = [
+        (
+            "metadata",
+            skill
+                .metadata
+                .iter()
+                .map(|(k, v)| quote!((#k, #v)))
+                .collect(),
+        ),
+        (
+            "allowed_tools",
+            skill.allowed_tools.iter().map(|t| quote!(#t)).collect(),
+        ),
+        ("tags", skill.tags.iter().map(|t| quote!(#t)).collect()),
+        (
+            "requires",
+            skill
+                .requires
+                .iter()
+                .map(|s| {
+                    let v = &s.value;
+                    quote!(#v)
+                })
+                .collect(),
+        ),
+        (
+            "conflicts_with",
+            skill
+                .conflicts_with
+                .iter()
+                .map(|s| {
+                    let v = &s.value;
+                    quote!(#v)
+                })
+                .collect(),
+        ),
+    ];
+    for (name, items) in lists {
+        if !items.is_empty() {
+            let field = format_ident!("{}", name);
+            fields.push(quote!(#field: &[#(#items),*]));
+        }
+    }
+    if !skill.resources.is_empty() {
+        let skill_dir = skill.path.trim_end_matches("SKILL.md");
+        let resources = skill.resources.iter().map(|resource| {
+            let path = &resource.path;
+            let bytes = location.include_path(&resource.file, &format!("{skill_dir}{path}"));
+            let (is_text, executable) = (resource.is_text, resource.executable);
+            quote!(#krate::__private::resource(#path, ::core::include_bytes!(#bytes), #is_text, #executable))
+        });
         let hash = &skill.tree_sha256;
-        quote!(::core::option::Option::Some(#hash))
-    };
+        fields.push(quote!(resources: &[#(#resources),*]));
+        fields.push(quote!(tree_sha256: ::core::option::Option::Some(#hash)));
+    }
     quote! {
         &#krate::__private::SkillExtra {
-            license: #license,
-            compatibility: #compatibility,
-            metadata: &[#(#metadata),*],
-            allowed_tools: &[#(#allowed_tools),*],
-            version: #version,
-            tags: &[#(#tags),*],
-            when_not_to_use: #when_not_to_use,
-            requires: &[#(#requires),*],
-            conflicts_with: &[#(#conflicts_with),*],
-            resources: &[#(#resources),*],
-            tree_sha256: #tree_sha256,
+            #(#fields,)*
+            ..#krate::__private::NO_EXTRA
         }
     }
 }

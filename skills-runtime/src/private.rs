@@ -39,8 +39,9 @@ pub struct SkillExtra {
     pub tree_sha256: Option<&'static str>,
 }
 
-/// The extra fields of a skill that sets no optional field.
-pub static EMPTY_EXTRA: SkillExtra = SkillExtra {
+/// The extra fields of a skill that sets no optional field; generated code fills in only the
+/// fields a skill sets and takes the rest from here.
+pub const NO_EXTRA: SkillExtra = SkillExtra {
     license: None,
     compatibility: None,
     metadata: &[],
@@ -53,6 +54,9 @@ pub static EMPTY_EXTRA: SkillExtra = SkillExtra {
     resources: &[],
     tree_sha256: None,
 };
+
+/// [`NO_EXTRA`] as a static, shared by every skill that sets no optional field.
+pub static EMPTY_EXTRA: SkillExtra = NO_EXTRA;
 
 /// Everything the macro knows about one skill.
 #[derive(Clone, Copy, Debug)]
