@@ -57,16 +57,19 @@ pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStr
             const _: &[u8] = ::core::include_bytes!(#path);
         )
     });
-    let contents = bundle.skills.iter().enumerate().map(|(index, skill)| {
-        let ident = format_ident!("CONTENT_{}", index);
-        let text = &skill.text;
-        quote!(const #ident: &str = #text;)
-    });
-    let skills = bundle
+    // Each skill is one literal (file + tail) and one struct of offsets into it.
+    let (contents, skills): (Vec<TokenStream>, Vec<TokenStream>) = bundle
         .skills
         .iter()
         .enumerate()
-        .map(|(index, skill)| skill_expr(krate, index, skill, location));
+        .map(|(index, skill)| {
+            let ident = format_ident!("CONTENT_{}", index);
+            let mut text = SkillText::new(&skill.text);
+            let expr = skill_expr(krate, &ident, skill, &mut text, location);
+            let literal = text.text;
+            (quote!(const #ident: &str = #literal;), expr)
+        })
+        .unzip();
 
     let entries: Vec<CatalogEntry<'_>> =
         bundle.skills.iter().map(SkillDef::catalog_entry).collect();
@@ -129,38 +132,56 @@ pub fn fallback(krate: &syn::Path, errors: Vec<syn::Error>) -> TokenStream {
     }
 }
 
-/// A string of the skill as a `Text`: a slice of the embedded file when the value appears in it
-/// verbatim (the usual case), so it is stored once; otherwise its own literal.
-fn text_expr(krate: &syn::Path, value: &str, content: &str) -> TokenStream {
-    match content.find(value).filter(|_| !value.is_empty()) {
-        Some(start) => {
-            let (start, end) = (start as u32, (start + value.len()) as u32);
-            quote!(#krate::__private::Text::Slice(#start, #end))
+/// The one literal of a skill: the normalized file, then a tail for the strings that are not
+/// in the file verbatim (hashes, source path, decoded escapes or folded scalars). Every string
+/// of the skill is a `[start, end]` range of it, so it is stored once and needs no pointer.
+struct SkillText {
+    text: String,
+}
+
+impl SkillText {
+    fn new(content: &str) -> Self {
+        SkillText {
+            text: content.to_owned(),
         }
-        None => quote!(#krate::__private::Text::Literal(#value)),
+    }
+
+    /// The range of `value`: where it already appears (file or tail), else appended to the tail.
+    fn span(&mut self, value: &str) -> TokenStream {
+        let start = match self.text.find(value) {
+            Some(start) if !value.is_empty() => start,
+            _ if value.is_empty() => 0,
+            _ => {
+                self.text.push_str(value);
+                self.text.len() - value.len()
+            }
+        };
+        let (start, end) = (start as u32, (start + value.len()) as u32);
+        quote!([#start, #end])
     }
 }
 
 fn skill_expr(
     krate: &syn::Path,
-    index: usize,
+    content_ident: &syn::Ident,
     skill: &SkillDef,
+    text: &mut SkillText,
     location: &FileLocation,
 ) -> TokenStream {
-    let content_ident = format_ident!("CONTENT_{}", index);
-    let content = skill.text.as_str();
-    let name = text_expr(krate, &skill.name.value, content);
-    let description = text_expr(krate, &skill.description.value, content);
+    let content_len = skill.text.len() as u32;
+    let name = text.span(&skill.name.value);
+    let description = text.span(&skill.description.value);
     let (body_start, body_end) = (skill.body.start as u32, skill.body.end as u32);
-    let sha256 = &skill.sha256;
-    let path = &skill.path;
-    let extra = extra_expr(krate, skill, location);
+    let sha256 = text.span(&skill.sha256);
+    let path = text.span(&skill.path);
+    let extra = extra_expr(krate, skill, text, location);
     quote! {
         #krate::__private::skill(#krate::__private::SkillParts {
-            content: #content_ident,
+            text: #content_ident,
+            content_len: #content_len,
             name: #name,
             description: #description,
-            body: #krate::__private::Text::Slice(#body_start, #body_end),
+            body: [#body_start, #body_end],
             sha256: #sha256,
             path: #path,
             extra: #extra,
@@ -168,7 +189,12 @@ fn skill_expr(
     }
 }
 
-fn extra_expr(krate: &syn::Path, skill: &SkillDef, location: &FileLocation) -> TokenStream {
+fn extra_expr(
+    krate: &syn::Path,
+    skill: &SkillDef,
+    text: &mut SkillText,
+    location: &FileLocation,
+) -> TokenStream {
     let has_extra = skill.license.is_some()
         || skill.compatibility.is_some()
         || !skill.metadata.is_empty()
@@ -180,9 +206,8 @@ fn extra_expr(krate: &syn::Path, skill: &SkillDef, location: &FileLocation) -> T
         || !skill.conflicts_with.is_empty()
         || !skill.resources.is_empty();
     if !has_extra {
-        return quote!(&#krate::__private::EMPTY_EXTRA);
+        return quote!(::core::option::Option::None);
     }
-    let content = skill.text.as_str();
     let mut fields = Vec::new();
     for (name, value) in [
         ("license", &skill.license),
@@ -192,8 +217,8 @@ fn extra_expr(krate: &syn::Path, skill: &SkillDef, location: &FileLocation) -> T
     ] {
         if let Some(value) = value {
             let field = format_ident!("{}", name);
-            let text = text_expr(krate, &value.value, content);
-            fields.push(quote!(#field: ::core::option::Option::Some(#text)));
+            let span = text.span(&value.value);
+            fields.push(quote!(#field: #span));
         }
     }
     // Only non-empty lists are written out; the rest come from `NO_EXTRA`, which keeps the
@@ -249,14 +274,14 @@ fn extra_expr(krate: &syn::Path, skill: &SkillDef, location: &FileLocation) -> T
             let (is_text, executable) = (resource.is_text, resource.executable);
             quote!(#krate::__private::resource(#path, ::core::include_bytes!(#bytes), #is_text, #executable))
         });
-        let hash = &skill.tree_sha256;
+        let hash = text.span(&skill.tree_sha256);
         fields.push(quote!(resources: &[#(#resources),*]));
-        fields.push(quote!(tree_sha256: ::core::option::Option::Some(#hash)));
+        fields.push(quote!(tree_sha256: #hash));
     }
     quote! {
-        &#krate::__private::SkillExtra {
+        ::core::option::Option::Some(&#krate::__private::SkillExtra {
             #(#fields,)*
             ..#krate::__private::NO_EXTRA
-        }
+        })
     }
 }

@@ -2,57 +2,57 @@
 
 use crate::{Registry, Resource, Skill};
 
-/// A string of a skill: a byte range of the embedded file text, or a literal when the decoded
-/// YAML value does not appear verbatim in the file (escapes, folded block scalars).
-#[derive(Clone, Copy, Debug)]
-pub enum Text {
-    /// `content[start..end]`.
-    Slice(u32, u32),
-    /// A separate literal.
-    Literal(&'static str),
+/// A string of a skill: the byte range `[start, end)` of the skill's one embedded literal (the
+/// normalized file, then a tail holding the hashes, the source path and any decoded value that
+/// does not appear verbatim in the file). Plain integers: no pointer, no relocation, and the
+/// cheapest thing for rustc to type-check in a large expansion.
+pub type Span = [u32; 2];
+
+/// An absent optional string.
+pub const NONE: Span = [u32::MAX, u32::MAX];
+
+/// `text[span]`; the macro computed the range on the same literal, `get` keeps this safe
+/// regardless.
+pub(crate) fn resolve(text: &'static str, span: Span) -> &'static str {
+    text.get(span[0] as usize..span[1] as usize).unwrap_or("")
 }
 
-impl Text {
-    pub(crate) fn resolve(self, content: &'static str) -> &'static str {
-        match self {
-            // The macro computed the range on the same text; `get` keeps this safe regardless.
-            Text::Slice(start, end) => content.get(start as usize..end as usize).unwrap_or(""),
-            Text::Literal(text) => text,
-        }
-    }
+/// Like [`resolve`], `None` for [`NONE`].
+pub(crate) fn resolve_optional(text: &'static str, span: Span) -> Option<&'static str> {
+    (span != NONE).then(|| resolve(text, span))
 }
 
-/// The optional fields, shared as one static [`EMPTY_EXTRA`] by skills that set none.
+/// The optional fields of a skill that sets any; the others read [`EMPTY_EXTRA`].
 #[derive(Debug)]
 pub struct SkillExtra {
-    pub license: Option<Text>,
-    pub compatibility: Option<Text>,
+    pub license: Span,
+    pub compatibility: Span,
     pub metadata: &'static [(&'static str, &'static str)],
     pub allowed_tools: &'static [&'static str],
-    pub version: Option<Text>,
+    pub version: Span,
     pub tags: &'static [&'static str],
-    pub when_not_to_use: Option<Text>,
+    pub when_not_to_use: Span,
     pub requires: &'static [&'static str],
     pub conflicts_with: &'static [&'static str],
     pub resources: &'static [Resource],
-    /// Hash over `SKILL.md` and the resources; `None` when there are no resources.
-    pub tree_sha256: Option<&'static str>,
+    /// Hash over `SKILL.md` and the resources; [`NONE`] when there are no resources.
+    pub tree_sha256: Span,
 }
 
 /// The extra fields of a skill that sets no optional field; generated code fills in only the
 /// fields a skill sets and takes the rest from here.
 pub const NO_EXTRA: SkillExtra = SkillExtra {
-    license: None,
-    compatibility: None,
+    license: NONE,
+    compatibility: NONE,
     metadata: &[],
     allowed_tools: &[],
-    version: None,
+    version: NONE,
     tags: &[],
-    when_not_to_use: None,
+    when_not_to_use: NONE,
     requires: &[],
     conflicts_with: &[],
     resources: &[],
-    tree_sha256: None,
+    tree_sha256: NONE,
 };
 
 /// [`NO_EXTRA`] as a static, shared by every skill that sets no optional field.
@@ -61,13 +61,17 @@ pub static EMPTY_EXTRA: SkillExtra = NO_EXTRA;
 /// Everything the macro knows about one skill.
 #[derive(Clone, Copy, Debug)]
 pub struct SkillParts {
-    pub content: &'static str,
-    pub name: Text,
-    pub description: Text,
-    pub body: Text,
-    pub sha256: &'static str,
-    pub path: &'static str,
-    pub extra: &'static SkillExtra,
+    /// The normalized `SKILL.md` followed by the tail (see [`Span`]).
+    pub text: &'static str,
+    /// Length of the normalized file at the start of `text`.
+    pub content_len: u32,
+    pub name: Span,
+    pub description: Span,
+    pub body: Span,
+    pub sha256: Span,
+    pub path: Span,
+    /// `None` for a skill that sets no optional field: a null pointer needs no relocation.
+    pub extra: Option<&'static SkillExtra>,
 }
 
 /// Builds a [`Resource`].

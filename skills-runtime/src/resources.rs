@@ -148,7 +148,7 @@ fn binary_kind(path: &str) -> &'static str {
 impl Skill {
     /// The files shipped beside `SKILL.md`, sorted by path.
     pub fn resources(&self) -> &'static [Resource] {
-        self.parts.extra.resources
+        self.extra().resources
     }
 
     /// The file at `path` (relative to the skill folder; a leading `./` is accepted).
@@ -160,7 +160,8 @@ impl Skill {
     /// SHA-256 over `SKILL.md` and every resource: changes whenever any file of the skill does.
     /// Equal to [`sha256`](Self::sha256) for a skill without resources.
     pub fn tree_sha256(&self) -> &'static str {
-        self.parts.extra.tree_sha256.unwrap_or(self.parts.sha256)
+        crate::__private::resolve_optional(self.parts.text, self.extra().tree_sha256)
+            .unwrap_or_else(|| self.sha256())
     }
 
     /// Reads a text resource the way `read_file` reads a file: from line `offset` (1-based,

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::__private::{SkillExtra, SkillParts, Text};
+use crate::__private::{SkillExtra, SkillParts, Span, resolve, resolve_optional};
 
 /// One skill, validated and embedded at build time.
 ///
@@ -14,12 +14,16 @@ pub struct Skill {
 }
 
 impl Skill {
-    fn text(&self, text: Text) -> &'static str {
-        text.resolve(self.parts.content)
+    fn text(&self, span: Span) -> &'static str {
+        resolve(self.parts.text, span)
     }
 
-    fn extra(&self) -> &'static SkillExtra {
-        self.parts.extra
+    fn optional(&self, span: Span) -> Option<&'static str> {
+        resolve_optional(self.parts.text, span)
+    }
+
+    pub(crate) fn extra(&self) -> &'static SkillExtra {
+        self.parts.extra.unwrap_or(&crate::__private::EMPTY_EXTRA)
     }
 
     /// The skill's name (equal to its folder name).
@@ -40,28 +44,28 @@ impl Skill {
 
     /// The whole `SKILL.md`, normalized (BOM dropped, line endings LF).
     pub fn content(&self) -> &'static str {
-        self.parts.content
+        resolve(self.parts.text, [0, self.parts.content_len])
     }
 
     /// SHA-256 of [`content`](Self::content), lowercase hex, computed at build time.
     pub fn sha256(&self) -> &'static str {
-        self.parts.sha256
+        self.text(self.parts.sha256)
     }
 
     /// Where the skill came from, relative to the crate that embedded it
     /// (`skills/<name>/SKILL.md`). For messages only: nothing is read from it.
     pub fn source_path(&self) -> &'static str {
-        self.parts.path
+        self.text(self.parts.path)
     }
 
     /// `license`, if set.
     pub fn license(&self) -> Option<&'static str> {
-        self.extra().license.map(|t| self.text(t))
+        self.optional(self.extra().license)
     }
 
     /// `compatibility`, if set.
     pub fn compatibility(&self) -> Option<&'static str> {
-        self.extra().compatibility.map(|t| self.text(t))
+        self.optional(self.extra().compatibility)
     }
 
     /// `metadata`, as `(key, value)` pairs in source order.
@@ -84,7 +88,7 @@ impl Skill {
 
     /// `version`, if set.
     pub fn version(&self) -> Option<&'static str> {
-        self.extra().version.map(|t| self.text(t))
+        self.optional(self.extra().version)
     }
 
     /// `tags`.
@@ -94,7 +98,7 @@ impl Skill {
 
     /// `when-not-to-use`, if set.
     pub fn when_not_to_use(&self) -> Option<&'static str> {
-        self.extra().when_not_to_use.map(|t| self.text(t))
+        self.optional(self.extra().when_not_to_use)
     }
 
     /// `requires`: skills this one builds on.
