@@ -170,7 +170,9 @@ enum Frame {
         node: Node,
         anchor: usize,
         entries: Vec<(Node, Node)>,
-        pending_key: Option<Node>,
+        /// The key waiting for its value, and whether the entry is kept (not a duplicate, not an
+        /// invalid key: both were reported).
+        pending_key: Option<(Node, bool)>,
         seen: HashMap<String, usize>,
     },
 }
@@ -305,45 +307,48 @@ impl Builder<'_, '_> {
                 seen,
                 ..
             }) => match pending_key.take() {
+                // A key: checked now, so the value that follows knows whether to keep it.
                 None => {
-                    let Some(key) = node
+                    let keep = match node
                         .value
                         .scalar_text()
-                        .filter(|_| !matches!(node.value, Value::Null))
-                    else {
-                        self.diagnostics.push(
-                            Diagnostic::error(
-                                self.source.path,
-                                format!(
-                                    "a frontmatter key must be a plain word, not {}",
-                                    node.value.kind()
-                                ),
-                            )
-                            .at(
-                                self.source.file_text,
-                                node.line,
-                                node.column,
-                            ),
-                        );
-                        *pending_key = Some(node);
-                        return;
+                        .filter(|_| node.value != Value::Null)
+                    {
+                        None => {
+                            let message = format!(
+                                "a frontmatter key must be a plain word, not {}",
+                                node.value.kind()
+                            );
+                            self.diagnostics
+                                .push(Diagnostic::error(self.source.path, message).at(
+                                    self.source.file_text,
+                                    node.line,
+                                    node.column,
+                                ));
+                            false
+                        }
+                        Some(key) => match seen.get(&key) {
+                            Some(first_line) => {
+                                let message = format!(
+                                    "duplicate key `{key}` in frontmatter (first defined on line {first_line})"
+                                );
+                                self.diagnostics.push(
+                                    Diagnostic::error(self.source.path, message)
+                                        .at(self.source.file_text, node.line, node.column)
+                                        .with_help("keep one of the two entries"),
+                                );
+                                false
+                            }
+                            None => {
+                                seen.insert(key, node.line);
+                                true
+                            }
+                        },
                     };
-                    if let Some(first_line) = seen.get(&key) {
-                        self.diagnostics.push(
-                            Diagnostic::error(self.source.path, format!("duplicate key `{key}` in frontmatter (first defined on line {first_line})"))
-                                .at(self.source.file_text, node.line, node.column)
-                                .with_help("keep one of the two entries"),
-                        );
-                    } else {
-                        seen.insert(key, node.line);
-                    }
-                    *pending_key = Some(node);
+                    *pending_key = Some((node, keep));
                 }
-                Some(key) => {
-                    let duplicate = entries
-                        .iter()
-                        .any(|(k, _)| k.value.scalar_text() == key.value.scalar_text());
-                    if !duplicate {
+                Some((key, keep)) => {
+                    if keep {
                         entries.push((key, node));
                     }
                 }
@@ -488,6 +493,14 @@ mod tests {
                 .message
                 .contains("duplicate key `name` in frontmatter (first defined on line 2)")
         );
+    }
+
+    #[test]
+    fn non_scalar_keys_are_reported_once_and_dropped() {
+        let (root, diagnostics) = parse_fm("? [a, b]\n: x\nname: a\n");
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+        assert!(diagnostics[0].message.contains("must be a plain word, not a list"));
+        assert_eq!(entries(root.as_ref().unwrap()).len(), 1);
     }
 
     #[test]
