@@ -4,6 +4,7 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::Path;
 
+use skills_core::Diagnostic;
 use skills_core::discover::display_root;
 use skills_core::render::json_string;
 use skills_core::skill::{self, ParseOptions};
@@ -11,7 +12,7 @@ use skills_core::skill::{self, ParseOptions};
 use crate::output::Streams;
 
 /// The skeleton for `name`. `name_yaml` is how the name is written in the frontmatter: the
-/// name itself, or a quoted form when it is only being validated.
+/// name itself, or a quoted form (see [`skeleton_file`]).
 pub fn skeleton(name: &str, name_yaml: &str) -> String {
     let title = title(name);
     format!(
@@ -55,6 +56,34 @@ fn title(name: &str) -> String {
     }
 }
 
+/// The skeleton for `name` as it will be written, checked by the same `skills-core` parser the
+/// macro uses, so nothing that fails `skills check` is ever written. The name goes in plain when
+/// it reads back as itself; YAML reads some valid names as something else (`123`, `true`,
+/// `null`), and those go in quoted. `Err` is what the name rules say against `name`: judged on
+/// the quoted form, so any text reaches the name check instead of tripping the YAML parser.
+fn skeleton_file(name: &str, display_path: &str) -> Result<String, Diagnostic> {
+    let parse = |text: &str| {
+        skill::parse(
+            display_path,
+            name,
+            text.as_bytes(),
+            &ParseOptions::default(),
+        )
+    };
+    let plain = skeleton(name, name);
+    if parse(&plain).0.is_some() {
+        return Ok(plain);
+    }
+    let quoted = skeleton(name, &json_string(name));
+    match parse(&quoted) {
+        (Some(_), _) => Ok(quoted),
+        (None, diagnostics) => Err(diagnostics
+            .into_iter()
+            .find(Diagnostic::is_error)
+            .unwrap_or_else(|| Diagnostic::error(display_path, "rejected by the skill rules"))),
+    }
+}
+
 /// Runs `skills new`. Exit code 2 for a name the rules reject (a bad argument), 1 when the
 /// folder exists already or cannot be written, 0 when the skill was created.
 pub fn run(name: &str, dir: &str, streams: &mut Streams<'_>) -> io::Result<u8> {
@@ -66,46 +95,20 @@ pub fn run(name: &str, dir: &str, streams: &mut Streams<'_>) -> io::Result<u8> {
     };
     let display_path = format!("{root}/{name}/SKILL.md");
 
-    // The name rules live in skills-core: parse a skeleton carrying the name as a quoted YAML
-    // string (so any text reaches the name check instead of tripping the YAML parser) and keep
-    // whatever it says about the name.
-    let probe = skeleton(name, &json_string(name));
-    let (_, diagnostics) = skill::parse(
-        &display_path,
-        name,
-        probe.as_bytes(),
-        &ParseOptions::default(),
-    );
-    if let Some(problem) = diagnostics.iter().find(|d| d.is_error()) {
-        writeln!(
-            streams.err,
-            "error: invalid skill name `{name}`: {}",
-            problem.message
-        )?;
-        if let Some(help) = &problem.help {
-            writeln!(streams.err, "  = help: {help}")?;
+    let text = match skeleton_file(name, &display_path) {
+        Ok(text) => text,
+        Err(problem) => {
+            writeln!(
+                streams.err,
+                "error: invalid skill name `{name}`: {}",
+                problem.message
+            )?;
+            if let Some(help) = &problem.help {
+                writeln!(streams.err, "  = help: {help}")?;
+            }
+            return Ok(2);
         }
-        return Ok(2);
-    }
-
-    // The file as written must pass too; if it ever did not, that is our bug, not the user's.
-    let text = skeleton(name, name);
-    let (parsed, diagnostics) = skill::parse(
-        &display_path,
-        name,
-        text.as_bytes(),
-        &ParseOptions::default(),
-    );
-    if parsed.is_none() {
-        writeln!(
-            streams.err,
-            "error: internal: the skeleton for `{name}` does not pass the checks:"
-        )?;
-        for diagnostic in &diagnostics {
-            crate::bundle::write_diagnostic(streams.err, diagnostic)?;
-        }
-        return Ok(1);
-    }
+    };
 
     let skill_dir = Path::new(dir).join(name);
     if let Err(error) = fs::create_dir_all(dir) {
@@ -172,5 +175,21 @@ mod tests {
         let parsed = parsed.expect("skeleton parses");
         assert!(parsed.description.value.starts_with("TODO: say what"));
         assert_eq!(parsed.version.map(|v| v.value).as_deref(), Some("0.1.0"));
+    }
+
+    #[test]
+    fn names_yaml_would_misread_are_quoted() {
+        let path = "skills/x/SKILL.md";
+        assert!(
+            skeleton_file("pdf-forms", path)
+                .unwrap()
+                .contains("\nname: pdf-forms\n")
+        );
+        for name in ["123", "true", "null", "1e3"] {
+            let text = skeleton_file(name, path).unwrap();
+            assert!(text.contains(&format!("\nname: \"{name}\"\n")), "{text}");
+        }
+        let problem = skeleton_file("a--b", path).unwrap_err();
+        assert_eq!(problem.message, "`name` must not contain `--`");
     }
 }

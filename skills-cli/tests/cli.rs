@@ -1054,6 +1054,18 @@ fn new_with_dir_creates_the_root() {
 }
 
 #[test]
+fn new_quotes_a_name_yaml_would_read_as_a_number() {
+    let temp = tempfile::tempdir().unwrap();
+    let run = skills_in(temp.path(), &["new", "123"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "created skills/123/SKILL.md\n");
+    let text = fs::read_to_string(temp.path().join("skills/123/SKILL.md")).unwrap();
+    assert!(text.starts_with("---\nname: \"123\"\n"), "{text}");
+    let run = skills_in(temp.path(), &["check"]);
+    assert_eq!(run.stdout, "checked 1 skill: 0 errors\n");
+}
+
+#[test]
 fn new_rejects_names_the_rules_reject() {
     let temp = tempfile::tempdir().unwrap();
     for (name, reason) in [
