@@ -1,8 +1,6 @@
 //! Wires the stages together: discover -> read -> parse -> resources -> cross-check -> lint.
 
 use std::collections::BTreeSet;
-use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -10,6 +8,7 @@ use sha2::{Digest, Sha256};
 use crate::check;
 use crate::diagnostic::{self, Diagnostic};
 use crate::discover::{self, FoundSkill};
+use crate::files::{ReadError, read_limited};
 use crate::lint::{self, LintOptions};
 use crate::resources;
 use crate::skill::{self, ParseOptions, SkillDef, hex};
@@ -97,10 +96,10 @@ pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
     let mut total_size = 0u64;
     for found_skill in &found {
         let bytes = match read_limited(&found_skill.file, options.max_file_size) {
-            Ok(bytes) => bytes,
+            Ok((bytes, _)) => bytes,
             Err(error) => {
                 let diagnostic =
-                    error.into_diagnostic(&found_skill.display_path, options.max_file_size);
+                    read_error(error, &found_skill.display_path, options.max_file_size);
                 bundle.diagnostics.push(diagnostic);
                 continue;
             }
@@ -185,35 +184,11 @@ fn tree_hash(skill: &SkillDef) -> String {
     hex(&hasher.finalize())
 }
 
-enum ReadError {
-    TooLarge(u64),
-    Io(std::io::Error),
-}
-
-impl ReadError {
-    fn into_diagnostic(self, path: &str, limit: u64) -> Diagnostic {
-        match self {
-            ReadError::TooLarge(size) => Diagnostic::error(path, format!("SKILL.md is {size} bytes, over the limit of {limit} bytes"))
-                .with_help("move long reference material into files beside SKILL.md, or raise the limit with `max_file_size = ...`"),
-            ReadError::Io(error) => Diagnostic::error(path, format!("cannot read SKILL.md: {error}")),
-        }
+/// The diagnostic for a `SKILL.md` that could not be read.
+fn read_error(error: ReadError, path: &str, limit: u64) -> Diagnostic {
+    match error {
+        ReadError::TooLarge(size) => Diagnostic::error(path, format!("SKILL.md is {size} bytes, over the limit of {limit} bytes"))
+            .with_help("move long reference material into files beside SKILL.md, or raise the limit with `max_file_size = ...`"),
+        ReadError::Io(error) => Diagnostic::error(path, format!("cannot read SKILL.md: {error}")),
     }
-}
-
-/// D5: reads a file, refusing more than `limit` bytes (checked while reading, not trusted from
-/// metadata, so a file growing under us cannot slip through).
-fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
-    let file = fs::File::open(path).map_err(ReadError::Io)?;
-    let size_hint = file.metadata().map(|m| m.len()).unwrap_or(0);
-    if size_hint > limit {
-        return Err(ReadError::TooLarge(size_hint));
-    }
-    let mut bytes = Vec::with_capacity(size_hint as usize);
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(ReadError::Io)?;
-    if bytes.len() as u64 > limit {
-        return Err(ReadError::TooLarge(bytes.len() as u64));
-    }
-    Ok(bytes)
 }

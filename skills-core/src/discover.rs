@@ -4,6 +4,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::Diagnostic;
+use crate::files::{Unreachable, real_path_within};
 
 /// One `SKILL.md` found under a root.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,8 +89,10 @@ pub fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec<Diagno
             continue;
         };
         if file_type.is_symlink() {
-            match fs::canonicalize(&dir_path) {
-                Ok(real) if !real.starts_with(&real_root) => {
+            match real_path_within(&dir_path, &real_root) {
+                Ok(real) if real.is_dir() => {}
+                Ok(_) => continue, // a link to a loose file: not a skill
+                Err(Unreachable::Outside(real)) => {
                     if real.is_dir() {
                         diagnostics.push(
                             Diagnostic::error(&shown_dir, format!("skill folder `{shown_dir}` is a symlink to a path outside `{shown_root}`"))
@@ -98,9 +101,7 @@ pub fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec<Diagno
                     }
                     continue;
                 }
-                Ok(real) if !real.is_dir() => continue,
-                Ok(_) => {}
-                Err(_) => {
+                Err(Unreachable::Broken) => {
                     diagnostics.push(Diagnostic::error(
                         &shown_dir,
                         format!("`{shown_dir}` is a broken symlink"),
@@ -114,43 +115,35 @@ pub fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec<Diagno
 
         let skill_file = dir_path.join("SKILL.md");
         let display_path = format!("{shown_dir}/SKILL.md");
-        match fs::symlink_metadata(&skill_file) {
-            Ok(meta) if meta.file_type().is_symlink() => match fs::canonicalize(&skill_file) {
-                Ok(real) if real.starts_with(&real_root) && real.is_file() => {}
-                Ok(real) if real.starts_with(&real_root) => {
-                    diagnostics.push(Diagnostic::error(
+        let Ok(meta) = fs::symlink_metadata(&skill_file) else {
+            diagnostics.push(missing_skill_file(&dir_path, &shown_dir));
+            continue;
+        };
+        let problem = if !meta.file_type().is_symlink() {
+            (!meta.is_file()).then(|| Diagnostic::error(&display_path, "SKILL.md is not a file"))
+        } else {
+            match real_path_within(&skill_file, &real_root) {
+                Ok(real) if real.is_file() => None,
+                Ok(_) => Some(Diagnostic::error(
+                    &display_path,
+                    "SKILL.md is a symlink to something that is not a file",
+                )),
+                Err(Unreachable::Outside(_)) => Some(
+                    Diagnostic::error(
                         &display_path,
-                        "SKILL.md is a symlink to something that is not a file",
-                    ));
-                    continue;
-                }
-                Ok(_) => {
-                    diagnostics.push(
-                        Diagnostic::error(
-                            &display_path,
-                            format!("SKILL.md is a symlink to a file outside `{shown_root}`"),
-                        )
-                        .with_help("copy the file into the skill folder"),
-                    );
-                    continue;
-                }
-                Err(_) => {
-                    diagnostics.push(Diagnostic::error(
-                        &display_path,
-                        "SKILL.md is a broken symlink",
-                    ));
-                    continue;
-                }
-            },
-            Ok(meta) if meta.is_file() => {}
-            Ok(_) => {
-                diagnostics.push(Diagnostic::error(&display_path, "SKILL.md is not a file"));
-                continue;
+                        format!("SKILL.md is a symlink to a file outside `{shown_root}`"),
+                    )
+                    .with_help("copy the file into the skill folder"),
+                ),
+                Err(Unreachable::Broken) => Some(Diagnostic::error(
+                    &display_path,
+                    "SKILL.md is a broken symlink",
+                )),
             }
-            Err(_) => {
-                diagnostics.push(missing_skill_file(&dir_path, &shown_dir));
-                continue;
-            }
+        };
+        if let Some(problem) = problem {
+            diagnostics.push(problem);
+            continue;
         }
         found.push(FoundSkill {
             dir_name,

@@ -33,6 +33,8 @@ pub mod diagnostic;
 #[cfg(feature = "validate")]
 pub mod discover;
 #[cfg(feature = "validate")]
+mod files;
+#[cfg(feature = "validate")]
 pub mod lint;
 #[cfg(feature = "validate")]
 pub mod resources;

@@ -7,6 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::Diagnostic;
+use crate::files::{ReadError, Unreachable, read_limited, real_path_within};
 use crate::skill::SkillDef;
 
 /// Names skipped in every skill folder, besides hidden files (names starting with `.`, which
@@ -90,42 +91,32 @@ pub fn collect(
             let relative = format!("{prefix}{name}");
             let shown = format!("{shown_dir}/{relative}");
             let path = entry.path();
-            let real = match fs::canonicalize(&path) {
+            let real = match real_path_within(&path, real_root) {
                 Ok(real) => real,
-                Err(_) => {
+                Err(Unreachable::Broken) => {
                     diagnostics.push(Diagnostic::error(
                         &shown,
                         format!("`{shown}` is a broken symlink"),
                     ));
                     continue;
                 }
+                Err(Unreachable::Outside(_)) => {
+                    diagnostics.push(
+                        Diagnostic::error(
+                            &shown,
+                            format!("`{shown}` is a symlink to a path outside the skills root"),
+                        )
+                        .with_help("copy the file into the skill folder"),
+                    );
+                    continue;
+                }
             };
-            if !real.starts_with(real_root) {
-                diagnostics.push(
-                    Diagnostic::error(
-                        &shown,
-                        format!("`{shown}` is a symlink to a path outside the skills root"),
-                    )
-                    .with_help("copy the file into the skill folder"),
-                );
-                continue;
-            }
             if real.is_dir() {
                 pending.push((path, format!("{relative}/")));
                 continue;
             }
-            let Ok(metadata) = fs::metadata(&real) else {
-                continue;
-            };
-            if metadata.len() > max_file_size {
-                diagnostics.push(
-                    Diagnostic::error(&shown, format!("`{shown}` is {} bytes, over the per-file limit of {max_file_size} bytes", metadata.len()))
-                        .with_help("raise the limit with `max_file_size = ...`, or ship the file another way"),
-                );
-                continue;
-            }
-            match fs::read(&real) {
-                Ok(bytes) => resources.push(ResourceDef {
+            match read_limited(&real, max_file_size) {
+                Ok((bytes, metadata)) => resources.push(ResourceDef {
                     is_text: !bytes.contains(&0) && std::str::from_utf8(&bytes).is_ok(),
                     executable: is_executable(&metadata),
                     size: bytes.len() as u64,
@@ -133,10 +124,13 @@ pub fn collect(
                     file: path,
                     bytes,
                 }),
-                Err(error) => diagnostics.push(Diagnostic::error(
-                    &shown,
-                    format!("cannot read `{shown}`: {error}"),
-                )),
+                Err(ReadError::TooLarge(size)) => diagnostics.push(
+                    Diagnostic::error(&shown, format!("`{shown}` is {size} bytes, over the per-file limit of {max_file_size} bytes"))
+                        .with_help("raise the limit with `max_file_size = ...`, or ship the file another way"),
+                ),
+                Err(ReadError::Io(error)) => {
+                    diagnostics.push(Diagnostic::error(&shown, format!("cannot read `{shown}`: {error}")))
+                }
             }
         }
     }

@@ -499,7 +499,11 @@ mod tests {
     fn non_scalar_keys_are_reported_once_and_dropped() {
         let (root, diagnostics) = parse_fm("? [a, b]\n: x\nname: a\n");
         assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
-        assert!(diagnostics[0].message.contains("must be a plain word, not a list"));
+        assert!(
+            diagnostics[0]
+                .message
+                .contains("must be a plain word, not a list")
+        );
         assert_eq!(entries(root.as_ref().unwrap()).len(), 1);
     }
 
