@@ -5,8 +5,7 @@ use std::env;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use skills_core::render::CatalogEntry;
-use skills_core::{Bundle, Diagnostic, Level, Severity, SkillDef};
+use skills_core::{Bundle, Diagnostic, Level, Severity};
 
 use crate::args::Source;
 
@@ -52,7 +51,7 @@ pub fn count_skills(source: &Source) -> usize {
 pub fn severity_label(diagnostic: &Diagnostic) -> &'static str {
     match diagnostic.severity {
         Severity::Error => "error",
-        _ => "warning",
+        Severity::Warning => "warning",
     }
 }
 
@@ -87,7 +86,7 @@ pub fn summary(skills: usize, errors: usize, warnings: usize) -> String {
     line
 }
 
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+pub fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 { one } else { many }
 }
 
@@ -106,24 +105,6 @@ pub fn load_valid(source: &Source, err: &mut dyn Write) -> io::Result<Option<Bun
         return Ok(None);
     }
     Ok(Some(bundle))
-}
-
-/// What the catalog shows of each skill: the same mapping the macro uses.
-pub fn catalog_entries(skills: &[SkillDef]) -> Vec<CatalogEntry<'_>> {
-    skills.iter().map(SkillDef::catalog_entry).collect()
-}
-
-/// The files shipped beside a skill's `SKILL.md` (references, scripts, assets), as
-/// `skills-core` collected them: the one place `show` and `stats` read them from.
-pub fn resources(skill: &SkillDef) -> Vec<skills_core::render::ResourceEntry<'_>> {
-    skill
-        .resources
-        .iter()
-        .map(|resource| skills_core::render::ResourceEntry {
-            path: &resource.path,
-            size: resource.size,
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -112,13 +112,12 @@ pub fn show(name: &str, source: &Source, streams: &mut Streams<'_>) -> io::Resul
     }
     writeln!(out, "path: {}", skill.path)?;
     writeln!(out, "sha256: {}", skill.sha256)?;
-    let resources = bundle::resources(skill);
-    if resources.is_empty() {
+    if skill.resources.is_empty() {
         writeln!(out, "resources: none")?;
     } else {
         writeln!(out, "tree-sha256: {}", skill.tree_sha256)?;
         writeln!(out, "resources:")?;
-        for resource in resources {
+        for resource in &skill.resources {
             writeln!(out, "  {} ({} bytes)", resource.path, resource.size)?;
         }
     }
@@ -153,7 +152,7 @@ pub fn prompt(source: &Source, format: CatalogFormat, streams: &mut Streams<'_>)
 
 /// The catalog of `skills` in `format`.
 pub fn catalog(skills: &[SkillDef], format: CatalogFormat) -> String {
-    let entries = bundle::catalog_entries(skills);
+    let entries: Vec<_> = skills.iter().map(SkillDef::catalog_entry).collect();
     match format {
         CatalogFormat::Markdown => render::catalog_markdown(&entries),
         CatalogFormat::Xml => render::catalog_xml(&entries),

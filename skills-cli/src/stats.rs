@@ -42,7 +42,7 @@ impl SkillStats {
             body_lines: body.lines().count(),
             body_bytes: body.len(),
             body_tokens: estimate_tokens(body),
-            resources: bundle::resources(skill).len(),
+            resources: skill.resources.len(),
         }
     }
 
@@ -71,9 +71,9 @@ pub fn run(source: &Source, format: CatalogFormat, streams: &mut Streams<'_>) ->
         total.add(row);
     }
     let total_label = format!(
-        "total ({} skill{})",
+        "total ({} {})",
         rows.len(),
-        if rows.len() == 1 { "" } else { "s" }
+        bundle::plural(rows.len(), "skill", "skills")
     );
     let width = rows
         .iter()
