@@ -287,8 +287,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, UsageE
         "-V" | "--version" => return Ok(Command::Version),
         "help" => return parse_help(rest),
         flag if flag.starts_with('-') => {
-            let hint = closest_match(flag, ["--help", "--version"])
-                .map(|close| format!("did you mean `{close}`?"));
+            let hint = did_you_mean(flag, ["--help", "--version"]);
             return Err(UsageError::new(None, format!("unknown option `{flag}`")).with_hint(hint));
         }
         name => known_command(name)?,
@@ -300,14 +299,18 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, UsageE
     build(command, parsed)
 }
 
+/// `did you mean `X`?` when a candidate is close to `target`.
+fn did_you_mean<'a>(target: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    closest_match(target, candidates).map(|close| format!("did you mean `{close}`?"))
+}
+
 fn known_command(name: &str) -> Result<&'static str, UsageError> {
     COMMANDS
         .iter()
         .copied()
         .find(|c| *c == name)
         .ok_or_else(|| {
-            let hint = closest_match(name, COMMANDS.iter().copied())
-                .map(|close| format!("did you mean `{close}`?"));
+            let hint = did_you_mean(name, COMMANDS.iter().copied());
             UsageError::new(None, format!("unknown command `{name}`")).with_hint(hint)
         })
 }
@@ -427,6 +430,7 @@ fn unknown_flag(command: &'static str, flags: &[Flag], name: &str, arg: &str) ->
 }
 
 fn build(command: &'static str, mut parsed: Parsed) -> Result<Command, UsageError> {
+    let mut positionals = std::mem::take(&mut parsed.positionals);
     Ok(match command {
         "check" => Command::Check {
             format: match parsed.value("--format") {
@@ -436,27 +440,27 @@ fn build(command: &'static str, mut parsed: Parsed) -> Result<Command, UsageErro
                     return Err(bad_value(command, "--format", other, &["text", "json"]));
                 }
             },
-            source: source(command, &parsed, parsed.positionals.clone())?,
+            source: source(command, &parsed, positionals)?,
         },
         "list" => Command::List {
-            source: source(command, &parsed, parsed.positionals.clone())?,
+            source: source(command, &parsed, positionals)?,
         },
         "show" => {
-            if parsed.positionals.is_empty() {
+            if positionals.is_empty() {
                 return Err(UsageError::new(
                     Some(command),
                     "missing the NAME of the skill to show",
                 ));
             }
-            let name = parsed.positionals.remove(0);
+            let name = positionals.remove(0);
             Command::Show {
-                source: source(command, &parsed, parsed.positionals.clone())?,
+                source: source(command, &parsed, positionals)?,
                 name,
             }
         }
         "prompt" | "stats" => {
             let format = catalog_format(command, &parsed)?;
-            let source = source(command, &parsed, parsed.positionals.clone())?;
+            let source = source(command, &parsed, positionals)?;
             if command == "prompt" {
                 Command::Prompt { source, format }
             } else {
@@ -464,7 +468,7 @@ fn build(command: &'static str, mut parsed: Parsed) -> Result<Command, UsageErro
             }
         }
         "new" => {
-            let name = match parsed.positionals.as_slice() {
+            let name = match positionals.as_slice() {
                 [name] => name.clone(),
                 [] => {
                     return Err(UsageError::new(
@@ -580,8 +584,7 @@ fn unknown_lint(command: &'static str, lint: &str) -> UsageError {
 }
 
 fn bad_value(command: &'static str, flag: &str, value: &str, expected: &[&str]) -> UsageError {
-    let hint = closest_match(value, expected.iter().copied())
-        .map(|close| format!("did you mean `{close}`?"));
+    let hint = did_you_mean(value, expected.iter().copied());
     UsageError::new(
         Some(command),
         format!(
