@@ -1,7 +1,7 @@
 //! Wires the stages together: discover -> read -> parse -> resources -> cross-check -> lint.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
@@ -57,8 +57,6 @@ pub struct Bundle {
     pub skills: Vec<SkillDef>,
     /// Every problem in every file (errors and lint warnings), sorted by path and position.
     pub diagnostics: Vec<Diagnostic>,
-    /// Every file read, sorted, so the macro can track them for rebuilds.
-    pub files_read: Vec<PathBuf>,
 }
 
 impl Bundle {
@@ -104,7 +102,6 @@ pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
                 continue;
             }
         };
-        bundle.files_read.push(found_skill.file.clone());
         total_size += bytes.len() as u64;
         let (parsed, diagnostics) = skill::parse(
             &found_skill.display_path,
@@ -125,9 +122,6 @@ pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
         );
         bundle.diagnostics.extend(diagnostics);
         total_size += files.iter().map(|r| r.size).sum::<u64>();
-        bundle
-            .files_read
-            .extend(files.iter().map(|r| r.file.clone()));
         skill.resources = files;
         skill.tree_sha256 = tree_hash(&skill);
         bundle
@@ -161,7 +155,6 @@ pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
     bundle
         .diagnostics
         .extend(lint::lint_bundle(&bundle.skills, &options.lints));
-    bundle.files_read.sort();
     diagnostic::sort(&mut bundle.diagnostics);
     bundle
 }

@@ -268,10 +268,6 @@ fn words(text: &str) -> BTreeSet<String> {
 }
 
 /// Word overlap of two descriptions: the shared words and |A and B| / |A or B|.
-pub fn similarity(a: &str, b: &str) -> (usize, f64) {
-    overlap(&words(a), &words(b))
-}
-
 fn overlap(a: &BTreeSet<String>, b: &BTreeSet<String>) -> (usize, f64) {
     let shared = a.intersection(b).count();
     let union = a.len() + b.len() - shared;

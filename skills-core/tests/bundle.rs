@@ -40,7 +40,15 @@ fn finds_skills_sorted_and_ignores_hidden_folders_and_loose_files() {
         .collect();
     assert_eq!(names, ["alpha", "zeta"]);
     assert_eq!(bundle.skills[0].path, "skills/alpha/SKILL.md");
-    assert_eq!(bundle.files_read.len(), 2);
+    // The files the macro embeds and tracks.
+    let files: Vec<_> = bundle.skills.iter().map(|s| s.file.clone()).collect();
+    assert_eq!(
+        files,
+        [
+            dir.path().join("skills/alpha/SKILL.md"),
+            dir.path().join("skills/zeta/SKILL.md")
+        ]
+    );
 }
 
 #[test]
@@ -275,11 +283,13 @@ fn resources_are_collected_sorted_with_ignores_and_limits() {
         skill.tree_sha256, skill.sha256,
         "resources are part of the tree hash"
     );
+    let tracked: Vec<_> = skill.resources.iter().map(|r| r.file.clone()).collect();
     assert_eq!(
-        bundle.files_read.len(),
-        4,
-        "SKILL.md and three resources are tracked"
+        tracked,
+        ["assets/logo.png", "references/forms.md", "scripts/fill.py"].map(|p| skill_dir.join(p)),
+        "each resource names its file, which the macro embeds and so tracks"
     );
+    assert_eq!(skill.file, skill_dir.join("SKILL.md"));
 
     let tight = Options {
         max_bundle_size: 50,

@@ -22,7 +22,7 @@ pub(crate) fn resolve_optional(text: &'static str, span: Span) -> Option<&'stati
     (span != NONE).then(|| resolve(text, span))
 }
 
-/// The optional fields of a skill that sets any; the others read [`EMPTY_EXTRA`].
+/// The optional fields of a skill that sets any; the others read [`NO_EXTRA`].
 #[derive(Debug)]
 pub struct SkillExtra {
     pub license: Span,
@@ -54,9 +54,6 @@ pub const NO_EXTRA: SkillExtra = SkillExtra {
     resources: &[],
     tree_sha256: NONE,
 };
-
-/// [`NO_EXTRA`] as a static, shared by every skill that sets no optional field.
-pub static EMPTY_EXTRA: SkillExtra = NO_EXTRA;
 
 /// Everything the macro knows about one skill.
 #[derive(Clone, Copy, Debug)]

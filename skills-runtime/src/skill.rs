@@ -23,7 +23,8 @@ impl Skill {
     }
 
     pub(crate) fn extra(&self) -> &'static SkillExtra {
-        self.parts.extra.unwrap_or(&crate::__private::EMPTY_EXTRA)
+        // `&NO_EXTRA` is promoted to a `'static` constant: one shared value, no allocation.
+        self.parts.extra.unwrap_or(&crate::__private::NO_EXTRA)
     }
 
     /// The skill's name (equal to its folder name).
