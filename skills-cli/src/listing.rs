@@ -24,13 +24,6 @@ pub fn list(source: &Source, streams: &mut Streams<'_>) -> io::Result<u8> {
         )?;
         return Ok(0);
     }
-    let version = |skill: &SkillDef| {
-        skill
-            .version
-            .as_ref()
-            .map_or("-", |v| v.value.as_str())
-            .to_owned()
-    };
     let name_width = bundle
         .skills
         .iter()
@@ -53,6 +46,11 @@ pub fn list(source: &Source, streams: &mut Streams<'_>) -> io::Result<u8> {
         )?;
     }
     Ok(0)
+}
+
+/// The version `list` shows: `-` when unset.
+fn version(skill: &SkillDef) -> &str {
+    skill.version.as_ref().map_or("-", |v| v.value.as_str())
 }
 
 /// `skills show NAME`: every frontmatter field that is set, the path, the SHA-256 the binary
