@@ -47,40 +47,44 @@ fn workspace() -> PathBuf {
 
 // ---- reading an `embed_skills!(...)` call ------------------------------------------------
 
+/// The characters of `text` outside string literals (quotes included in neither), with their
+/// byte offsets and the bracket depth after each: `(` and `[` open, `)` and `]` close.
+fn code_chars(text: &str) -> impl Iterator<Item = (usize, char, i32)> + '_ {
+    let mut depth = 0;
+    let mut in_string = false;
+    let mut escaped = false;
+    text.char_indices().filter_map(move |(i, c)| {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            return None;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                return None;
+            }
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            _ => {}
+        }
+        Some((i, c, depth))
+    })
+}
+
 /// The argument text of every `embed_skills!(...)` call in `source`.
 fn macro_calls(source: &str) -> Vec<String> {
     let mut calls = Vec::new();
     let mut rest = source;
     while let Some(start) = rest.find("embed_skills!(") {
         let after = &rest[start + "embed_skills!(".len()..];
-        let mut depth = 1;
-        let mut in_string = false;
-        let mut escaped = false;
-        let mut end = None;
-        for (i, c) in after.char_indices() {
-            if in_string {
-                match (escaped, c) {
-                    (true, _) => escaped = false,
-                    (false, '\\') => escaped = true,
-                    (false, '"') => in_string = false,
-                    _ => {}
-                }
-                continue;
-            }
-            match c {
-                '"' => in_string = true,
-                '(' | '[' => depth += 1,
-                ')' | ']' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        end = Some(i);
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        let end = end.expect("a closed embed_skills! call");
+        let (end, _, _) = code_chars(after)
+            .find(|&(_, _, depth)| depth < 0)
+            .expect("a closed embed_skills! call");
         calls.push(after[..end].to_owned());
         rest = &after[end..];
     }
@@ -90,38 +94,19 @@ fn macro_calls(source: &str) -> Vec<String> {
 /// Splits `text` at the commas outside strings and brackets; drops empty pieces (trailing comma).
 fn split_top_level(text: &str) -> Vec<String> {
     let mut parts = Vec::new();
-    let mut current = String::new();
-    let mut depth = 0;
-    let mut in_string = false;
-    let mut escaped = false;
-    for c in text.chars() {
-        if in_string {
-            current.push(c);
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-            continue;
+    let mut start = 0;
+    for (i, c, depth) in code_chars(text) {
+        if c == ',' && depth == 0 {
+            parts.push(&text[start..i]);
+            start = i + 1;
         }
-        match c {
-            '"' => in_string = true,
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(std::mem::take(&mut current));
-                continue;
-            }
-            _ => {}
-        }
-        current.push(c);
     }
-    parts.push(current);
+    parts.push(&text[start..]);
     parts
         .into_iter()
-        .map(|part| part.trim().to_owned())
+        .map(str::trim)
         .filter(|part| !part.is_empty())
+        .map(str::to_owned)
         .collect()
 }
 
@@ -516,6 +501,15 @@ fn macro_calls_map_to_flags() {
         ]
     );
     assert_eq!(check_args(&calls[1]).unwrap(), ["d"]);
+    // Commas, brackets and escaped quotes inside strings are text, not structure.
+    assert_eq!(
+        macro_calls(r#"embed_skills!("x)", ignore = [")", "\")"]);"#),
+        [r#""x)", ignore = [")", "\")"]"#]
+    );
+    assert_eq!(
+        split_top_level(r#""a,(b", ["c", "d]"], "e\"f)","#),
+        [r#""a,(b""#, r#"["c", "d]"]"#, r#""e\"f)""#]
+    );
     assert!(check_args("max_file_size = 10").is_err());
     assert!(check_args(r#""a", allow_unknown = true"#).is_err());
     assert!(check_args(r#""a", long_body = "error""#).is_err());
