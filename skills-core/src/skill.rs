@@ -192,10 +192,37 @@ struct FieldReader<'a> {
     diagnostics: Vec<Diagnostic>,
 }
 
+/// Anything with a place in `SKILL.md` a diagnostic can point at.
+trait Located {
+    /// 1-based line and column.
+    fn position(&self) -> (usize, usize);
+}
+
+impl Located for Node {
+    fn position(&self) -> (usize, usize) {
+        (self.line, self.column)
+    }
+}
+
+impl<T> Located for Spanned<T> {
+    fn position(&self) -> (usize, usize) {
+        (self.line, self.column)
+    }
+}
+
+/// A missing key has no line of its own: it is reported at the opening `---`.
+struct OpeningLine;
+
+impl Located for OpeningLine {
+    fn position(&self) -> (usize, usize) {
+        (1, 1)
+    }
+}
+
 impl FieldReader<'_> {
-    fn error(&mut self, node: &Node, message: impl Into<String>, help: Option<String>) {
-        let mut diagnostic =
-            Diagnostic::error(self.path, message).at(self.text, node.line, node.column);
+    fn error(&mut self, at: &impl Located, message: impl Into<String>, help: Option<String>) {
+        let (line, column) = at.position();
+        let mut diagnostic = Diagnostic::error(self.path, message).at(self.text, line, column);
         diagnostic.help = help;
         self.diagnostics.push(diagnostic);
     }
@@ -336,12 +363,7 @@ impl FieldReader<'_> {
                 }
             }
         }
-        // A missing key has no line of its own: point at the opening `---`.
-        let opening = Node {
-            value: Value::Null,
-            line: 1,
-            column: 1,
-        };
+        let opening = OpeningLine;
         if !has_name && options.infer_missing_fields {
             skill.name = Spanned {
                 value: dir_name.to_owned(),
@@ -404,7 +426,7 @@ impl FieldReader<'_> {
         }
     }
 
-    fn check_length(&mut self, node: &Node, key: &str, text: &str, min: usize, max: usize) {
+    fn check_length(&mut self, node: &impl Located, key: &str, text: &str, min: usize, max: usize) {
         let chars = text.chars().count();
         if chars < min || chars > max {
             self.error(
@@ -417,11 +439,6 @@ impl FieldReader<'_> {
 
     fn check_name(&mut self, name: &Spanned<String>, dir_name: &str) {
         let value = &name.value;
-        let node = Node {
-            value: Value::Null,
-            line: name.line,
-            column: name.column,
-        };
         let help = Some(
             "use 1-64 lowercase ASCII letters, digits and single hyphens, e.g. `code-review`"
                 .to_owned(),
@@ -429,7 +446,7 @@ impl FieldReader<'_> {
         let chars = value.chars().count();
         if chars == 0 || chars > MAX_NAME_CHARS {
             self.error(
-                &node,
+                name,
                 format!("`name` must be 1 to {MAX_NAME_CHARS} characters long, found {chars}"),
                 help,
             );
@@ -438,19 +455,19 @@ impl FieldReader<'_> {
             .find(|c| !matches!(c, 'a'..='z' | '0'..='9' | '-'))
         {
             self.error(
-                &node,
+                name,
                 format!(
                     "`name` may only hold lowercase ASCII letters, digits and `-`, found {bad:?}"
                 ),
                 help,
             );
         } else if value.starts_with('-') || value.ends_with('-') {
-            self.error(&node, "`name` must not start or end with `-`", help);
+            self.error(name, "`name` must not start or end with `-`", help);
         } else if value.contains("--") {
-            self.error(&node, "`name` must not contain `--`", help);
+            self.error(name, "`name` must not contain `--`", help);
         } else if value != dir_name {
             self.error(
-                &node,
+                name,
                 format!("`name` is `{value}` but the folder is `{dir_name}`; they must be equal"),
                 Some(format!(
                     "rename the folder to `{value}` or set `name: {dir_name}`"
