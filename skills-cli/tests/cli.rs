@@ -59,6 +59,27 @@ fn assert_no_panic(run: &Run) {
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
 }
 
+#[track_caller]
+fn assert_contains(text: &str, needle: &str) {
+    assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+}
+
+#[track_caller]
+fn assert_starts_with(text: &str, prefix: &str) {
+    assert!(
+        text.starts_with(prefix),
+        "not starting with {prefix:?}:\n{text}"
+    );
+}
+
+#[track_caller]
+fn assert_ends_with(text: &str, suffix: &str) {
+    assert!(
+        text.ends_with(suffix),
+        "not ending with {suffix:?}:\n{text}"
+    );
+}
+
 // ---- help, version, bad arguments -------------------------------------------------------
 
 #[test]
@@ -74,16 +95,12 @@ fn help_and_version() {
     for args in [&["help", "check"][..], &["check", "--help"]] {
         let run = skills(args);
         assert_eq!(run.code, 0);
-        assert!(
-            run.stdout.contains("Usage: skills check [DIR...]"),
-            "{}",
-            run.stdout
-        );
-        assert!(run.stdout.contains("--format text|json"));
+        assert_contains(&run.stdout, "Usage: skills check [DIR...]");
+        assert_contains(&run.stdout, "--format text|json");
     }
     let run = skills(&["new", "-h"]);
     assert_eq!(run.code, 0);
-    assert!(run.stdout.contains("Usage: skills new NAME [--dir DIR]"));
+    assert_contains(&run.stdout, "Usage: skills new NAME [--dir DIR]");
     for args in [&["--version"][..], &["-V"]] {
         let run = skills(args);
         assert_eq!(run.code, 0);
@@ -161,29 +178,13 @@ fn bad_arguments_exit_2_with_a_clear_error() {
 #[test]
 fn misspellings_get_a_did_you_mean() {
     let run = skills(&["chek"]);
-    assert!(
-        run.stderr.contains("did you mean `check`?"),
-        "{}",
-        run.stderr
-    );
+    assert_contains(&run.stderr, "did you mean `check`?");
     let run = skills(&["stat"]);
-    assert!(
-        run.stderr.contains("did you mean `stats`?"),
-        "{}",
-        run.stderr
-    );
+    assert_contains(&run.stderr, "did you mean `stats`?");
     let run = skills(&["check", "--fromat", "json"]);
-    assert!(
-        run.stderr.contains("did you mean `--format`?"),
-        "{}",
-        run.stderr
-    );
+    assert_contains(&run.stderr, "did you mean `--format`?");
     let run = skills(&["check", "--format", "jsn"]);
-    assert!(
-        run.stderr.contains("did you mean `json`?"),
-        "{}",
-        run.stderr
-    );
+    assert_contains(&run.stderr, "did you mean `json`?");
     let run = skills(&["bogus-command"]);
     assert!(!run.stderr.contains("did you mean"), "{}", run.stderr);
 }
@@ -227,11 +228,7 @@ fn check_reports_every_error_in_the_compile_error_format() {
         "= help: quote it: `version: \"1.5\"`",
         "did you mean `license`?",
     ] {
-        assert!(
-            run.stdout.contains(needle),
-            "missing {needle:?} in\n{}",
-            run.stdout
-        );
+        assert_contains(&run.stdout, needle);
     }
 }
 
@@ -289,44 +286,23 @@ fn check_takes_the_macro_options() {
     let run = skills(&["check", "broken", "--allow-unknown-keys"]);
     assert_eq!(run.code, 1);
     assert!(!run.stdout.contains("licence"), "{}", run.stdout);
-    assert!(
-        run.stdout.ends_with("checked 5 skills: 4 errors\n"),
-        "{}",
-        run.stdout
-    );
+    assert_ends_with(&run.stdout, "checked 5 skills: 4 errors\n");
 
     let run = skills(&["check", "valid", "--max-file-size", "100"]);
     assert_eq!(run.code, 1);
-    assert!(
-        run.stdout.contains("over the limit of 100 bytes"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.ends_with("checked 2 skills: 2 errors\n"),
-        "{}",
-        run.stdout
-    );
+    assert_contains(&run.stdout, "over the limit of 100 bytes");
+    assert_ends_with(&run.stdout, "checked 2 skills: 2 errors\n");
 }
 
 #[test]
 fn check_reads_several_roots_as_one_bundle() {
     let run = skills(&["check", "valid", "empty", "broken"]);
     assert_eq!(run.code, 1);
-    assert!(
-        run.stdout.ends_with("checked 7 skills: 5 errors\n"),
-        "{}",
-        run.stdout
-    );
+    assert_ends_with(&run.stdout, "checked 7 skills: 5 errors\n");
     // The same root twice defines every skill twice (rule C1), as in the macro.
     let run = skills(&["check", "valid", "valid"]);
     assert_eq!(run.code, 1);
-    assert!(
-        run.stdout
-            .contains("skill `alpha` is defined more than once"),
-        "{}",
-        run.stdout
-    );
+    assert_contains(&run.stdout, "skill `alpha` is defined more than once");
 }
 
 #[test]
@@ -334,11 +310,7 @@ fn check_defaults_to_the_skills_folder() {
     let temp = tempfile::tempdir().unwrap();
     let run = skills_in(temp.path(), &["check"]);
     assert_eq!(run.code, 1);
-    assert!(
-        run.stdout.contains("skills root `skills` does not exist"),
-        "{}",
-        run.stdout
-    );
+    assert_contains(&run.stdout, "skills root `skills` does not exist");
 
     write_skill(
         temp.path(),
@@ -365,18 +337,9 @@ fn warnings_are_shown_but_do_not_fail() {
     );
     let run = skills_in(temp.path(), &["check"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
-    assert!(run.stdout.starts_with("warning: "), "{}", run.stdout);
-    assert!(
-        run.stdout.contains("  --> skills/long/SKILL.md:"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout
-            .ends_with("checked 1 skill: 0 errors, 1 warning\n"),
-        "{}",
-        run.stdout
-    );
+    assert_starts_with(&run.stdout, "warning: ");
+    assert_contains(&run.stdout, "  --> skills/long/SKILL.md:");
+    assert_ends_with(&run.stdout, "checked 1 skill: 0 errors, 1 warning\n");
 
     let run = skills_in(temp.path(), &["check", "--format", "json"]);
     assert_eq!(run.code, 0);
@@ -388,12 +351,8 @@ fn warnings_are_shown_but_do_not_fail() {
     // The listing commands carry on, with the warning on stderr.
     let run = skills_in(temp.path(), &["list"]);
     assert_eq!(run.code, 0);
-    assert!(
-        run.stdout.starts_with("long  -  Long skill."),
-        "{}",
-        run.stdout
-    );
-    assert!(run.stderr.starts_with("warning: "), "{}", run.stderr);
+    assert_starts_with(&run.stdout, "long  -  Long skill.");
+    assert_starts_with(&run.stderr, "warning: ");
 }
 
 // ---- the macro's options as flags -----------------------------------------------------
@@ -421,11 +380,7 @@ fn max_bundle_size_limits_the_total() {
 
     let run = skills_in(temp.path(), &["check", "--max-bundle-size", "500"]);
     assert_eq!(run.code, 1, "{}", run.stdout);
-    assert!(
-        run.stdout.contains("over the limit of 500 bytes"),
-        "{}",
-        run.stdout
-    );
+    assert_contains(&run.stdout, "over the limit of 500 bytes");
     // Rust's digit separators, as in `max_bundle_size = 1_000_000`.
     let run = skills_in(temp.path(), &["check", "--max-bundle-size=1_000_000"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
@@ -441,11 +396,7 @@ fn infer_missing_fields_accepts_old_folders() {
     );
     let run = skills_in(temp.path(), &["check"]);
     assert_eq!(run.code, 1, "{}", run.stdout);
-    assert!(
-        run.stdout.contains("missing required key `name`"),
-        "{}",
-        run.stdout
-    );
+    assert_contains(&run.stdout, "missing required key `name`");
 
     let run = skills_in(temp.path(), &["check", "--infer-missing-fields"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
@@ -471,7 +422,7 @@ fn ignore_leaves_files_out_of_the_resources() {
     // A file over the size limit is an error...
     let run = skills_in(temp.path(), &["check", "--max-file-size", "200"]);
     assert_eq!(run.code, 1, "{}", run.stdout);
-    assert!(run.stdout.contains("notes.bak"), "{}", run.stdout);
+    assert_contains(&run.stdout, "notes.bak");
     // ...unless it is ignored; the flag repeats, each pattern counting.
     let ignore = ["--ignore", "*.bak", "--ignore=draft.tmp"];
     let mut args = vec!["check", "--max-file-size", "200"];
@@ -482,12 +433,7 @@ fn ignore_leaves_files_out_of_the_resources() {
     args.extend(ignore);
     let run = skills_in(temp.path(), &args);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(
-        run.stdout
-            .contains("resources:\n  guide.md (5 bytes)\nbody:"),
-        "{}",
-        run.stdout
-    );
+    assert_contains(&run.stdout, "resources:\n  guide.md (5 bytes)\nbody:");
 }
 
 #[test]
@@ -506,13 +452,9 @@ fn allowed_host_exempts_a_host_from_external_urls() {
 
     let run = skills_in(temp.path(), &["check", "-D", "external_urls"]);
     assert_eq!(run.code, 1, "{}", run.stdout);
-    assert!(run.stdout.contains("link to `docs.rs`"), "{}", run.stdout);
-    assert!(
-        run.stdout.contains("link to `api.example.com`"),
-        "{}",
-        run.stdout
-    );
-    assert!(run.stdout.ends_with("2 errors\n"), "{}", run.stdout);
+    assert_contains(&run.stdout, "link to `docs.rs`");
+    assert_contains(&run.stdout, "link to `api.example.com`");
+    assert_ends_with(&run.stdout, "2 errors\n");
 
     let run = skills_in(
         temp.path(),
@@ -520,7 +462,7 @@ fn allowed_host_exempts_a_host_from_external_urls() {
     );
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(!run.stdout.contains("link to `docs.rs`"), "{}", run.stdout);
-    assert!(run.stdout.ends_with("1 error\n"), "{}", run.stdout);
+    assert_ends_with(&run.stdout, "1 error\n");
 
     // Repeatable; a host covers its subdomains.
     let run = skills_in(
@@ -553,10 +495,7 @@ fn lint_levels_the_rustc_way() {
     sneaky(temp.path());
     let run = skills_in(temp.path(), &["check"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
-    assert!(
-        run.stdout
-            .starts_with("warning: instruction that tries to override")
-    );
+    assert_starts_with(&run.stdout, "warning: instruction that tries to override");
 
     for deny in [
         &["-D", "prompt_override"][..],
@@ -573,11 +512,7 @@ fn lint_levels_the_rustc_way() {
             "{args:?}: {}",
             run.stdout
         );
-        assert!(
-            run.stdout.ends_with("checked 1 skill: 1 error\n"),
-            "{}",
-            run.stdout
-        );
+        assert_ends_with(&run.stdout, "checked 1 skill: 1 error\n");
     }
 
     for allow in [&["-A", "prompt_override"][..], &["--allow=prompt_override"]] {
@@ -600,16 +535,12 @@ fn lint_levels_the_rustc_way() {
         ],
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
-    assert!(
-        run.stdout.ends_with("0 errors, 1 warning\n"),
-        "{}",
-        run.stdout
-    );
+    assert_ends_with(&run.stdout, "0 errors, 1 warning\n");
     let run = skills_in(
         temp.path(),
         &["check", "-A", "prompt_override", "-W", "prompt_override"],
     );
-    assert!(run.stdout.starts_with("warning: "), "{}", run.stdout);
+    assert_starts_with(&run.stdout, "warning: ");
 
     // `-W` raises a lint that is allowed by default.
     write_skill(
@@ -626,22 +557,14 @@ fn lint_levels_the_rustc_way() {
         &["check", "-A", "prompt_override", "-W", "external_urls"],
     );
     assert_eq!(run.code, 0);
-    assert!(run.stdout.contains("api.example.com"), "{}", run.stdout);
-    assert!(
-        run.stdout.ends_with("0 errors, 1 warning\n"),
-        "{}",
-        run.stdout
-    );
+    assert_contains(&run.stdout, "api.example.com");
+    assert_ends_with(&run.stdout, "0 errors, 1 warning\n");
 
     // The listing commands share the flags: a denied lint is a bundle that does not build.
     let run = skills_in(temp.path(), &["list", "-D", "prompt_override"]);
     assert_eq!(run.code, 1);
     assert_eq!(run.stdout, "");
-    assert!(
-        run.stderr.starts_with("error: instruction"),
-        "{}",
-        run.stderr
-    );
+    assert_starts_with(&run.stderr, "error: instruction");
 }
 
 #[test]
@@ -651,16 +574,8 @@ fn the_warnings_group_is_deny_warnings() {
     // `#![deny(warnings)]` in the crate: every warning is an error.
     let run = skills_in(temp.path(), &["check", "-D", "warnings"]);
     assert_eq!(run.code, 1, "{}", run.stdout);
-    assert!(
-        run.stdout.starts_with("error: instruction"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.ends_with("checked 1 skill: 1 error\n"),
-        "{}",
-        run.stdout
-    );
+    assert_starts_with(&run.stdout, "error: instruction");
+    assert_ends_with(&run.stdout, "checked 1 skill: 1 error\n");
     let run = skills_in(
         temp.path(),
         &["check", "-D", "warnings", "--format", "json"],
@@ -688,25 +603,20 @@ fn the_warnings_group_is_deny_warnings() {
 fn an_unknown_lint_is_a_bad_command_line() {
     let run = skills(&["check", "valid", "-W", "long-body"]);
     assert_eq!(run.code, 2);
-    assert!(
-        run.stderr
-            .starts_with("error: unknown lint `long-body`\n  = help: did you mean `long_body`?"),
-        "{}",
-        run.stderr
+    assert_starts_with(
+        &run.stderr,
+        "error: unknown lint `long-body`\n  = help: did you mean `long_body`?",
     );
     assert_eq!(run.stdout, "");
     let run = skills(&["stats", "valid", "--allow", "everything"]);
     assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains(
-            "the lints are `long_body`, `similar_descriptions`, `prompt_override`, `external_urls`"
-        ),
-        "{}",
-        run.stderr
+    assert_contains(
+        &run.stderr,
+        "the lints are `long_body`, `similar_descriptions`, `prompt_override`, `external_urls`",
     );
     let run = skills(&["check", "valid", "-d", "warnings"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("did you mean `-D`?"), "{}", run.stderr);
+    assert_contains(&run.stderr, "did you mean `-D`?");
 }
 
 #[test]
@@ -734,7 +644,7 @@ fn help_names_every_macro_option() {
         assert!(run.stdout.contains(lint), "{lint} missing:\n{}", run.stdout);
     }
     let run = skills(&["help", "list"]);
-    assert!(run.stdout.contains("-D, --deny LINT"), "{}", run.stdout);
+    assert_contains(&run.stdout, "-D, --deny LINT");
 }
 
 // ---- list, show ---------------------------------------------------------------------------
@@ -751,11 +661,7 @@ fn list_prints_one_line_per_skill() {
     let run = skills(&["list", "empty"]);
     assert_eq!(run.code, 0);
     assert_eq!(run.stdout, "");
-    assert!(
-        run.stderr.contains("no skills found in empty"),
-        "{}",
-        run.stderr
-    );
+    assert_contains(&run.stderr, "no skills found in empty");
 }
 
 #[test]
@@ -774,12 +680,8 @@ fn listing_commands_refuse_a_broken_bundle() {
             "{args:?}: {}",
             run.stderr
         );
-        assert!(run.stderr.contains("  --> broken/wrong-name/SKILL.md:2:7"));
-        assert!(
-            run.stderr.ends_with("checked 5 skills: 5 errors\n"),
-            "{}",
-            run.stderr
-        );
+        assert_contains(&run.stderr, "  --> broken/wrong-name/SKILL.md:2:7");
+        assert_ends_with(&run.stderr, "checked 5 skills: 5 errors\n");
     }
 }
 
@@ -817,22 +719,21 @@ body: 4 lines
     // Unset fields are left out.
     let run = skills(&["show", "beta", "valid"]);
     assert_eq!(run.code, 0);
-    assert!(
-        run.stdout
-            .starts_with("name: beta\ndescription: Cleans beta data sets before")
+    assert_starts_with(
+        &run.stdout,
+        "name: beta\ndescription: Cleans beta data sets before",
     );
     for absent in ["version:", "license:", "tags:", "metadata:", "requires:"] {
         assert!(!run.stdout.contains(absent), "{absent} in {}", run.stdout);
     }
     let beta = &bundle.skills[1];
-    assert!(
-        run.stdout.ends_with(&format!(
+    assert_ends_with(
+        &run.stdout,
+        &format!(
             "tree-sha256: {}\nresources:\n  scripts/clean.py (84 bytes)\nbody: 3 lines\n\n\
              # Beta\n\nDrop empty rows with `scripts/clean.py`.\n",
             beta.tree_sha256
-        )),
-        "{}",
-        run.stdout
+        ),
     );
     assert_ne!(beta.tree_sha256, beta.sha256);
 }
@@ -920,15 +821,14 @@ fn stats_per_skill_and_total() {
     assert_eq!(columns(lines[3])[4..], ["7", "109", "28", "1"]);
     // These bodies are shorter than the catalog: stats says so instead of claiming savings.
     let catalog = render::catalog_markdown(&entries);
-    assert!(
-        run.stdout.contains(&format!(
+    assert_contains(
+        &run.stdout,
+        &format!(
             "the catalog is {} bytes larger than all bodies together",
             catalog.len() - 109
-        )),
-        "{}",
-        run.stdout
+        ),
     );
-    assert!(run.stdout.contains("characters / 4"));
+    assert_contains(&run.stdout, "characters / 4");
 }
 
 #[test]
@@ -958,22 +858,20 @@ fn stats_reports_what_progressive_disclosure_saves() {
 
     let run = skills_in(temp.path(), &["stats"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(
-        run.stdout.contains(&format!(
+    assert_contains(
+        &run.stdout,
+        &format!(
             "{} bytes  ~{} tokens",
             catalog.len(),
             catalog.len().div_ceil(4)
-        )),
-        "{}",
-        run.stdout
+        ),
     );
-    assert!(
-        run.stdout.contains(&format!(
+    assert_contains(
+        &run.stdout,
+        &format!(
             "progressive disclosure saves {saved} bytes (~{} tokens, {percent:.1}% of the bodies) in every request",
             2 * bundle.skills[0].body().len().div_ceil(4) - catalog.len().div_ceil(4)
-        )),
-        "{}",
-        run.stdout
+        ),
     );
     assert!(percent > 90.0);
 
@@ -996,10 +894,10 @@ fn stats_reports_what_progressive_disclosure_saves() {
 fn stats_of_an_empty_root() {
     let run = skills(&["stats", "empty"]);
     assert_eq!(run.code, 0);
-    assert!(run.stdout.contains("total (0 skills)"));
-    assert!(
-        run.stdout
-            .contains("no skills: the system prompt gets no skills section")
+    assert_contains(&run.stdout, "total (0 skills)");
+    assert_contains(
+        &run.stdout,
+        "no skills: the system prompt gets no skills section",
     );
 }
 
@@ -1023,22 +921,16 @@ fn new_creates_a_skeleton_that_passes_check() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(run.stdout, "checked 1 skill: 0 errors\n");
     let run = skills_in(temp.path(), &["list"]);
-    assert!(
-        run.stdout
-            .starts_with("pdf-forms  0.1.0  TODO: say what this skill does"),
-        "{}",
-        run.stdout
+    assert_starts_with(
+        &run.stdout,
+        "pdf-forms  0.1.0  TODO: say what this skill does",
     );
 
     // A second time: refused, and the file is left alone.
     fs::write(&file, "edited").unwrap();
     let run = skills_in(temp.path(), &["new", "pdf-forms"]);
     assert_eq!(run.code, 1);
-    assert!(
-        run.stderr.contains("`skills/pdf-forms` already exists"),
-        "{}",
-        run.stderr
-    );
+    assert_contains(&run.stderr, "`skills/pdf-forms` already exists");
     assert_eq!(fs::read_to_string(&file).unwrap(), "edited");
 }
 
@@ -1078,11 +970,7 @@ fn new_rejects_names_the_rules_reject() {
     ] {
         let run = skills_in(temp.path(), &["new", "--", name]);
         assert_eq!(run.code, 2, "{name}: {}", run.stderr);
-        assert!(
-            run.stderr.contains(&format!("invalid skill name `{name}`")),
-            "{}",
-            run.stderr
-        );
+        assert_contains(&run.stderr, &format!("invalid skill name `{name}`"));
         assert!(run.stderr.contains(reason), "{name}: {}", run.stderr);
         assert_no_panic(&run);
     }
@@ -1168,11 +1056,7 @@ fn nothing_panics_on_odd_input() {
     assert_eq!(run.code, 2);
     let run = skills_in(temp.path(), &["new", "ok-name"]);
     assert_eq!(run.code, 1, "the root is a file: {}", run.stderr);
-    assert!(
-        run.stderr.contains("cannot create `skills`"),
-        "{}",
-        run.stderr
-    );
+    assert_contains(&run.stderr, "cannot create `skills`");
 }
 
 fn write_skill(base: &Path, root: &str, name: &str, description: &str, body: &str) {
