@@ -357,7 +357,7 @@ fn warnings_are_shown_but_do_not_fail() {
 
 // ---- the macro's options as flags -----------------------------------------------------
 
-/// Writes `text` as `base/skills/<dir>/SKILL.md`, creating the folders.
+/// Writes `text` as `base/path`, creating the folders.
 fn write_file(base: &Path, path: &str, text: &str) {
     let path = base.join(path);
     fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -997,13 +997,11 @@ fn a_closed_stdout_is_not_a_panic_and_keeps_the_exit_code() {
     );
     // 400 skills with one error each: some 100 KB of diagnostics.
     for i in 0..400 {
-        let dir = temp.path().join(format!("bad/s{i}"));
-        fs::create_dir_all(&dir).unwrap();
-        fs::write(
-            dir.join("SKILL.md"),
-            format!("---\nname: s{i}\ndescription: Broken.\nversion: 1.5\n---\n\nBody.\n"),
-        )
-        .unwrap();
+        write_file(
+            temp.path(),
+            &format!("bad/s{i}/SKILL.md"),
+            &format!("---\nname: s{i}\ndescription: Broken.\nversion: 1.5\n---\n\nBody.\n"),
+        );
     }
     for (args, expected) in [
         (&["show", "big", "good"][..], 0),
@@ -1060,11 +1058,9 @@ fn nothing_panics_on_odd_input() {
 }
 
 fn write_skill(base: &Path, root: &str, name: &str, description: &str, body: &str) {
-    let dir = base.join(root).join(name);
-    fs::create_dir_all(&dir).unwrap();
-    fs::write(
-        dir.join("SKILL.md"),
-        format!("---\nname: {name}\ndescription: {description}\n---\n\n{body}"),
-    )
-    .unwrap();
+    write_file(
+        base,
+        &format!("{root}/{name}/SKILL.md"),
+        &format!("---\nname: {name}\ndescription: {description}\n---\n\n{body}"),
+    );
 }

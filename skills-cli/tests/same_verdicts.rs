@@ -385,6 +385,20 @@ fn compile_fail_case(case: &Path, failures: &mut Vec<String>) {
     }
 }
 
+/// Runs `skills check` with `args`; a failure unless it exits 0.
+fn expect_pass(name: &str, args: &[String], failures: &mut Vec<String>) -> Run {
+    let run = skills_check(args);
+    if run.code != 0 {
+        failures.push(format!(
+            "{name}: `skills check {}` exits {}, expected 0:\n{}",
+            args.join(" "),
+            run.code,
+            run.stdout
+        ));
+    }
+    run
+}
+
 /// Checks one case that must compile.
 fn pass_case(case: &Path, failures: &mut Vec<String>) {
     let name = format!("pass/{}", name_of(case));
@@ -400,15 +414,7 @@ fn pass_case(case: &Path, failures: &mut Vec<String>) {
                 continue;
             }
         };
-        let run = skills_check(&args);
-        if run.code != 0 {
-            failures.push(format!(
-                "{name}: `skills check {}` exits {}, expected 0:\n{}",
-                args.join(" "),
-                run.code,
-                run.stdout
-            ));
-        }
+        let run = expect_pass(&name, &args, failures);
         if deny_warnings {
             let warnings = count(&run.stdout, "warning");
             if warnings > 0 {
@@ -420,15 +426,7 @@ fn pass_case(case: &Path, failures: &mut Vec<String>) {
             }
             let mut denied = args.clone();
             denied.extend(["-D".to_owned(), "warnings".to_owned()]);
-            let run = skills_check(&denied);
-            if run.code != 0 {
-                failures.push(format!(
-                    "{name}: `skills check {}` exits {}, expected 0:\n{}",
-                    denied.join(" "),
-                    run.code,
-                    run.stdout
-                ));
-            }
+            expect_pass(&name, &denied, failures);
         }
     }
 }
