@@ -7,10 +7,10 @@
 
 use std::fmt;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 
-use super::{HttpOptions, Provider, Request, Response, count, post_json, trim_base};
+use super::{Endpoint, HttpOptions, Provider, Request, Response, count, key_header};
 use crate::agent::conversation::{AssistantTurn, Message, ToolCall, Usage, WireFormat};
 use crate::agent::error::{ApiError, ApiErrorKind};
 use crate::agent::retry::BoxFuture;
@@ -26,19 +26,16 @@ const NAME: &str = "anthropic";
 
 /// The Anthropic Messages provider.
 pub struct Anthropic {
-    api_key: String,
-    base_url: String,
     model: String,
     max_tokens: u32,
-    options: HttpOptions,
-    client: reqwest::Client,
+    http: Endpoint,
 }
 
 impl fmt::Debug for Anthropic {
     // Hand-written so the key never reaches a log through `{:?}`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Anthropic")
-            .field("base_url", &self.base_url)
+            .field("base_url", &self.http.base_url())
             .field("model", &self.model)
             .field("max_tokens", &self.max_tokens)
             .field("api_key", &"[redacted]")
@@ -60,20 +57,20 @@ impl Anthropic {
         options: HttpOptions,
     ) -> Result<Self, ApiError> {
         let api_key = api_key.into();
-        if HeaderValue::from_str(&api_key).is_err() {
-            return Err(ApiError::new(
-                ApiErrorKind::Authentication,
-                NAME,
-                "the API key contains characters not allowed in an HTTP header",
-            ));
-        }
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            HeaderName::from_static("x-api-key"),
+            key_header(NAME, &api_key)?,
+        );
+        headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static(API_VERSION),
+        );
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         Ok(Anthropic {
-            client: options.client()?,
-            api_key,
-            base_url: trim_base(base_url),
+            http: Endpoint::new(NAME, base_url, "/v1/messages", headers, api_key, options)?,
             model: model.into(),
             max_tokens: DEFAULT_MAX_TOKENS,
-            options,
         })
     }
 
@@ -108,41 +105,6 @@ impl Anthropic {
         );
         Value::Object(body)
     }
-
-    async fn complete_inner(&self, request: Request<'_>) -> Result<Response, ApiError> {
-        let body = serde_json::to_vec(&self.request_body(request)).map_err(|e| {
-            ApiError::new(ApiErrorKind::InvalidRequest, NAME, format!("encoding: {e}"))
-        })?;
-        let mut headers = HeaderMap::new();
-        let mut key = HeaderValue::from_str(&self.api_key)
-            .map_err(|_| ApiError::new(ApiErrorKind::Authentication, NAME, "unusable API key"))?;
-        key.set_sensitive(true);
-        headers.insert(HeaderName::from_static("x-api-key"), key);
-        headers.insert(
-            HeaderName::from_static("anthropic-version"),
-            HeaderValue::from_static(API_VERSION),
-        );
-        headers.insert(
-            reqwest::header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        let url = format!("{}/v1/messages", self.base_url);
-        let (value, retries) = post_json(
-            &self.client,
-            &self.options,
-            NAME,
-            &url,
-            &headers,
-            body,
-            &self.api_key,
-        )
-        .await?;
-        let mut response =
-            parse_response(value).map_err(|e| e.with_retries(retries).with_status(200))?;
-        response.retries = retries;
-        super::log_response(NAME, &self.model, &response);
-        Ok(response)
-    }
 }
 
 impl Provider for Anthropic {
@@ -155,7 +117,10 @@ impl Provider for Anthropic {
     }
 
     fn complete<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, ApiError>> {
-        Box::pin(self.complete_inner(request))
+        Box::pin(
+            self.http
+                .complete(&self.model, self.request_body(request), parse_response),
+        )
     }
 }
 

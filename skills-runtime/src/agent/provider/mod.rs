@@ -11,7 +11,7 @@ pub mod openai;
 
 use std::time::{Duration, Instant};
 
-use reqwest::header::HeaderMap;
+use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
 use super::conversation::{AssistantTurn, Message, Usage};
@@ -136,7 +136,7 @@ impl Default for HttpOptions {
 }
 
 impl HttpOptions {
-    pub(crate) fn client(&self) -> Result<reqwest::Client, ApiError> {
+    fn client(&self) -> Result<reqwest::Client, ApiError> {
         reqwest::Client::builder()
             .timeout(self.timeout)
             .connect_timeout(self.connect_timeout)
@@ -152,96 +152,166 @@ impl HttpOptions {
     }
 }
 
-/// Strips a trailing `/` so `{base}/v1/messages` has exactly one slash.
-pub(crate) fn trim_base(base: &str) -> String {
-    base.trim_end_matches('/').to_owned()
+/// Where and how an HTTP provider sends its requests: the client, the URL and the headers (key
+/// included) are built once, at construction, and reused on every turn.
+pub(crate) struct Endpoint {
+    provider: &'static str,
+    client: reqwest::Client,
+    retry: RetryPolicy,
+    url: String,
+    path: &'static str,
+    headers: HeaderMap,
+    /// The API key, masked in anything that ends up in an error (empty when there is none).
+    secret: String,
 }
 
-/// POSTs `body` to `url` with the retry policy; returns the parsed JSON of a 2xx answer and the
-/// number of retries made. `secret` is masked in anything that ends up in an error.
-pub(crate) async fn post_json(
-    client: &reqwest::Client,
-    options: &HttpOptions,
-    provider: &'static str,
-    url: &str,
-    headers: &HeaderMap,
-    body: Vec<u8>,
-    secret: &str,
-) -> Result<(Value, u32), ApiError> {
-    let policy = &options.retry;
-    let mut retry = 0u32;
-    loop {
-        let started = Instant::now();
-        let result = client
-            .post(url)
-            .headers(headers.clone())
-            .body(body.clone())
-            .send()
-            .await;
-        let (error, wait_headers) = match result {
-            Err(e) => (transport_error(provider, &e, secret), None),
-            Ok(response) => {
-                let status = response.status().as_u16();
-                let response_headers = response.headers().clone();
-                match response.bytes().await {
-                    Err(e) => (
-                        transport_error(provider, &e, secret).with_status(status),
-                        Some(response_headers),
-                    ),
-                    Ok(bytes) if (200..300).contains(&status) => {
-                        tracing::debug!(
-                            provider,
-                            status,
-                            bytes = bytes.len(),
-                            elapsed_ms = started.elapsed().as_millis() as u64,
-                            "model response received"
-                        );
-                        return match serde_json::from_slice::<Value>(&bytes) {
-                            Ok(value) => Ok((value, retry)),
-                            Err(e) => Err(ApiError::new(
-                                ApiErrorKind::MalformedResponse,
+impl Endpoint {
+    /// An endpoint at `{base_url}{path}` (a trailing `/` of the base is dropped, so there is
+    /// exactly one slash).
+    pub(crate) fn new(
+        provider: &'static str,
+        base_url: &str,
+        path: &'static str,
+        headers: HeaderMap,
+        secret: String,
+        options: HttpOptions,
+    ) -> Result<Self, ApiError> {
+        Ok(Endpoint {
+            provider,
+            client: options.client()?,
+            retry: options.retry,
+            url: format!("{}{path}", base_url.trim_end_matches('/')),
+            path,
+            headers,
+            secret,
+        })
+    }
+
+    /// The base URL, as configured (without a trailing `/`).
+    pub(crate) fn base_url(&self) -> &str {
+        &self.url[..self.url.len() - self.path.len()]
+    }
+
+    /// Whether requests carry an API key.
+    pub(crate) fn has_key(&self) -> bool {
+        !self.secret.is_empty()
+    }
+
+    /// Encodes `body`, POSTs it with the retry policy, reads the 2xx answer with `parse` and
+    /// emits the `model request` event.
+    pub(crate) async fn complete(
+        &self,
+        model: &str,
+        body: Value,
+        parse: impl FnOnce(Value) -> Result<Response, ApiError>,
+    ) -> Result<Response, ApiError> {
+        let body = serde_json::to_vec(&body).map_err(|e| {
+            ApiError::new(
+                ApiErrorKind::InvalidRequest,
+                self.provider,
+                format!("encoding: {e}"),
+            )
+        })?;
+        let (value, retries) = self.post_json(body).await?;
+        let mut response = parse(value).map_err(|e| e.with_retries(retries).with_status(200))?;
+        response.retries = retries;
+        log_response(self.provider, model, &response);
+        Ok(response)
+    }
+
+    /// POSTs `body` with the retry policy; returns the parsed JSON of a 2xx answer and the
+    /// number of retries made.
+    async fn post_json(&self, body: Vec<u8>) -> Result<(Value, u32), ApiError> {
+        let (provider, policy, secret) = (self.provider, &self.retry, self.secret.as_str());
+        let mut retry = 0u32;
+        loop {
+            let started = Instant::now();
+            let result = self
+                .client
+                .post(&self.url)
+                .headers(self.headers.clone())
+                .body(body.clone())
+                .send()
+                .await;
+            let (error, wait_headers) = match result {
+                Err(e) => (transport_error(provider, &e, secret), None),
+                Ok(response) => {
+                    let status = response.status().as_u16();
+                    let response_headers = response.headers().clone();
+                    match response.bytes().await {
+                        Err(e) => (
+                            transport_error(provider, &e, secret).with_status(status),
+                            Some(response_headers),
+                        ),
+                        Ok(bytes) if (200..300).contains(&status) => {
+                            tracing::debug!(
                                 provider,
-                                format!(
-                                    "the body is not valid JSON ({e}); it starts with: {}",
-                                    redact(&preview(&bytes), secret)
-                                ),
-                            )
-                            .with_status(status)
-                            .with_retries(retry)),
-                        };
-                    }
-                    Ok(bytes) => {
-                        let mut kind = kind_for_status(status);
-                        let (error_type, message) = error_body(&bytes);
-                        if error_type.as_deref() == Some("overloaded_error") {
-                            kind = ApiErrorKind::Overloaded;
+                                status,
+                                bytes = bytes.len(),
+                                elapsed_ms = started.elapsed().as_millis() as u64,
+                                "model response received"
+                            );
+                            return match serde_json::from_slice::<Value>(&bytes) {
+                                Ok(value) => Ok((value, retry)),
+                                Err(e) => Err(ApiError::new(
+                                    ApiErrorKind::MalformedResponse,
+                                    provider,
+                                    format!(
+                                        "the body is not valid JSON ({e}); it starts with: {}",
+                                        redact(&preview(&bytes), secret)
+                                    ),
+                                )
+                                .with_status(status)
+                                .with_retries(retry)),
+                            };
                         }
-                        let error = ApiError::new(kind, provider, redact(&message, secret))
-                            .with_status(status)
-                            .with_retry_after(policy.server_delay(&response_headers));
-                        if !policy.should_retry_status(status, &response_headers) {
-                            return Err(error.with_retries(retry));
+                        Ok(bytes) => {
+                            let mut kind = kind_for_status(status);
+                            let (error_type, message) = error_body(&bytes);
+                            if error_type.as_deref() == Some("overloaded_error") {
+                                kind = ApiErrorKind::Overloaded;
+                            }
+                            let error = ApiError::new(kind, provider, redact(&message, secret))
+                                .with_status(status)
+                                .with_retry_after(policy.server_delay(&response_headers));
+                            if !policy.should_retry_status(status, &response_headers) {
+                                return Err(error.with_retries(retry));
+                            }
+                            (error, Some(response_headers))
                         }
-                        (error, Some(response_headers))
                     }
                 }
+            };
+            if retry >= policy.max_retries {
+                return Err(error.with_retries(retry));
             }
-        };
-        if retry >= policy.max_retries {
-            return Err(error.with_retries(retry));
+            let delay = policy.delay(retry, wait_headers.as_ref());
+            tracing::warn!(
+                provider,
+                status = error.status().unwrap_or(0),
+                kind = error.kind().label(),
+                retry = retry + 1,
+                delay_ms = delay.as_millis() as u64,
+                "model request failed; retrying"
+            );
+            (policy.sleeper)(delay).await;
+            retry += 1;
         }
-        let delay = policy.delay(retry, wait_headers.as_ref());
-        tracing::warn!(
-            provider,
-            status = error.status().unwrap_or(0),
-            kind = error.kind().label(),
-            retry = retry + 1,
-            delay_ms = delay.as_millis() as u64,
-            "model request failed; retrying"
-        );
-        (policy.sleeper)(delay).await;
-        retry += 1;
     }
+}
+
+/// A header value holding the API key, marked sensitive; an `Authentication` error when the key
+/// cannot be sent in a header.
+pub(crate) fn key_header(provider: &'static str, value: &str) -> Result<HeaderValue, ApiError> {
+    let mut header = HeaderValue::from_str(value).map_err(|_| {
+        ApiError::new(
+            ApiErrorKind::Authentication,
+            provider,
+            "the API key contains characters not allowed in an HTTP header",
+        )
+    })?;
+    header.set_sensitive(true);
+    Ok(header)
 }
 
 fn transport_error(provider: &'static str, error: &reqwest::Error, secret: &str) -> ApiError {
@@ -300,7 +370,7 @@ pub(crate) fn count(value: &Value, key: &str) -> u64 {
 }
 
 /// The `model request` event every provider emits after a successful call.
-pub(crate) fn log_response(provider: &str, model: &str, response: &Response) {
+fn log_response(provider: &str, model: &str, response: &Response) {
     tracing::info!(
         provider,
         model,

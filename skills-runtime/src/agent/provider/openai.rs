@@ -14,7 +14,7 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::{Map, Value, json};
 
 use super::anthropic::type_name;
-use super::{HttpOptions, Provider, Request, Response, count, post_json, trim_base};
+use super::{Endpoint, HttpOptions, Provider, Request, Response, count, key_header};
 use crate::agent::conversation::{AssistantTurn, Message, ToolCall, Usage, WireFormat};
 use crate::agent::error::{ApiError, ApiErrorKind};
 use crate::agent::retry::BoxFuture;
@@ -26,21 +26,18 @@ const NAME: &str = "openai";
 
 /// The OpenAI-compatible Chat Completions provider.
 pub struct OpenAi {
-    api_key: Option<String>,
-    base_url: String,
     model: String,
     max_tokens: Option<u32>,
-    options: HttpOptions,
-    client: reqwest::Client,
+    http: Endpoint,
 }
 
 impl fmt::Debug for OpenAi {
     // Hand-written so the key never reaches a log through `{:?}`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OpenAi")
-            .field("base_url", &self.base_url)
+            .field("base_url", &self.http.base_url())
             .field("model", &self.model)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("api_key", &self.http.has_key().then_some("[redacted]"))
             .finish_non_exhaustive()
     }
 }
@@ -54,23 +51,26 @@ impl OpenAi {
         base_url: &str,
         options: HttpOptions,
     ) -> Result<Self, ApiError> {
-        let api_key = api_key.filter(|k| !k.is_empty());
-        if let Some(key) = &api_key
-            && HeaderValue::from_str(&format!("Bearer {key}")).is_err()
-        {
-            return Err(ApiError::new(
-                ApiErrorKind::Authentication,
-                NAME,
-                "the API key contains characters not allowed in an HTTP header",
-            ));
+        let api_key = api_key.unwrap_or_default();
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if !api_key.is_empty() {
+            headers.insert(
+                AUTHORIZATION,
+                key_header(NAME, &format!("Bearer {api_key}"))?,
+            );
         }
         Ok(OpenAi {
-            client: options.client()?,
-            api_key,
-            base_url: trim_base(base_url),
+            http: Endpoint::new(
+                NAME,
+                base_url,
+                "/chat/completions",
+                headers,
+                api_key,
+                options,
+            )?,
             model: model.into(),
             max_tokens: None,
-            options,
         })
     }
 
@@ -99,43 +99,6 @@ impl OpenAi {
         }
         Value::Object(body)
     }
-
-    async fn complete_inner(&self, request: Request<'_>) -> Result<Response, ApiError> {
-        let body = serde_json::to_vec(&self.request_body(request)).map_err(|e| {
-            ApiError::new(ApiErrorKind::InvalidRequest, NAME, format!("encoding: {e}"))
-        })?;
-        let mut headers = HeaderMap::new();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        if let Some(key) = &self.api_key {
-            let mut value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
-                ApiError::new(ApiErrorKind::Authentication, NAME, "unusable API key")
-            })?;
-            value.set_sensitive(true);
-            headers.insert(AUTHORIZATION, value);
-        }
-        let url = format!("{}/chat/completions", self.base_url);
-        let secret = self.api_key.as_deref().unwrap_or("");
-        let (value, retries) = post_json(
-            &self.client,
-            &self.options,
-            NAME,
-            &url,
-            &headers,
-            body,
-            secret,
-        )
-        .await?;
-        let turn_number = request
-            .messages
-            .iter()
-            .filter(|m| matches!(m, Message::Assistant(_)))
-            .count();
-        let mut response = parse_response(value, turn_number)
-            .map_err(|e| e.with_retries(retries).with_status(200))?;
-        response.retries = retries;
-        super::log_response(NAME, &self.model, &response);
-        Ok(response)
-    }
 }
 
 impl Provider for OpenAi {
@@ -148,7 +111,18 @@ impl Provider for OpenAi {
     }
 
     fn complete<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, ApiError>> {
-        Box::pin(self.complete_inner(request))
+        // Invented tool-call ids are numbered by turn, so they stay unique in a conversation.
+        let turn_number = request
+            .messages
+            .iter()
+            .filter(|m| matches!(m, Message::Assistant(_)))
+            .count();
+        Box::pin(
+            self.http
+                .complete(&self.model, self.request_body(request), move |value| {
+                    parse_response(value, turn_number)
+                }),
+        )
     }
 }
 
