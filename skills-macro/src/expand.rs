@@ -1,7 +1,5 @@
 //! Generates the registry from a checked bundle, or compile errors plus an empty registry.
 
-use std::path::PathBuf;
-
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use skills_core::render::{self, CatalogEntry};
@@ -11,7 +9,6 @@ use crate::args::Args;
 
 /// How generated code refers to files for `include_bytes!` tracking.
 pub struct FileLocation {
-    pub manifest_dir: PathBuf,
     /// When the manifest directory came from the test override, `env!("CARGO_MANIFEST_DIR")`
     /// points elsewhere, so paths are emitted absolute.
     pub overridden: bool,
@@ -27,7 +24,8 @@ impl FileLocation {
             let suffix = format!("/{display_path}");
             quote!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #suffix))
         } else {
-            let absolute = self.manifest_dir.join(file).to_string_lossy().into_owned();
+            // `file` is already absolute: discovery joined it onto the manifest directory.
+            let absolute = file.to_string_lossy().into_owned();
             quote!(#absolute)
         }
     }
@@ -149,9 +147,8 @@ impl SkillText {
     /// The range of `value`: where it already appears (file or tail), else appended to the tail.
     fn span(&mut self, value: &str) -> TokenStream {
         let start = match self.text.find(value) {
-            Some(start) if !value.is_empty() => start,
-            _ if value.is_empty() => 0,
-            _ => {
+            Some(start) => start, // an empty value is found at 0
+            None => {
                 self.text.push_str(value);
                 self.text.len() - value.len()
             }
@@ -195,19 +192,6 @@ fn extra_expr(
     text: &mut SkillText,
     location: &FileLocation,
 ) -> TokenStream {
-    let has_extra = skill.license.is_some()
-        || skill.compatibility.is_some()
-        || !skill.metadata.is_empty()
-        || !skill.allowed_tools.is_empty()
-        || skill.version.is_some()
-        || !skill.tags.is_empty()
-        || skill.when_not_to_use.is_some()
-        || !skill.requires.is_empty()
-        || !skill.conflicts_with.is_empty()
-        || !skill.resources.is_empty();
-    if !has_extra {
-        return quote!(::core::option::Option::None);
-    }
     let mut fields = Vec::new();
     for (name, value) in [
         ("license", &skill.license),
@@ -223,6 +207,7 @@ fn extra_expr(
     }
     // Only non-empty lists are written out; the rest come from `NO_EXTRA`, which keeps the
     // expansion small (every literal costs type-checking time in the user's build).
+    let strings = |items: &mut dyn Iterator<Item = &String>| items.map(|t| quote!(#t)).collect();
     let lists: [(&str, Vec<TokenStream>); 5] = [
         (
             "metadata",
@@ -232,32 +217,15 @@ fn extra_expr(
                 .map(|(k, v)| quote!((#k, #v)))
                 .collect(),
         ),
-        (
-            "allowed_tools",
-            skill.allowed_tools.iter().map(|t| quote!(#t)).collect(),
-        ),
-        ("tags", skill.tags.iter().map(|t| quote!(#t)).collect()),
+        ("allowed_tools", strings(&mut skill.allowed_tools.iter())),
+        ("tags", strings(&mut skill.tags.iter())),
         (
             "requires",
-            skill
-                .requires
-                .iter()
-                .map(|s| {
-                    let v = &s.value;
-                    quote!(#v)
-                })
-                .collect(),
+            strings(&mut skill.requires.iter().map(|s| &s.value)),
         ),
         (
             "conflicts_with",
-            skill
-                .conflicts_with
-                .iter()
-                .map(|s| {
-                    let v = &s.value;
-                    quote!(#v)
-                })
-                .collect(),
+            strings(&mut skill.conflicts_with.iter().map(|s| &s.value)),
         ),
     ];
     for (name, items) in lists {
@@ -277,6 +245,10 @@ fn extra_expr(
         let hash = text.span(&skill.tree_sha256);
         fields.push(quote!(resources: &[#(#resources),*]));
         fields.push(quote!(tree_sha256: #hash));
+    }
+    if fields.is_empty() {
+        // No optional field: no `SkillExtra` at all (a null pointer needs no relocation).
+        return quote!(::core::option::Option::None);
     }
     quote! {
         ::core::option::Option::Some(&#krate::__private::SkillExtra {

@@ -38,10 +38,7 @@ pub fn embed_skills(input: TokenStream) -> TokenStream {
     let roots: Vec<String> = args.roots.iter().map(syn::LitStr::value).collect();
     let root_refs: Vec<&str> = roots.iter().map(String::as_str).collect();
     let bundle = skills_core::load(&manifest_dir, &root_refs, &args.options);
-    let location = expand::FileLocation {
-        manifest_dir,
-        overridden,
-    };
+    let location = expand::FileLocation { overridden };
     expand::expand(&args, &bundle, &location).into()
 }
 

@@ -11,10 +11,7 @@ fn expand_dir(dir: &Path, invocation: &str) -> String {
     let roots: Vec<String> = args.roots.iter().map(syn::LitStr::value).collect();
     let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
     let bundle = skills_core::load(dir, &roots, &args.options);
-    let location = FileLocation {
-        manifest_dir: dir.to_path_buf(),
-        overridden: false,
-    };
+    let location = FileLocation { overridden: false };
     expand(&args, &bundle, &location).to_string()
 }
 
