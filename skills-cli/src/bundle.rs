@@ -36,17 +36,6 @@ fn base_dir() -> PathBuf {
     env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
 }
 
-/// How many skill folders the roots hold, valid or not: the `N` of "checked N skills".
-/// Counted with the same discovery code the load used.
-pub fn count_skills(source: &Source) -> usize {
-    let base = base_dir();
-    source
-        .roots()
-        .iter()
-        .map(|root| skills_core::discover::discover(&base, root).0.len())
-        .sum()
-}
-
 /// `error` or `warning`, as the compiler labels a diagnostic.
 pub fn severity_label(diagnostic: &Diagnostic) -> &'static str {
     match diagnostic.severity {
@@ -101,7 +90,7 @@ pub fn load_valid(source: &Source, err: &mut dyn Write) -> io::Result<Option<Bun
     }
     if bundle.has_errors() {
         let (errors, warnings) = counts(&bundle);
-        writeln!(err, "{}", summary(count_skills(source), errors, warnings))?;
+        writeln!(err, "{}", summary(bundle.skills_found, errors, warnings))?;
         return Ok(None);
     }
     Ok(Some(bundle))

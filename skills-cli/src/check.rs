@@ -14,7 +14,7 @@ use crate::output::Streams;
 /// diagnostics *are* the result.
 pub fn run(source: &Source, format: CheckFormat, streams: &mut Streams<'_>) -> io::Result<u8> {
     let bundle = bundle::load(source);
-    let checked = bundle::count_skills(source);
+    let checked = bundle.skills_found;
     let (errors, warnings) = counts(&bundle);
     let code = u8::from(errors > 0);
     match format {

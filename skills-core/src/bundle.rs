@@ -57,6 +57,8 @@ pub struct Bundle {
     pub skills: Vec<SkillDef>,
     /// Every problem in every file (errors and lint warnings), sorted by path and position.
     pub diagnostics: Vec<Diagnostic>,
+    /// How many `SKILL.md` files discovery found, valid or not (what "checked N skills" counts).
+    pub skills_found: usize,
 }
 
 impl Bundle {
@@ -86,6 +88,7 @@ pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
         bundle.diagnostics.extend(diagnostics);
     }
     bundle.diagnostics.extend(check::duplicate_names(&found));
+    bundle.skills_found = found.len();
 
     let parse_options = ParseOptions {
         allow_unknown_keys: options.allow_unknown_keys,

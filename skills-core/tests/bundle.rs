@@ -167,6 +167,8 @@ fn size_limit_is_configurable() {
         "{:?}",
         messages(&bundle)
     );
+    // Found but not read: still counted as checked, never in the registry.
+    assert_eq!((bundle.skills_found, bundle.skills.len()), (1, 0));
 }
 
 #[test]
