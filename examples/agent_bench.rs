@@ -139,7 +139,7 @@ async fn latency() {
         tools: agent.tool_definitions(),
         messages: &messages,
     };
-    let body = serde_json::to_vec(&provider.request_body(request)).unwrap();
+    let body = provider.request_body(request).unwrap();
     let reply_bytes = serde_json::to_vec(&final_reply()).unwrap();
 
     // Baseline: the raw round trip of the same bytes with a plain reqwest client.
@@ -173,11 +173,11 @@ async fn latency() {
         }
     }
 
-    // The harness's own CPU work, no network: build + serialize the request, parse the reply.
+    // The harness's own CPU work, no network: encode the request, parse the reply.
     let mut cpu = Vec::new();
     for i in 0..WARMUP + ITERATIONS {
         let started = Instant::now();
-        let bytes = serde_json::to_vec(&provider.request_body(request)).unwrap();
+        let bytes = provider.request_body(request).unwrap();
         let value: serde_json::Value = serde_json::from_slice(&reply_bytes).unwrap();
         let parsed = anthropic::parse_response(value).unwrap();
         assert!(bytes.len() > 100_000 && parsed.turn.tool_calls.is_empty());

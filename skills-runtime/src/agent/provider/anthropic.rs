@@ -8,10 +8,12 @@
 use std::fmt;
 
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
-use serde_json::{Map, Value, json};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use serde_json::{Value, json};
 
-use super::{Endpoint, HttpOptions, Provider, Request, Response, count, key_header};
-use crate::agent::conversation::{AssistantTurn, Message, ToolCall, Usage, WireFormat};
+use super::{Endpoint, HttpOptions, Provider, Request, Response, count, encode, key_header};
+use crate::agent::conversation::{AssistantTurn, Message, ToolCall, ToolResult, Usage, WireFormat};
 use crate::agent::error::{ApiError, ApiErrorKind};
 use crate::agent::retry::BoxFuture;
 
@@ -80,30 +82,23 @@ impl Anthropic {
         self
     }
 
-    /// The request body for `request`, as sent.
-    pub fn request_body(&self, request: Request<'_>) -> Value {
-        let mut body = Map::new();
-        body.insert("model".into(), json!(self.model));
-        body.insert("max_tokens".into(), json!(self.max_tokens));
-        body.insert(
-            "system".into(),
-            json!([{
-                "type": "text",
-                "text": request.system,
-                "cache_control": {"type": "ephemeral"},
-            }]),
-        );
-        if !request.tools.anthropic().is_empty() {
-            body.insert(
-                "tools".into(),
-                Value::from(request.tools.anthropic().to_vec()),
-            );
-        }
-        body.insert(
-            "messages".into(),
-            Value::Array(request.messages.iter().map(wire_message).collect()),
-        );
-        Value::Object(body)
+    /// The request body for `request`, as sent: encoded straight from the conversation, with
+    /// no intermediate JSON tree.
+    pub fn request_body(&self, request: Request<'_>) -> Result<Vec<u8>, ApiError> {
+        encode(
+            NAME,
+            &WireRequest {
+                model: &self.model,
+                max_tokens: self.max_tokens,
+                system: [SystemBlock {
+                    kind: "text",
+                    text: request.system,
+                    cache_control: CacheControl { kind: "ephemeral" },
+                }],
+                tools: request.tools.anthropic(),
+                messages: request.messages,
+            },
+        )
     }
 }
 
@@ -117,55 +112,116 @@ impl Provider for Anthropic {
     }
 
     fn complete<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, ApiError>> {
-        Box::pin(
-            self.http
-                .complete(&self.model, self.request_body(request), parse_response),
-        )
+        let body = self.request_body(request);
+        Box::pin(async move { self.http.complete(&self.model, body?, parse_response).await })
     }
 }
 
+/// The Messages request body. Fields are written in this order.
+#[derive(Serialize)]
+struct WireRequest<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    system: [SystemBlock<'a>; 1],
+    #[serde(skip_serializing_if = "<[Value]>::is_empty")]
+    tools: &'a [Value],
+    #[serde(serialize_with = "wire_messages")]
+    messages: &'a [Message],
+}
+
+/// The system prompt as one cached text block.
+#[derive(Serialize)]
+struct SystemBlock<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+    cache_control: CacheControl,
+}
+
+#[derive(Serialize)]
+struct CacheControl {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// A content block we write ourselves.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block<'a> {
+    Text {
+        text: &'a str,
+    },
+    ToolUse {
+        id: &'a str,
+        name: &'a str,
+        input: &'a Value,
+    },
+    ToolResult {
+        tool_use_id: &'a str,
+        content: &'a str,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
+}
+
+fn wire_messages<S: Serializer>(messages: &&[Message], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(messages.iter().map(WireMessage))
+}
+
 /// One conversation message in the Messages wire format.
-fn wire_message(message: &Message) -> Value {
-    match message {
-        Message::User(text) => json!({"role": "user", "content": text}),
-        Message::Assistant(turn) => {
-            let content = match &turn.raw {
-                Some((WireFormat::Anthropic, raw)) => raw.clone(),
-                _ => {
-                    let mut blocks = Vec::new();
-                    if !turn.text.is_empty() {
-                        blocks.push(json!({"type": "text", "text": turn.text}));
-                    }
-                    for call in &turn.tool_calls {
-                        blocks.push(json!({
-                            "type": "tool_use",
-                            "id": call.id,
-                            "name": call.name,
-                            "input": call.input,
-                        }));
-                    }
-                    Value::Array(blocks)
+struct WireMessage<'a>(&'a Message);
+
+impl Serialize for WireMessage<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        match self.0 {
+            Message::User(text) => {
+                map.serialize_entry("role", "user")?;
+                map.serialize_entry("content", text)?;
+            }
+            Message::Assistant(turn) => {
+                map.serialize_entry("role", "assistant")?;
+                match &turn.raw {
+                    // Echoed exactly as received.
+                    Some((WireFormat::Anthropic, raw)) => map.serialize_entry("content", raw)?,
+                    _ => map.serialize_entry("content", &AssistantBlocks(turn))?,
                 }
-            };
-            json!({"role": "assistant", "content": content})
+            }
+            Message::ToolResults(results) => {
+                map.serialize_entry("role", "user")?;
+                map.serialize_entry("content", &ResultBlocks(results))?;
+            }
         }
-        Message::ToolResults(results) => {
-            let blocks: Vec<Value> = results
-                .iter()
-                .map(|r| {
-                    let mut block = json!({
-                        "type": "tool_result",
-                        "tool_use_id": r.call_id,
-                        "content": r.content,
-                    });
-                    if r.is_error {
-                        block["is_error"] = Value::Bool(true);
-                    }
-                    block
-                })
-                .collect();
-            json!({"role": "user", "content": blocks})
-        }
+        map.end()
+    }
+}
+
+/// An assistant turn from another format (or none): its text, then its tool calls.
+struct AssistantBlocks<'a>(&'a AssistantTurn);
+
+impl Serialize for AssistantBlocks<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let turn = self.0;
+        let text = (!turn.text.is_empty()).then_some(Block::Text { text: &turn.text });
+        let calls = turn.tool_calls.iter().map(|call| Block::ToolUse {
+            id: &call.id,
+            name: &call.name,
+            input: &call.input,
+        });
+        serializer.collect_seq(text.into_iter().chain(calls))
+    }
+}
+
+/// The results of one turn, in call order.
+struct ResultBlocks<'a>(&'a [ToolResult]);
+
+impl Serialize for ResultBlocks<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|r| Block::ToolResult {
+            tool_use_id: &r.call_id,
+            content: &r.content,
+            is_error: r.is_error,
+        }))
     }
 }
 

@@ -197,21 +197,14 @@ impl Endpoint {
         !self.secret.is_empty()
     }
 
-    /// Encodes `body`, POSTs it with the retry policy, reads the 2xx answer with `parse` and
+    /// POSTs the encoded `body` with the retry policy, reads the 2xx answer with `parse` and
     /// emits the `model request` event.
     pub(crate) async fn complete(
         &self,
         model: &str,
-        body: Value,
+        body: Vec<u8>,
         parse: impl FnOnce(Value) -> Result<Response, ApiError>,
     ) -> Result<Response, ApiError> {
-        let body = serde_json::to_vec(&body).map_err(|e| {
-            ApiError::new(
-                ApiErrorKind::InvalidRequest,
-                self.provider,
-                format!("encoding: {e}"),
-            )
-        })?;
         let (value, retries) = self.post_json(body).await?;
         let mut response = parse(value).map_err(|e| e.with_retries(retries).with_status(200))?;
         response.retries = retries;
@@ -298,6 +291,20 @@ impl Endpoint {
             retry += 1;
         }
     }
+}
+
+/// `body` as JSON bytes.
+pub(crate) fn encode(
+    provider: &'static str,
+    body: &impl serde::Serialize,
+) -> Result<Vec<u8>, ApiError> {
+    serde_json::to_vec(body).map_err(|e| {
+        ApiError::new(
+            ApiErrorKind::InvalidRequest,
+            provider,
+            format!("encoding: {e}"),
+        )
+    })
 }
 
 /// A header value holding the API key, marked sensitive; an `Authentication` error when the key

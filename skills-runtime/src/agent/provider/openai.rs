@@ -8,13 +8,16 @@
 //! An assistant turn is sent back normalized (ids filled in, arguments as a JSON string, only
 //! the fields the API defines), because some servers reject their own extra fields on input.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
-use serde_json::{Map, Value, json};
+use serde::ser::SerializeSeq;
+use serde::{Serialize, Serializer};
+use serde_json::{Value, json};
 
 use super::anthropic::type_name;
-use super::{Endpoint, HttpOptions, Provider, Request, Response, count, key_header};
+use super::{Endpoint, HttpOptions, Provider, Request, Response, count, encode, key_header};
 use crate::agent::conversation::{AssistantTurn, Message, ToolCall, Usage, WireFormat};
 use crate::agent::error::{ApiError, ApiErrorKind};
 use crate::agent::retry::BoxFuture;
@@ -81,23 +84,21 @@ impl OpenAi {
         self
     }
 
-    /// The request body for `request`, as sent.
-    pub fn request_body(&self, request: Request<'_>) -> Value {
-        let mut messages = Vec::with_capacity(request.messages.len() + 1);
-        messages.push(json!({"role": "system", "content": request.system}));
-        for message in request.messages {
-            push_wire_messages(message, &mut messages);
-        }
-        let mut body = Map::new();
-        body.insert("model".into(), json!(self.model));
-        body.insert("messages".into(), Value::Array(messages));
-        if !request.tools.openai().is_empty() {
-            body.insert("tools".into(), Value::from(request.tools.openai().to_vec()));
-        }
-        if let Some(max) = self.max_tokens {
-            body.insert("max_tokens".into(), json!(max));
-        }
-        Value::Object(body)
+    /// The request body for `request`, as sent: encoded straight from the conversation, with
+    /// no intermediate JSON tree.
+    pub fn request_body(&self, request: Request<'_>) -> Result<Vec<u8>, ApiError> {
+        encode(
+            NAME,
+            &WireRequest {
+                model: &self.model,
+                messages: WireMessages {
+                    system: request.system,
+                    messages: request.messages,
+                },
+                tools: request.tools.openai(),
+                max_tokens: self.max_tokens,
+            },
+        )
     }
 }
 
@@ -117,66 +118,115 @@ impl Provider for OpenAi {
             .iter()
             .filter(|m| matches!(m, Message::Assistant(_)))
             .count();
-        Box::pin(
-            self.http
-                .complete(&self.model, self.request_body(request), move |value| {
-                    parse_response(value, turn_number)
-                }),
-        )
+        let body = self.request_body(request);
+        Box::pin(async move {
+            let parse = move |value| parse_response(value, turn_number);
+            self.http.complete(&self.model, body?, parse).await
+        })
     }
 }
 
-fn push_wire_messages(message: &Message, out: &mut Vec<Value>) {
-    match message {
-        Message::User(text) => out.push(json!({"role": "user", "content": text})),
-        Message::Assistant(turn) => {
-            let mut wire = Map::new();
-            wire.insert("role".into(), json!("assistant"));
-            // `content: null` is what OpenAI sends with tool calls; some servers reject a
-            // missing key, so it is always present.
-            wire.insert(
-                "content".into(),
-                if turn.text.is_empty() && !turn.tool_calls.is_empty() {
-                    Value::Null
-                } else {
-                    json!(turn.text)
-                },
-            );
-            if !turn.tool_calls.is_empty() {
-                let calls: Vec<Value> = turn
-                    .tool_calls
-                    .iter()
-                    .map(|call| {
-                        json!({
-                            "id": call.id,
-                            "type": "function",
-                            "function": {
-                                "name": call.name,
-                                "arguments": call.input.to_string(),
+/// The Chat Completions request body. Fields are written in this order.
+#[derive(Serialize)]
+struct WireRequest<'a> {
+    model: &'a str,
+    messages: WireMessages<'a>,
+    #[serde(skip_serializing_if = "<[Value]>::is_empty")]
+    tools: &'a [Value],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+}
+
+/// The system prompt as the first message, then the conversation.
+struct WireMessages<'a> {
+    system: &'a str,
+    messages: &'a [Message],
+}
+
+/// One message in the Chat Completions wire format.
+#[derive(Serialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+enum WireMessage<'a> {
+    System {
+        content: &'a str,
+    },
+    User {
+        content: &'a str,
+    },
+    Assistant {
+        // `content: null` is what OpenAI sends with tool calls; some servers reject a missing
+        // key, so it is always present.
+        content: Option<&'a str>,
+        #[serde(skip_serializing_if = "<[_]>::is_empty", serialize_with = "wire_calls")]
+        tool_calls: &'a [ToolCall],
+    },
+    Tool {
+        tool_call_id: &'a str,
+        content: Cow<'a, str>,
+    },
+}
+
+impl Serialize for WireMessages<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(None)?;
+        seq.serialize_element(&WireMessage::System {
+            content: self.system,
+        })?;
+        for message in self.messages {
+            match message {
+                Message::User(text) => {
+                    seq.serialize_element(&WireMessage::User { content: text })?
+                }
+                // Sent back normalized: ids filled in, arguments as a JSON string, only the
+                // fields the API defines.
+                Message::Assistant(turn) => seq.serialize_element(&WireMessage::Assistant {
+                    content: (turn.tool_calls.is_empty() || !turn.text.is_empty())
+                        .then_some(turn.text.as_str()),
+                    tool_calls: &turn.tool_calls,
+                })?,
+                // One `tool` message per result, in call order.
+                Message::ToolResults(results) => {
+                    for result in results {
+                        seq.serialize_element(&WireMessage::Tool {
+                            tool_call_id: &result.call_id,
+                            // Chat Completions has no error flag: the text says it.
+                            content: if result.is_error {
+                                Cow::Owned(format!("Error: {}", result.content))
+                            } else {
+                                Cow::Borrowed(&result.content)
                             },
-                        })
-                    })
-                    .collect();
-                wire.insert("tool_calls".into(), Value::Array(calls));
-            }
-            out.push(Value::Object(wire));
-        }
-        Message::ToolResults(results) => {
-            for result in results {
-                // Chat Completions has no error flag: the text says it.
-                let content = if result.is_error {
-                    format!("Error: {}", result.content)
-                } else {
-                    result.content.clone()
-                };
-                out.push(json!({
-                    "role": "tool",
-                    "tool_call_id": result.call_id,
-                    "content": content,
-                }));
+                        })?;
+                    }
+                }
             }
         }
+        seq.end()
     }
+}
+
+#[derive(Serialize)]
+struct WireCall<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: WireFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct WireFunction<'a> {
+    name: &'a str,
+    arguments: String,
+}
+
+fn wire_calls<S: Serializer>(calls: &&[ToolCall], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(calls.iter().map(|call| WireCall {
+        id: &call.id,
+        kind: "function",
+        function: WireFunction {
+            name: &call.name,
+            arguments: call.input.to_string(),
+        },
+    }))
 }
 
 fn malformed(message: impl Into<String>) -> ApiError {
