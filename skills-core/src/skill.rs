@@ -287,7 +287,9 @@ impl FieldReader<'_> {
                 }
                 "description" => {
                     has_description = true;
-                    if let Some(description) = self.string(value, "description") {
+                    if let Some(description) =
+                        self.bounded_string(value, "description", MAX_DESCRIPTION_CHARS)
+                    {
                         if description.value.trim().is_empty() {
                             self.error(
                                 value,
@@ -295,29 +297,13 @@ impl FieldReader<'_> {
                                 Some("say what the skill does and when to use it".into()),
                             );
                         }
-                        self.check_length(
-                            value,
-                            "description",
-                            &description.value,
-                            1,
-                            MAX_DESCRIPTION_CHARS,
-                        );
                         skill.description = description;
                     }
                 }
                 "license" => skill.license = self.string(value, "license"),
                 "compatibility" => {
-                    skill.compatibility = self.string(value, "compatibility");
-                    if let Some(text) = &skill.compatibility {
-                        let text = text.value.clone();
-                        self.check_length(
-                            value,
-                            "compatibility",
-                            &text,
-                            1,
-                            MAX_COMPATIBILITY_CHARS,
-                        );
-                    }
+                    skill.compatibility =
+                        self.bounded_string(value, "compatibility", MAX_COMPATIBILITY_CHARS);
                 }
                 "metadata" => skill.metadata = self.metadata(value),
                 "allowed-tools" => skill.allowed_tools = self.allowed_tools(value),
@@ -330,17 +316,8 @@ impl FieldReader<'_> {
                         .collect();
                 }
                 "when-not-to-use" => {
-                    skill.when_not_to_use = self.string(value, "when-not-to-use");
-                    if let Some(text) = &skill.when_not_to_use {
-                        let text = text.value.clone();
-                        self.check_length(
-                            value,
-                            "when-not-to-use",
-                            &text,
-                            1,
-                            MAX_WHEN_NOT_TO_USE_CHARS,
-                        );
-                    }
+                    skill.when_not_to_use =
+                        self.bounded_string(value, "when-not-to-use", MAX_WHEN_NOT_TO_USE_CHARS);
                 }
                 "requires" => skill.requires = self.string_list(value, "requires"),
                 "conflicts-with" => {
@@ -424,6 +401,14 @@ impl FieldReader<'_> {
                 None
             }
         }
+    }
+
+    /// A string of 1 to `max` characters; a longer or empty one is reported (and still returned,
+    /// so later rules see it).
+    fn bounded_string(&mut self, node: &Node, key: &str, max: usize) -> Option<Spanned<String>> {
+        let text = self.string(node, key)?;
+        self.check_length(node, key, &text.value, 1, max);
+        Some(text)
     }
 
     fn check_length(&mut self, node: &impl Located, key: &str, text: &str, min: usize, max: usize) {
