@@ -283,12 +283,12 @@ pub fn parse_response(mut value: Value) -> Result<Response, ApiError> {
             _ => {}
         }
     }
-    let usage_value = value.get("usage").cloned().unwrap_or(Value::Null);
+    let usage_value = value.get("usage").unwrap_or(&Value::Null);
     let usage = Usage {
-        input_tokens: count(&usage_value, "input_tokens"),
-        output_tokens: count(&usage_value, "output_tokens"),
-        cache_read_tokens: count(&usage_value, "cache_read_input_tokens"),
-        cache_creation_tokens: count(&usage_value, "cache_creation_input_tokens"),
+        input_tokens: count(usage_value, "input_tokens"),
+        output_tokens: count(usage_value, "output_tokens"),
+        cache_read_tokens: count(usage_value, "cache_read_input_tokens"),
+        cache_creation_tokens: count(usage_value, "cache_creation_input_tokens"),
         requests: 1,
     };
     Ok(Response {

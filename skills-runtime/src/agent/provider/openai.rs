@@ -246,7 +246,7 @@ pub fn parse_response(mut value: Value, turn_number: usize) -> Result<Response, 
             "the server answered with an error: {message}"
         )));
     }
-    let choice = match value.get_mut("choices") {
+    let mut choice = match value.get_mut("choices") {
         Some(Value::Array(choices)) if !choices.is_empty() => choices.swap_remove(0),
         Some(Value::Array(_)) => return Err(malformed("`choices` is empty")),
         Some(other) => {
@@ -261,10 +261,10 @@ pub fn parse_response(mut value: Value, turn_number: usize) -> Result<Response, 
         .get("finish_reason")
         .and_then(Value::as_str)
         .map(str::to_owned);
-    let message = choice
-        .get("message")
-        .filter(|m| m.is_object())
-        .ok_or_else(|| malformed("the first choice has no `message` object"))?;
+    let message = match choice.get_mut("message").map(Value::take) {
+        Some(message) if message.is_object() => message,
+        _ => return Err(malformed("the first choice has no `message` object")),
+    };
     let text = match message.get("content") {
         Some(Value::String(s)) => s.clone(),
         // Some servers send content as a list of parts.
@@ -311,10 +311,10 @@ pub fn parse_response(mut value: Value, turn_number: usize) -> Result<Response, 
             });
         }
     }
-    let usage_value = value.get("usage").cloned().unwrap_or(Value::Null);
+    let usage_value = value.get("usage").unwrap_or(&Value::Null);
     let usage = Usage {
-        input_tokens: count(&usage_value, "prompt_tokens"),
-        output_tokens: count(&usage_value, "completion_tokens"),
+        input_tokens: count(usage_value, "prompt_tokens"),
+        output_tokens: count(usage_value, "completion_tokens"),
         cache_read_tokens: usage_value
             .pointer("/prompt_tokens_details/cached_tokens")
             .and_then(Value::as_u64)
@@ -322,12 +322,11 @@ pub fn parse_response(mut value: Value, turn_number: usize) -> Result<Response, 
         cache_creation_tokens: 0,
         requests: 1,
     };
-    let raw = message.clone();
     Ok(Response {
         turn: AssistantTurn {
             text,
             tool_calls,
-            raw: Some((WireFormat::OpenAi, raw)),
+            raw: Some((WireFormat::OpenAi, message)),
             stop_reason: finish_reason,
         },
         usage,
