@@ -192,29 +192,41 @@ impl AgentBuilder {
         let mut definitions = ToolDefinitions::new();
         let system = if load_skill {
             // The build-time JSON of the registry (or the set's own rendering), parsed once.
-            let parse = |text: Option<&str>| -> Result<Value, AgentError> {
-                serde_json::from_str(text.unwrap_or("")).map_err(|e| {
-                    AgentError::Config(format!("a skill tool's JSON does not parse: {e}"))
-                })
+            let skill_tool = |e: serde_json::Error| {
+                AgentError::Config(format!("a skill tool's JSON does not parse: {e}"))
             };
-            definitions.push_rendered(
-                LOAD_SKILL,
-                parse(self.skills.load_skill_tool_anthropic())?,
-                parse(self.skills.load_skill_tool_openai())?,
-            );
+            definitions
+                .push_rendered(
+                    LOAD_SKILL,
+                    self.skills.load_skill_tool_anthropic().unwrap_or(""),
+                    self.skills.load_skill_tool_openai().unwrap_or(""),
+                )
+                .map_err(skill_tool)?;
             if read_resource {
-                definitions.push_rendered(
-                    READ_SKILL_RESOURCE,
-                    parse(self.skills.read_resource_tool_anthropic().as_deref())?,
-                    parse(self.skills.read_resource_tool_openai().as_deref())?,
-                );
+                definitions
+                    .push_rendered(
+                        READ_SKILL_RESOURCE,
+                        &self
+                            .skills
+                            .read_resource_tool_anthropic()
+                            .unwrap_or_default(),
+                        &self.skills.read_resource_tool_openai().unwrap_or_default(),
+                    )
+                    .map_err(skill_tool)?;
             }
             self.skills.system_prompt(&self.preamble)
         } else {
             self.preamble.clone()
         };
         for tool in &tools {
-            definitions.push(tool.name(), tool.description(), tool.input_schema());
+            definitions
+                .push(tool.name(), tool.description(), &tool.input_schema())
+                .map_err(|e| {
+                    AgentError::Config(format!(
+                        "tool `{}`: its JSON does not parse: {e}",
+                        tool.name()
+                    ))
+                })?;
         }
         Ok(Agent {
             provider: self.provider,

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
+use skills_core::render;
 
 use super::conversation::{AssistantTurn, Message, Usage};
 use super::error::{ApiError, ApiErrorKind, kind_for_status, redact};
@@ -33,30 +34,37 @@ impl ToolDefinitions {
         ToolDefinitions::default()
     }
 
-    /// Adds a tool from its name, description and JSON schema.
-    pub fn push(&mut self, name: &str, description: &str, input_schema: Value) {
-        self.anthropic.push(serde_json::json!({
-            "name": name,
-            "description": description,
-            "input_schema": input_schema,
-        }));
-        self.openai.push(serde_json::json!({
-            "type": "function",
-            "function": {
-                "name": name,
-                "description": description,
-                "parameters": input_schema,
-            },
-        }));
-        self.names.push(name.to_owned());
+    /// Adds a tool from its name, description and JSON schema, rendered in both shapes by
+    /// [`render::tool_anthropic`] and [`render::tool_openai`], as the registry renders
+    /// `load_skill`.
+    pub fn push(
+        &mut self,
+        name: &str,
+        description: &str,
+        input_schema: &Value,
+    ) -> Result<(), serde_json::Error> {
+        let schema = input_schema.to_string();
+        self.push_rendered(
+            name,
+            &render::tool_anthropic(name, description, &schema),
+            &render::tool_openai(name, description, &schema),
+        )
     }
 
-    /// Adds a tool whose two shapes are already rendered (the `load_skill` tool, whose JSON the
-    /// registry computed at build time).
-    pub fn push_rendered(&mut self, name: &str, anthropic: Value, openai: Value) {
+    /// Adds a tool whose two shapes are already rendered as JSON text (the `load_skill` tool,
+    /// whose JSON the registry computed at build time).
+    pub fn push_rendered(
+        &mut self,
+        name: &str,
+        anthropic: &str,
+        openai: &str,
+    ) -> Result<(), serde_json::Error> {
+        let anthropic = serde_json::from_str(anthropic)?;
+        let openai = serde_json::from_str(openai)?;
         self.anthropic.push(anthropic);
         self.openai.push(openai);
         self.names.push(name.to_owned());
+        Ok(())
     }
 
     /// The tool names, in order.
