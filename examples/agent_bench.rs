@@ -126,13 +126,12 @@ fn peak_rss_kb() -> u64 {
 async fn latency() {
     let server = MockServer::repeating(Reply::json(200, &final_reply())).await;
     server.stop_recording();
-    let provider = Anthropic::with_options(KEY, "bench", &server.url(), options()).unwrap();
-    let agent = Agent::builder(Arc::new(
-        Anthropic::with_options(KEY, "bench", &server.url(), options()).unwrap(),
-    ))
-    .skills(SKILLS)
-    .build()
-    .unwrap();
+    let provider =
+        Arc::new(Anthropic::with_options(KEY, "bench", &server.url(), options()).unwrap());
+    let agent = Agent::builder(provider.clone())
+        .skills(SKILLS)
+        .build()
+        .unwrap();
     let messages = conversation_100kb();
     let request = Request {
         system: agent.system_prompt(),
