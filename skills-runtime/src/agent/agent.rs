@@ -100,6 +100,17 @@ impl AgentBuilder {
         self
     }
 
+    /// Settings of the built-in `bash` tool, among them its kernel sandbox (confined by
+    /// default; [`BashOptions::unconfined`](tools::BashOptions::unconfined) switches it off, [`Sandbox::required`] refuses to run
+    /// unconfined). Replaces the `bash` tool in the list, or adds it when absent.
+    ///
+    /// [`Sandbox::required`]: tools::Sandbox::required
+    pub fn bash(mut self, options: tools::BashOptions) -> Self {
+        self.tools.retain(|t| t.name() != "bash");
+        self.tools.push(Arc::new(tools::Bash::new(options)));
+        self
+    }
+
     /// Adds a tool.
     pub fn tool(mut self, tool: Arc<dyn Tool>) -> Self {
         self.tools.push(tool);

@@ -1,21 +1,28 @@
 //! `bash`: runs a command with `bash -c` in the working directory.
 //!
-//! - The command runs in its own process group. On timeout the whole group is killed
-//!   (`kill -KILL -- -PGID`), so children and grandchildren die with it.
+//! - The command and everything it starts run confined by the kernel (Landlock, see
+//!   [`Sandbox`]): read-write on the working directory and a private `TMPDIR`, read-only on the
+//!   system folders a shell needs, no TCP, no signals out of the sandbox.
+//! - The environment is cleared to [`BashOptions::env`] (`PATH`, `HOME`, `LANG`, `TERM` by
+//!   default): no API key or other secret of the agent's environment reaches the command.
+//! - No process the call starts outlives it, on success, failure, timeout or cancellation,
+//!   `setsid` and double forks included (see the `process` module).
 //! - stdout and stderr share one pipe (interleaved as a terminal would show them); the result
 //!   keeps the first and last parts up to [`BashOptions::max_output_chars`] in total.
-//! - A deny list refuses obviously destructive commands. It is a guard rail against accidents,
-//!   not a sandbox: the permission policy (ask by default) is the real control.
+//! - A deny list refuses obviously destructive commands. It is a guard rail against accidents;
+//!   the sandbox and the permission policy (ask by default) are the real controls.
 //! - A non-zero exit status is a normal result (the command ran; its output says why it
 //!   failed), not a tool failure.
 
 use std::io::Read;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::process;
+use super::sandbox::{Confinement, Sandbox};
 use super::{Tool, ToolContext, ToolError, ToolErrorKind, str_arg, uint_arg};
 use crate::agent::permission::Permission;
 use crate::agent::retry::BoxFuture;
@@ -40,6 +47,12 @@ pub const DEFAULT_DENY: &[&str] = &[
     "chmod -r 777 /",
 ];
 
+/// The environment variables passed to the command by default (when the agent has them).
+pub const DEFAULT_ENV: &[&str] = &["PATH", "HOME", "LANG", "TERM"];
+
+/// `PATH` for the command when the agent's environment has none.
+const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
 /// Settings of the `bash` tool.
 #[derive(Clone, Debug)]
 pub struct BashOptions {
@@ -51,9 +64,15 @@ pub struct BashOptions {
     pub max_output_chars: usize,
     /// Refused command fragments (default [`DEFAULT_DENY`]).
     pub deny: Vec<String>,
-    /// How long to keep reading after the command exits while a background process it started
-    /// still holds the output open (default 1 s).
+    /// How long to wait for the last output once the command's processes are gone (default
+    /// 1 s). It only matters if a process escaped the cleanup and still holds the output open.
     pub drain_grace: Duration,
+    /// The kernel confinement (default: confined where the kernel can, see [`Sandbox`]).
+    pub sandbox: Sandbox,
+    /// Names of the environment variables the command gets from the agent's environment
+    /// (default [`DEFAULT_ENV`]); every other variable is removed. `TMPDIR` is always set, to
+    /// the call's private temporary directory.
+    pub env: Vec<String>,
 }
 
 impl Default for BashOptions {
@@ -64,6 +83,20 @@ impl Default for BashOptions {
             max_output_chars: 50_000,
             deny: DEFAULT_DENY.iter().map(|s| (*s).to_owned()).collect(),
             drain_grace: Duration::from_secs(1),
+            sandbox: Sandbox::default(),
+            env: DEFAULT_ENV.iter().map(|s| (*s).to_owned()).collect(),
+        }
+    }
+}
+
+impl BashOptions {
+    /// The defaults with the kernel sandbox switched off ([`Sandbox::off`]): for machines where
+    /// commands need more than the working directory and the system folders, and the
+    /// permission policy is the control.
+    pub fn unconfined() -> Self {
+        BashOptions {
+            sandbox: Sandbox::off(),
+            ..BashOptions::default()
         }
     }
 }
@@ -190,28 +223,47 @@ impl Bash {
         let writer2 = writer
             .try_clone()
             .map_err(|e| ToolError::io("open a pipe for", "bash", &e))?;
-        let mut cmd = tokio::process::Command::new("bash");
+        let mut cmd = std::process::Command::new("bash");
         cmd.arg("-c")
             .arg(command)
-            .current_dir(context.workdir())
+            .env_clear()
             .stdin(Stdio::null())
             .stdout(Stdio::from(writer))
-            .stderr(Stdio::from(writer2))
-            .process_group(0)
-            .kill_on_drop(true);
-        let spawned = cmd.spawn();
-        // Our copies of the pipe's write end must close, or the reader never sees the end.
-        drop(cmd);
-        let mut child = spawned.map_err(|e| ToolError::io("start", "bash", &e))?;
-        let pgid = child.id();
+            .stderr(Stdio::from(writer2));
+        for name in &self.options.env {
+            if let Some(value) = std::env::var_os(name) {
+                cmd.env(name, value);
+            }
+        }
+        if std::env::var_os("PATH").is_none() || !self.options.env.iter().any(|n| n == "PATH") {
+            cmd.env("PATH", FALLBACK_PATH);
+        }
+        let (mut running, confinement) = process::spawn(
+            cmd,
+            self.options.sandbox.clone(),
+            context.workdir().to_owned(),
+        )
+        .await
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::PermissionDenied {
+                ToolError::new(ToolErrorKind::Denied, format!("bash refused to run: {e}")).suggest(
+                    "this agent requires a Landlock sandbox that the kernel cannot provide",
+                )
+            } else {
+                ToolError::io("start", "bash", &e)
+            }
+        })?;
+        if !confinement.is_full() && confinement != Confinement::Off {
+            tracing::warn!(%confinement, "bash runs without full kernel confinement");
+        }
 
         let cap_bytes = self.options.max_output_chars.saturating_mul(4);
         let captured = Arc::new(Mutex::new(Captured::default()));
         let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
         {
             let captured = Arc::clone(&captured);
-            // A plain thread: the pipe reader is blocking, and it may outlive the call when a
-            // background process keeps the pipe open.
+            // A plain thread: the pipe reader is blocking. It ends when the last process holding
+            // the pipe is gone, which the call guarantees when it returns.
             std::thread::spawn(move || {
                 let mut reader = reader;
                 let mut buf = [0u8; 16 * 1024];
@@ -220,7 +272,7 @@ impl Bash {
                         Ok(0) | Err(_) => break,
                         Ok(n) => {
                             let mut c = captured.lock().unwrap_or_else(|p| p.into_inner());
-                            c.total += n;
+                            c.total = c.total.saturating_add(n);
                             let room = cap_bytes.saturating_sub(c.head.len());
                             let to_head = room.min(n);
                             c.head.extend_from_slice(&buf[..to_head]);
@@ -236,37 +288,33 @@ impl Bash {
             });
         }
 
-        let started = Instant::now();
-        let status = match tokio::time::timeout(timeout, child.wait()).await {
-            Ok(Ok(status)) => Some(status),
-            Ok(Err(e)) => {
-                kill_group(pgid);
-                return Err(ToolError::io("wait for", "bash", &e));
+        // `wait` returns once the command exited and every process it started is gone; on
+        // timeout the process group is killed first, and the wait then finishes the sweep.
+        let status = match tokio::time::timeout(timeout, running.wait()).await {
+            Ok(status) => status.map_err(|e| ToolError::io("wait for", "bash", &e))?,
+            Err(_) => {
+                running.kill();
+                let _ = running.wait().await;
+                let _ = tokio::time::timeout(self.options.drain_grace, done_rx).await;
+                let output = self.render(&captured);
+                tracing::warn!(
+                    timeout_ms = timeout.as_millis() as u64,
+                    "bash command timed out; its processes were killed"
+                );
+                return Err(ToolError::new(
+                    ToolErrorKind::Timeout,
+                    format!(
+                        "the command did not finish within {} ms and was killed with its child \
+                         processes. Output so far:\n{output}",
+                        timeout.as_millis()
+                    ),
+                )
+                .suggest("run a shorter or narrower command, or pass a larger timeout_ms"));
             }
-            Err(_) => None,
         };
-        let Some(status) = status else {
-            kill_group(pgid);
-            let _ = child.kill().await;
-            let output = self.render(&captured);
-            tracing::warn!(
-                timeout_ms = timeout.as_millis() as u64,
-                "bash command timed out; process group killed"
-            );
-            return Err(ToolError::new(
-                ToolErrorKind::Timeout,
-                format!(
-                    "the command did not finish within {} ms and was killed with its child \
-                     processes. Output so far:\n{output}",
-                    timeout.as_millis()
-                ),
-            )
-            .suggest("run a shorter or narrower command, or pass a larger timeout_ms"));
-        };
-        // The command exited; a background process may still hold the pipe. Wait a little for
-        // the rest of the output, within the timeout, then answer with what there is.
-        let remaining = timeout.saturating_sub(started.elapsed());
-        let _ = tokio::time::timeout(self.options.drain_grace.min(remaining), done_rx).await;
+        // Every writer of the pipe is gone, so the reader reaches the end promptly; the grace
+        // bounds the wait should a process have escaped the cleanup.
+        let _ = tokio::time::timeout(self.options.drain_grace, done_rx).await;
         let mut output = self.render(&captured);
         if output.is_empty() {
             output.push_str("(no output)");
@@ -300,19 +348,6 @@ impl Bash {
              the last {keep_tail} characters ...]\n{tail_part}",
             c.total
         )
-    }
-}
-
-/// Kills the process group `pgid` (the command and everything it started). Done with bash's
-/// `kill` builtin (bash is needed anyway) so this crate needs no `unsafe` FFI.
-fn kill_group(pgid: Option<u32>) {
-    if let Some(pgid) = pgid {
-        let _ = std::process::Command::new("bash")
-            .args(["-c", &format!("kill -KILL -- -{pgid}")])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
     }
 }
 

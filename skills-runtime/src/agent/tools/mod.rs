@@ -9,6 +9,8 @@
 pub mod bash;
 pub mod fs;
 pub mod glob;
+mod process;
+pub mod sandbox;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -24,6 +26,7 @@ use super::retry::BoxFuture;
 pub use bash::{Bash, BashOptions};
 pub use fs::{EditFile, ReadFile, WriteFile};
 pub use glob::Glob;
+pub use sandbox::{Confinement, Sandbox, SandboxMode};
 
 /// Name of the skill-loading tool.
 pub const LOAD_SKILL: &str = crate::LOAD_SKILL_TOOL;
