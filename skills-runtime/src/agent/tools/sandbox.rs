@@ -2,7 +2,7 @@
 //!
 //! Landlock restricts the calling thread and everything it forks or execs afterwards, `setsid`
 //! and double forks included, and cannot be lifted. So each `bash` call gets a dedicated thread
-//! that restricts itself with [`Sandbox::restrict_current_thread`] and then spawns the command
+//! that restricts itself with `Sandbox::restrict_current_thread` and then spawns the command
 //! (see the `process` module); the agent's other threads keep their rights. No `unsafe` is
 //! needed.
 //!
