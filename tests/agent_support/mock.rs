@@ -3,11 +3,13 @@
 //! It answers from a queue of scripted [`Reply`]s (the last one repeats when `repeat_last` is
 //! set) and records every request exactly as received: method, path, headers and body bytes.
 //! A reply can also be raw bytes written as-is before closing the connection, to simulate a
-//! body cut off mid-stream.
+//! body cut off mid-stream, or a body generated on the fly for as long as the client reads
+//! ([`Reply::Endless`]), to test size limits without holding the body in memory.
 
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -52,6 +54,15 @@ pub enum Reply {
     Raw(Vec<u8>),
     /// The inner reply, after a pause (to trip client timeouts).
     Delayed(std::time::Duration, Box<Reply>),
+    /// `prefix`, then `filler` repeated until the client stops reading (or `declared_length`
+    /// bytes in all, when set). Chunked unless a length is declared. The bytes written are
+    /// counted in [`MockServer::streamed_bytes`].
+    Endless {
+        status: u16,
+        prefix: Vec<u8>,
+        filler: Vec<u8>,
+        declared_length: Option<u64>,
+    },
 }
 
 impl Reply {
@@ -90,6 +101,7 @@ struct State {
 pub struct MockServer {
     addr: std::net::SocketAddr,
     state: Arc<Mutex<State>>,
+    streamed: Arc<AtomicU64>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -120,18 +132,26 @@ impl MockServer {
             requests: Vec::new(),
         }));
         let shared = Arc::clone(&state);
+        let streamed = Arc::new(AtomicU64::new(0));
+        let counter = Arc::clone(&streamed);
         let task = tokio::spawn(async move {
             loop {
                 let Ok((stream, _)) = listener.accept().await else {
                     return;
                 };
                 let state = Arc::clone(&shared);
+                let counter = Arc::clone(&counter);
                 tokio::spawn(async move {
-                    let _ = serve(stream, state).await;
+                    let _ = serve(stream, state, counter).await;
                 });
             }
         });
-        MockServer { addr, state, task }
+        MockServer {
+            addr,
+            state,
+            streamed,
+            task,
+        }
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -154,13 +174,22 @@ impl MockServer {
         state.requests.clear();
     }
 
+    /// Body bytes written by [`Reply::Endless`] replies so far.
+    pub fn streamed_bytes(&self) -> u64 {
+        self.streamed.load(Ordering::Relaxed)
+    }
+
     /// Forgets the recorded requests (the benchmark keeps memory flat this way).
     pub fn clear_requests(&self) {
         self.state.lock().unwrap().requests.clear();
     }
 }
 
-async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) -> std::io::Result<()> {
+async fn serve(
+    mut stream: TcpStream,
+    state: Arc<Mutex<State>>,
+    streamed: Arc<AtomicU64>,
+) -> std::io::Result<()> {
     let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
     loop {
         // Read the head.
@@ -238,6 +267,48 @@ async fn serve(mut stream: TcpStream, state: Arc<Mutex<State>>) -> std::io::Resu
                 stream.flush().await?;
                 return Ok(());
             }
+            Reply::Endless {
+                status,
+                prefix,
+                filler,
+                declared_length,
+            } => {
+                let framing = match declared_length {
+                    Some(n) => format!("content-length: {n}"),
+                    None => "transfer-encoding: chunked".to_owned(),
+                };
+                let head = format!(
+                    "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\n{framing}\r\n\r\n",
+                    reason(status)
+                );
+                stream.write_all(head.as_bytes()).await?;
+                let mut left = declared_length.unwrap_or(u64::MAX);
+                let mut piece: &[u8] = &prefix;
+                loop {
+                    let take = piece.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+                    if take == 0 {
+                        break;
+                    }
+                    let data = &piece[..take];
+                    if declared_length.is_some() {
+                        stream.write_all(data).await?;
+                    } else {
+                        stream
+                            .write_all(format!("{:x}\r\n", data.len()).as_bytes())
+                            .await?;
+                        stream.write_all(data).await?;
+                        stream.write_all(b"\r\n").await?;
+                    }
+                    streamed.fetch_add(take as u64, Ordering::Relaxed);
+                    left -= take as u64;
+                    piece = &filler;
+                }
+                if declared_length.is_none() {
+                    stream.write_all(b"0\r\n\r\n").await?;
+                }
+                stream.flush().await?;
+                return Ok(());
+            }
             Reply::Http {
                 status,
                 headers,
@@ -264,6 +335,7 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
+        307 => "Temporary Redirect",
         400 => "Bad Request",
         401 => "Unauthorized",
         408 => "Request Timeout",

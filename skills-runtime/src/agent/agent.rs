@@ -20,6 +20,11 @@ use crate::{SkillLoad, SkillLoader, SkillSet};
 /// Default limit on model requests per [`Agent::run`].
 pub const DEFAULT_MAX_TURNS: u32 = 30;
 
+/// Default limit on the tool calls run for one assistant turn. A turn asking for more gets an
+/// error result for each call past the limit, so the model learns the limit and every call
+/// still has its result.
+pub const DEFAULT_MAX_TOOL_CALLS_PER_TURN: usize = 64;
+
 /// The default preamble of the system prompt.
 pub const DEFAULT_PREAMBLE: &str = "You are a capable software agent working in a project \
 directory. Use the tools to inspect and change files and run commands; paths are relative to \
@@ -35,6 +40,7 @@ pub struct AgentBuilder {
     preamble: String,
     workdir: PathBuf,
     max_turns: u32,
+    max_tool_calls_per_turn: usize,
     policy: PermissionPolicy,
     hooks: Hooks,
     tracker: FailureTracker,
@@ -65,6 +71,7 @@ impl AgentBuilder {
             preamble: DEFAULT_PREAMBLE.to_owned(),
             workdir: PathBuf::from("."),
             max_turns: DEFAULT_MAX_TURNS,
+            max_tool_calls_per_turn: DEFAULT_MAX_TOOL_CALLS_PER_TURN,
             policy: PermissionPolicy::new(),
             hooks: Hooks::new(),
             tracker: FailureTracker::default(),
@@ -143,6 +150,14 @@ impl AgentBuilder {
     /// The most model requests one [`Agent::run`] makes.
     pub fn max_turns(mut self, max_turns: u32) -> Self {
         self.max_turns = max_turns.max(1);
+        self
+    }
+
+    /// The most tool calls run for one assistant turn (default
+    /// [`DEFAULT_MAX_TOOL_CALLS_PER_TURN`], at least 1); the calls past it are not run and get
+    /// an error result that names the limit.
+    pub fn max_tool_calls_per_turn(mut self, max: usize) -> Self {
+        self.max_tool_calls_per_turn = max.max(1);
         self
     }
 
@@ -249,6 +264,7 @@ impl AgentBuilder {
             system,
             context,
             max_turns: self.max_turns,
+            max_tool_calls_per_turn: self.max_tool_calls_per_turn,
             policy: self.policy,
             hooks: self.hooks,
             tracker: self.tracker,
@@ -268,6 +284,7 @@ pub struct Agent {
     system: String,
     context: ToolContext,
     max_turns: u32,
+    max_tool_calls_per_turn: usize,
     policy: PermissionPolicy,
     hooks: Hooks,
     tracker: FailureTracker,
@@ -423,10 +440,28 @@ impl Agent {
                 });
             }
             let mut results = Vec::with_capacity(calls.len());
-            for call in &calls {
+            let (run, refused) = calls.split_at(calls.len().min(self.max_tool_calls_per_turn));
+            for call in run {
                 tool_calls += 1;
                 let result = self.execute(session, call, &mut skills_loaded).await;
                 results.push(result);
+            }
+            if !refused.is_empty() {
+                tracing::warn!(
+                    turn,
+                    tool_calls = calls.len(),
+                    limit = self.max_tool_calls_per_turn,
+                    "tool calls over the per-turn limit were not run"
+                );
+                // Every call keeps a result, so the conversation stays valid for the API.
+                let text = self.over_limit(calls.len()).to_result_text();
+                results.extend(refused.iter().map(|call| ToolResult {
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    content: text.clone(),
+                    is_error: true,
+                }));
+                tool_calls = tool_calls.saturating_add(refused.len() as u32);
             }
             session.conversation.push(Message::ToolResults(results));
         }
@@ -435,6 +470,22 @@ impl Agent {
             max_turns: self.max_turns,
             usage,
         })
+    }
+
+    /// The error result of a call past the per-turn limit, in a turn of `asked` calls.
+    fn over_limit(&self, asked: usize) -> ToolError {
+        let limit = self.max_tool_calls_per_turn;
+        ToolError::new(
+            ToolErrorKind::Denied,
+            format!(
+                "not run: this turn asked for {asked} tool calls and at most {limit} run per \
+                 turn; only the first {limit} ran"
+            ),
+        )
+        .suggest(format!(
+            "make at most {limit} tool calls per turn; repeat this call in the next turn if it \
+             is still needed"
+        ))
     }
 
     /// Runs one tool call through the checks and the tool; never fails, never panics on bad

@@ -26,7 +26,11 @@
 //! - The system prompt and tool list are rendered once per [`Agent`] and sent byte-identical
 //!   every turn (Anthropic caches them: the system block carries `cache_control`).
 //! - Requests are retried as the official SDKs do ([`retry`]); failures are typed
-//!   ([`ApiError`], [`AgentError`]) and never contain the API key.
+//!   ([`ApiError`], [`AgentError`]). Errors and logs never contain the API key: every error
+//!   text and every server string in a log event goes through [`error::redact`].
+//! - A hostile server is bounded ([`provider`]): the key is never sent to another origin
+//!   through a redirect, a response body is read up to a limit, and at most
+//!   [`DEFAULT_MAX_TOOL_CALLS_PER_TURN`] tool calls run per turn (the rest get error results).
 //! - Tools are confined to the working directory; a failing tool returns an error result to the
 //!   model instead of failing the run ([`tools`]).
 //! - `tracing` events: `model request` (provider, model, tokens, retries), `tool call`
@@ -41,7 +45,10 @@ pub mod provider;
 pub mod retry;
 pub mod tools;
 
-pub use agent::{Agent, AgentBuilder, DEFAULT_MAX_TURNS, DEFAULT_PREAMBLE, RunOutput, Session};
+pub use agent::{
+    Agent, AgentBuilder, DEFAULT_MAX_TOOL_CALLS_PER_TURN, DEFAULT_MAX_TURNS, DEFAULT_PREAMBLE,
+    RunOutput, Session,
+};
 pub use conversation::{
     AssistantTurn, Conversation, Message, ToolCall, ToolResult, Usage, WireFormat,
 };

@@ -12,7 +12,9 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 
-use super::{Endpoint, HttpOptions, Provider, Request, Response, count, encode, key_header};
+use super::{
+    Endpoint, HttpOptions, Provider, Request, Response, count, encode, key_header, server_error,
+};
 use crate::agent::conversation::{AssistantTurn, Message, ToolCall, ToolResult, Usage, WireFormat};
 use crate::agent::error::{ApiError, ApiErrorKind};
 use crate::agent::retry::BoxFuture;
@@ -79,6 +81,14 @@ impl Anthropic {
     /// Sets `max_tokens` per reply.
     pub fn max_tokens(mut self, max_tokens: u32) -> Self {
         self.max_tokens = max_tokens;
+        self
+    }
+
+    /// The largest response body accepted, in bytes (default
+    /// [`DEFAULT_MAX_RESPONSE_BYTES`](super::DEFAULT_MAX_RESPONSE_BYTES)); a larger one fails
+    /// with [`ApiErrorKind::ResponseTooLarge`] once the limit is crossed.
+    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+        self.http.set_max_response_bytes(bytes);
         self
     }
 
@@ -231,11 +241,9 @@ fn malformed(message: impl Into<String>) -> ApiError {
 
 /// Reads a Messages response. Unknown fields and block types are kept in the raw content.
 pub fn parse_response(mut value: Value) -> Result<Response, ApiError> {
-    if value.get("type").and_then(Value::as_str) == Some("error") {
-        let message = value
-            .pointer("/error/message")
-            .and_then(Value::as_str)
-            .unwrap_or("error body with status 200");
+    if let Some((_, message)) = server_error(&value) {
+        // The providers catch these before parsing (to mask the key); a direct caller still
+        // gets an error, bounded by `ApiError::new`.
         return Err(malformed(format!(
             "the server answered with an error: {message}"
         )));

@@ -4,6 +4,20 @@
 //! - [`openai::OpenAi`]: OpenAI Chat Completions and compatible local servers (llama.cpp,
 //!   Ollama, vLLM).
 //! - [`demo::Demo`]: an offline scripted model for trying the loop without a key.
+//!
+//! What a server can make the HTTP providers do is bounded:
+//!
+//! - **The key goes to the configured origin only.** Redirects are followed only within the
+//!   scheme, host and port of the base URL (at most [`MAX_REDIRECTS`]); a redirect anywhere else
+//!   is not followed and fails with [`ApiErrorKind::Redirect`], never retried. (reqwest drops
+//!   `Authorization` on a cross-host redirect but would forward Anthropic's `x-api-key`.)
+//! - **Bodies are read up to a limit.** A 2xx body larger than
+//!   [`DEFAULT_MAX_RESPONSE_BYTES`] (or the provider's `max_response_bytes`) fails with
+//!   [`ApiErrorKind::ResponseTooLarge`] as soon as the limit is crossed, while streaming, or
+//!   before reading when the declared length is over it. Of an error body only the first
+//!   [`MAX_ERROR_BODY_BYTES`] are read.
+//! - **Errors and logs never contain the API key.** Every error message and every piece of
+//!   server text in a `tracing` event goes through [`redact`].
 
 pub mod anthropic;
 pub mod demo;
@@ -11,12 +25,12 @@ pub mod openai;
 
 use std::time::{Duration, Instant};
 
-use reqwest::header::{HeaderMap, HeaderValue};
+use reqwest::header::{CONTENT_LENGTH, HeaderMap, HeaderValue, LOCATION};
 use serde_json::Value;
 use skills_core::render;
 
 use super::conversation::{AssistantTurn, Message, Usage};
-use super::error::{ApiError, ApiErrorKind, kind_for_status, redact};
+use super::error::{ApiError, ApiErrorKind, SCAN_LIMIT, kind_for_status, redact, redact_to};
 use super::retry::{BoxFuture, RetryPolicy};
 
 /// The tools of an agent, rendered once in both wire shapes so every request sends the very same
@@ -122,6 +136,17 @@ pub trait Provider: Send + Sync {
     fn complete<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, ApiError>>;
 }
 
+/// The default limit on a response body, in bytes (32 MiB): far above any real reply, far below
+/// what would hurt. Set per provider with `max_response_bytes`.
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
+
+/// How much of an error (non-2xx) body is read, in bytes; the rest is ignored. Only a message
+/// is taken from it.
+pub const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
+
+/// Most redirects followed for one request (all within the base URL's origin).
+pub const MAX_REDIRECTS: usize = 5;
+
 /// HTTP settings shared by the HTTP providers.
 #[derive(Clone, Debug)]
 pub struct HttpOptions {
@@ -149,6 +174,7 @@ impl HttpOptions {
             .timeout(self.timeout)
             .connect_timeout(self.connect_timeout)
             .user_agent(concat!("skills-runtime/", env!("CARGO_PKG_VERSION")))
+            .redirect(same_origin_redirects())
             .build()
             .map_err(|e| {
                 ApiError::new(
@@ -158,6 +184,26 @@ impl HttpOptions {
                 )
             })
     }
+}
+
+/// Follows a redirect only to the origin (scheme, host, port) of the first URL, and at most
+/// [`MAX_REDIRECTS`] times. Anything else stops, and the 3xx answer becomes a
+/// [`ApiErrorKind::Redirect`] error.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let previous = attempt.previous();
+        let same_origin = previous.first().is_some_and(|first| {
+            let next = attempt.url();
+            first.scheme() == next.scheme()
+                && first.host_str() == next.host_str()
+                && first.port_or_known_default() == next.port_or_known_default()
+        });
+        if same_origin && previous.len() <= MAX_REDIRECTS {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    })
 }
 
 /// Where and how an HTTP provider sends its requests: the client, the URL and the headers (key
@@ -171,6 +217,8 @@ pub(crate) struct Endpoint {
     headers: HeaderMap,
     /// The API key, masked in anything that ends up in an error (empty when there is none).
     secret: String,
+    /// The largest 2xx body read.
+    max_response_bytes: usize,
 }
 
 impl Endpoint {
@@ -192,7 +240,13 @@ impl Endpoint {
             path,
             headers,
             secret,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         })
+    }
+
+    /// Sets the largest 2xx body read (at least 1 byte).
+    pub(crate) fn set_max_response_bytes(&mut self, bytes: usize) {
+        self.max_response_bytes = bytes.max(1);
     }
 
     /// The base URL, as configured (without a trailing `/`).
@@ -214,10 +268,33 @@ impl Endpoint {
         parse: impl FnOnce(Value) -> Result<Response, ApiError>,
     ) -> Result<Response, ApiError> {
         let (value, retries) = self.post_json(body).await?;
-        let mut response = parse(value).map_err(|e| e.with_retries(retries).with_status(200))?;
+        let mut response = parse(value).map_err(|e| {
+            e.redact_secret(&self.secret)
+                .with_retries(retries)
+                .with_status(200)
+        })?;
         response.retries = retries;
+        self.redact_logged_fields(&mut response.turn);
         log_response(self.provider, model, &response);
         Ok(response)
+    }
+
+    /// The server's strings that the loop writes into `tracing` events (stop reason, tool
+    /// names and ids), through [`redact`]. Real values are short words and come out unchanged.
+    fn redact_logged_fields(&self, turn: &mut AssistantTurn) {
+        let clean = |text: &mut String| {
+            let redacted = redact(text, &self.secret);
+            if redacted != *text {
+                *text = redacted;
+            }
+        };
+        if let Some(stop_reason) = &mut turn.stop_reason {
+            clean(stop_reason);
+        }
+        for call in &mut turn.tool_calls {
+            clean(&mut call.name);
+            clean(&mut call.id);
+        }
     }
 
     /// POSTs `body` with the retry policy; returns the parsed JSON of a 2xx answer and the
@@ -235,16 +312,56 @@ impl Endpoint {
                 .send()
                 .await;
             let (error, wait_headers) = match result {
-                Err(e) => (transport_error(provider, &e, secret), None),
-                Ok(response) => {
+                Err(e) => (transport_error(provider, e, secret), None),
+                Ok(mut response) => {
                     let status = response.status().as_u16();
-                    let response_headers = response.headers().clone();
-                    match response.bytes().await {
+                    let response_headers = std::mem::take(response.headers_mut());
+                    if (300..400).contains(&status) {
+                        return Err(
+                            redirect_error(provider, &response, &response_headers, secret)
+                                .with_status(status)
+                                .with_retries(retry),
+                        );
+                    }
+                    let success = (200..300).contains(&status);
+                    let limit = if success {
+                        self.max_response_bytes
+                    } else {
+                        MAX_ERROR_BODY_BYTES
+                    };
+                    match read_body(&mut response, &response_headers, limit, success).await {
                         Err(e) => (
-                            transport_error(provider, &e, secret).with_status(status),
+                            transport_error(provider, e, secret).with_status(status),
                             Some(response_headers),
                         ),
-                        Ok(bytes) if (200..300).contains(&status) => {
+                        Ok(Body::TooLarge { declared, .. }) if success => {
+                            let declared = declared
+                                .map(|n| format!(" (it declares {n} bytes)"))
+                                .unwrap_or_default();
+                            return Err(ApiError::new(
+                                ApiErrorKind::ResponseTooLarge,
+                                provider,
+                                format!(
+                                    "the body is over the limit of {limit} bytes{declared}; \
+                                     reading stopped there (raise max_response_bytes if the \
+                                     server is trusted)"
+                                ),
+                            )
+                            .with_status(status)
+                            .with_retries(retry));
+                        }
+                        Ok(Body::Complete(bytes) | Body::TooLarge { partial: bytes, .. })
+                            if !success =>
+                        {
+                            let error = status_error(provider, status, &bytes, secret)
+                                .with_retry_after(policy.server_delay(&response_headers));
+                            if !policy.should_retry_status(status, &response_headers) {
+                                return Err(error.with_retries(retry));
+                            }
+                            (error, Some(response_headers))
+                        }
+                        Ok(body) => {
+                            let bytes = body.into_bytes();
                             tracing::debug!(
                                 provider,
                                 status,
@@ -253,32 +370,24 @@ impl Endpoint {
                                 "model response received"
                             );
                             return match serde_json::from_slice::<Value>(&bytes) {
+                                // Some servers answer 200 with an error object; it is read as
+                                // any error body, with the key masked first.
+                                Ok(value) if server_error(&value).is_some() => {
+                                    Err(status_error(provider, status, &bytes, secret)
+                                        .with_retries(retry))
+                                }
                                 Ok(value) => Ok((value, retry)),
                                 Err(e) => Err(ApiError::new(
                                     ApiErrorKind::MalformedResponse,
                                     provider,
                                     format!(
                                         "the body is not valid JSON ({e}); it starts with: {}",
-                                        redact(&preview(&bytes), secret)
+                                        preview(&bytes, secret)
                                     ),
                                 )
                                 .with_status(status)
                                 .with_retries(retry)),
                             };
-                        }
-                        Ok(bytes) => {
-                            let mut kind = kind_for_status(status);
-                            let (error_type, message) = error_body(&bytes);
-                            if error_type.as_deref() == Some("overloaded_error") {
-                                kind = ApiErrorKind::Overloaded;
-                            }
-                            let error = ApiError::new(kind, provider, redact(&message, secret))
-                                .with_status(status)
-                                .with_retry_after(policy.server_delay(&response_headers));
-                            if !policy.should_retry_status(status, &response_headers) {
-                                return Err(error.with_retries(retry));
-                            }
-                            (error, Some(response_headers))
                         }
                     }
                 }
@@ -329,7 +438,115 @@ pub(crate) fn key_header(provider: &'static str, value: &str) -> Result<HeaderVa
     Ok(header)
 }
 
-fn transport_error(provider: &'static str, error: &reqwest::Error, secret: &str) -> ApiError {
+/// A response body as read by [`read_body`].
+enum Body {
+    /// The whole body.
+    Complete(Vec<u8>),
+    /// The body is over the limit: the bytes read before it was crossed (none when the declared
+    /// length was already over it), and that declared length.
+    TooLarge {
+        partial: Vec<u8>,
+        declared: Option<u64>,
+    },
+}
+
+impl Body {
+    fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Body::Complete(bytes) | Body::TooLarge { partial: bytes, .. } => bytes,
+        }
+    }
+}
+
+/// Reads the body chunk by chunk, holding at most `limit` bytes: reading stops as soon as the
+/// limit is crossed. When `refuse_declared` is set, it does not start if `content-length` is
+/// already over the limit (a 2xx body is useless cut; an error body is read in part).
+async fn read_body(
+    response: &mut reqwest::Response,
+    headers: &HeaderMap,
+    limit: usize,
+    refuse_declared: bool,
+) -> Result<Body, reqwest::Error> {
+    let declared = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if refuse_declared && declared.is_some_and(|n| n > limit as u64) {
+        return Ok(Body::TooLarge {
+            partial: Vec::new(),
+            declared,
+        });
+    }
+    let expected = declared.map_or(0, |n| n.min(limit as u64) as usize);
+    let mut bytes = Vec::with_capacity(expected);
+    while let Some(chunk) = response.chunk().await? {
+        if chunk.len() > limit - bytes.len() {
+            let room = limit - bytes.len();
+            bytes.extend_from_slice(&chunk[..room]);
+            return Ok(Body::TooLarge {
+                partial: bytes,
+                declared,
+            });
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(Body::Complete(bytes))
+}
+
+/// The error for a non-2xx answer, or a 2xx answer holding an error object: classified by the
+/// status (and an `overloaded_error` type), with the server's message, key masked.
+fn status_error(provider: &'static str, status: u16, body: &[u8], secret: &str) -> ApiError {
+    let (error_type, message) = error_body(body, secret);
+    let kind = if error_type.as_deref() == Some("overloaded_error") {
+        ApiErrorKind::Overloaded
+    } else if (200..300).contains(&status) {
+        ApiErrorKind::MalformedResponse
+    } else {
+        kind_for_status(status)
+    };
+    let message = if (200..300).contains(&status) {
+        format!("the server answered with an error: {message}")
+    } else {
+        message
+    };
+    ApiError::new(kind, provider, message).with_status(status)
+}
+
+/// The error for a 3xx answer: a redirect the policy did not follow (another origin, or too
+/// many), or one without a usable `Location`.
+fn redirect_error(
+    provider: &'static str,
+    response: &reqwest::Response,
+    headers: &HeaderMap,
+    secret: &str,
+) -> ApiError {
+    let target = headers
+        .get(LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|location| response.url().join(location).ok());
+    let message = match target {
+        Some(target) => format!(
+            "the server redirected to {}, which was not followed: the API key is only sent \
+             to the origin of the base URL, through at most {MAX_REDIRECTS} redirects (set the \
+             base URL to the new address if you trust it)",
+            display_url(&target)
+        ),
+        None => "the server answered with a redirect that cannot be followed".to_owned(),
+    };
+    ApiError::new(ApiErrorKind::Redirect, provider, redact(&message, secret))
+}
+
+/// `url` without user, password, query and fragment: what an error may show of a URL.
+fn display_url(url: &reqwest::Url) -> String {
+    let mut url = url.clone();
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    url.set_query(None);
+    url.set_fragment(None);
+    url.to_string()
+}
+
+fn transport_error(provider: &'static str, error: reqwest::Error, secret: &str) -> ApiError {
     let what = if error.is_timeout() {
         "timed out"
     } else if error.is_connect() {
@@ -339,9 +556,15 @@ fn transport_error(provider: &'static str, error: &reqwest::Error, secret: &str)
     } else {
         "request failed"
     };
-    // reqwest's Display names the URL (never headers); the chain carries the cause.
+    // reqwest's Display names the URL (never headers); it is shown without its query string
+    // and user info, and the chain carries the cause.
+    let url = error.url().map(display_url);
+    let error = error.without_url();
     let mut message = format!("{what}: {error}");
-    let mut source = std::error::Error::source(error);
+    if let Some(url) = url {
+        message.push_str(&format!(" (url: {url})"));
+    }
+    let mut source = std::error::Error::source(&error);
     while let Some(cause) = source {
         message.push_str(": ");
         message.push_str(&cause.to_string());
@@ -350,33 +573,44 @@ fn transport_error(provider: &'static str, error: &reqwest::Error, secret: &str)
     ApiError::new(ApiErrorKind::Transport, provider, redact(&message, secret))
 }
 
-/// The `error.type` and the best message from an error body (`{"error": {"type", "message"}}`
-/// on both APIs), else the body text itself.
-fn error_body(bytes: &[u8]) -> (Option<String>, String) {
-    if let Ok(value) = serde_json::from_slice::<Value>(bytes) {
-        let error = value.get("error").unwrap_or(&value);
-        let kind = error.get("type").and_then(Value::as_str).map(str::to_owned);
-        let message = match error {
-            Value::String(s) => Some(s.clone()),
-            _ => error
-                .get("message")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-        };
-        if let Some(message) = message {
-            let message = match &kind {
-                Some(kind) => format!("{kind}: {message}"),
-                None => message,
-            };
-            return (kind, message);
-        }
-    }
-    (None, preview(bytes))
+/// The `error.type` and the message of an error object (`{"error": {"type", "message"}}` on
+/// both APIs, or `{"error": "text"}`), when `value` holds one.
+pub(crate) fn server_error(value: &Value) -> Option<(Option<String>, String)> {
+    let error = value.get("error").filter(|e| !e.is_null())?;
+    let kind = error.get("type").and_then(Value::as_str).map(str::to_owned);
+    let message = match error {
+        Value::String(s) => s.clone(),
+        _ => error
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .unwrap_or_else(|| error.to_string()),
+    };
+    let message = match &kind {
+        Some(kind) => format!("{kind}: {message}"),
+        None => message,
+    };
+    Some((kind, message))
 }
 
-fn preview(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(300)]);
-    text.trim().to_owned()
+/// The `error.type` and the best message from an error body, else the start of the body text;
+/// the message with `secret` masked.
+fn error_body(bytes: &[u8], secret: &str) -> (Option<String>, String) {
+    match serde_json::from_slice::<Value>(bytes)
+        .ok()
+        .as_ref()
+        .and_then(server_error)
+    {
+        Some((kind, message)) => (kind, redact(&message, secret)),
+        None => (None, preview(bytes, secret)),
+    }
+}
+
+/// The start of a body as text, key masked. More than [`SCAN_LIMIT`] bytes are handed to the
+/// redaction, so the cut that matters is its word-aware one.
+fn preview(bytes: &[u8], secret: &str) -> String {
+    let window = &bytes[..bytes.len().min(2 * SCAN_LIMIT)];
+    redact_to(String::from_utf8_lossy(window).trim(), secret, 300)
 }
 
 /// A count from a JSON usage object (missing or non-numeric fields count as 0).

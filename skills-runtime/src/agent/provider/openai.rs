@@ -17,7 +17,9 @@ use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 
 use super::anthropic::type_name;
-use super::{Endpoint, HttpOptions, Provider, Request, Response, count, encode, key_header};
+use super::{
+    Endpoint, HttpOptions, Provider, Request, Response, count, encode, key_header, server_error,
+};
 use crate::agent::conversation::{AssistantTurn, Message, ToolCall, Usage, WireFormat};
 use crate::agent::error::{ApiError, ApiErrorKind};
 use crate::agent::retry::BoxFuture;
@@ -81,6 +83,14 @@ impl OpenAi {
     /// it in favour of `max_completion_tokens`, and local servers have their own defaults).
     pub fn max_tokens(mut self, max_tokens: u32) -> Self {
         self.max_tokens = Some(max_tokens);
+        self
+    }
+
+    /// The largest response body accepted, in bytes (default
+    /// [`DEFAULT_MAX_RESPONSE_BYTES`](super::DEFAULT_MAX_RESPONSE_BYTES)); a larger one fails
+    /// with [`ApiErrorKind::ResponseTooLarge`] once the limit is crossed.
+    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+        self.http.set_max_response_bytes(bytes);
         self
     }
 
@@ -236,12 +246,9 @@ fn malformed(message: impl Into<String>) -> ApiError {
 /// Reads a Chat Completions response. `turn_number` makes invented tool-call ids unique within
 /// a conversation.
 pub fn parse_response(mut value: Value, turn_number: usize) -> Result<Response, ApiError> {
-    if let Some(error) = value.get("error").filter(|e| !e.is_null()) {
-        let message = error
-            .get("message")
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .unwrap_or_else(|| error.to_string());
+    if let Some((_, message)) = server_error(&value) {
+        // The providers catch these before parsing (to mask the key); a direct caller still
+        // gets an error, bounded by `ApiError::new`.
         return Err(malformed(format!(
             "the server answered with an error: {message}"
         )));
