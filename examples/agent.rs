@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo run --example agent -- [--provider anthropic|openai|demo] [--model M] [--workdir DIR]
-//!                              [--max-turns N] [--yes] [PROMPT...]
+//!                              [--max-turns N] [--yes] [--no-sandbox|--require-sandbox] [PROMPT...]
 //! ```
 //!
 //! Environment: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`,
@@ -22,6 +22,7 @@ use std::sync::Arc;
 use skills_runtime::agent::provider::anthropic::{self, Anthropic};
 use skills_runtime::agent::provider::demo::Demo;
 use skills_runtime::agent::provider::openai::{self, OpenAi};
+use skills_runtime::agent::tools::{BashOptions, Sandbox};
 use skills_runtime::agent::{
     Agent, DEFAULT_MAX_TURNS, Hooks, HttpOptions, PermissionPolicy, Provider, RunOutput, Session,
 };
@@ -40,6 +41,9 @@ const USAGE: &str = "usage: agent [--provider anthropic|openai|demo] [--model M]
   --workdir    folder the tools may read and change (default: current directory)
   --max-turns  most model requests per prompt (default 30)
   --yes        approve every tool call without asking
+  --no-sandbox       run bash without its Landlock confinement (it can then read and write
+                     whatever your user can); the environment is still cleared
+  --require-sandbox  refuse to run bash where the kernel cannot confine it
   PROMPT       run once and print the answer; without it, an interactive session
 
 environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL, MODEL_ID";
@@ -51,6 +55,7 @@ struct Args {
     workdir: Option<String>,
     max_turns: Option<u32>,
     yes: bool,
+    sandbox: Sandbox,
     prompt: Vec<String>,
 }
 
@@ -88,6 +93,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
                     })?);
             }
             "--yes" | "-y" => parsed.yes = true,
+            "--no-sandbox" => parsed.sandbox = Sandbox::off(),
+            "--require-sandbox" => parsed.sandbox = Sandbox::required(),
             "--" => {
                 parsed.prompt.extend(args.by_ref());
             }
@@ -267,6 +274,10 @@ async fn main() -> ExitCode {
         .resource_dir(skills_runtime::default_resource_dir())
         .max_turns(args.max_turns.unwrap_or(DEFAULT_MAX_TURNS))
         .permissions(policy)
+        .bash(BashOptions {
+            sandbox: args.sandbox.clone(),
+            ..BashOptions::default()
+        })
         .hooks(progress_hooks())
         .build()
     {
@@ -277,6 +288,12 @@ async fn main() -> ExitCode {
         }
     };
     eprintln!("provider: {description}");
+    let confinement = args.sandbox.probe(agent.workdir());
+    if confinement.is_full() {
+        eprintln!("bash: {confinement}, no network, cleared environment");
+    } else {
+        eprintln!("WARNING: bash is {confinement}");
+    }
     eprintln!(
         "skills: {} in the catalog ({} characters of prompt); workdir: {}",
         SKILLS.len(),
