@@ -260,16 +260,18 @@ async fn main() -> ExitCode {
         PermissionPolicy::new()
     };
     let workdir = args.workdir.clone().unwrap_or_else(|| ".".into());
-    let agent = match Agent::builder(provider)
+    let mut builder = Agent::builder(provider)
         .skills(SKILLS)
         .workdir(&workdir)
-        // Skills that ship scripts get them written here (once, keyed by hash) when loaded.
-        .resource_dir(skills_runtime::default_resource_dir())
         .max_turns(args.max_turns.unwrap_or(DEFAULT_MAX_TURNS))
         .permissions(policy)
-        .hooks(progress_hooks())
-        .build()
-    {
+        .hooks(progress_hooks());
+    // Skills that ship scripts get them written here (keyed by hash, checked before reuse) when
+    // loaded; without a per-user folder the model reads them with read_skill_resource instead.
+    if let Some(dir) = skills_runtime::default_resource_dir() {
+        builder = builder.resource_dir(dir);
+    }
+    let agent = match builder.build() {
         Ok(agent) => agent,
         Err(e) => {
             eprintln!("error: {e}");
