@@ -166,6 +166,15 @@ fn write_file_shows_path_size_and_content() {
     assert!(brief.ends_with("  | line 1000\n"));
     assert_eq!(description.full().lines().count(), 1 + 1_000);
 
+    let deep = format!("{}/evil.sh", "d/".repeat(500));
+    let description =
+        CallDescription::new(&call("write_file", json!({ "path": deep, "content": "x" })));
+    assert!(description.brief().starts_with(&format!(
+        "write_file wants to write {} [+708 more characters] (1 byte, 1 line):\n",
+        &deep[..300]
+    )));
+    assert!(description.full().contains(&deep));
+
     let empty = CallDescription::new(&call("write_file", json!({ "path": "e", "content": "" })));
     assert_eq!(
         empty.brief(),

@@ -233,6 +233,9 @@ impl Skill {
         let name = format!("{}-{}", self.name(), &self.tree_sha256()[..16]);
         let target = base.join(&name);
         create_private_dir(base)?;
+        // Link, type and mode first, so nothing is created in a folder others can change; the
+        // owner once a fresh directory says who the current user is.
+        check_private_dir(base, "resource directory", None)?;
         let staging = Staging::create(base, &name)?;
         let me = current_user(&staging.path)?;
         check_private_dir(base, "resource directory", me)?;
@@ -247,11 +250,15 @@ impl Skill {
             Err(error) => return Err(error),
         }
         self.write_files(&staging.path)?;
-        if fs::rename(&staging.path, &target).is_ok() {
-            return Ok(target);
-        }
+        let refused = match fs::rename(&staging.path, &target) {
+            Ok(()) => return Ok(target),
+            Err(error) => error,
+        };
         // Something is in the way: a copy another process has just finished (use it), or the
         // stale copy found above (move it aside, then put ours in its place).
+        if matches!(fs::symlink_metadata(&target), Err(e) if e.kind() == io::ErrorKind::NotFound) {
+            return Err(refused);
+        }
         check_private_dir(&target, "skill directory", me)?;
         if self.is_written_in(&target) {
             return Ok(target);
@@ -434,7 +441,7 @@ fn current_user(_: &Path) -> io::Result<Option<u32>> {
     Ok(None)
 }
 
-/// Refuses `dir` unless it is a real directory, owned by `me` and of mode `0700`.
+/// Refuses `dir` unless it is a real directory, owned by `me` (when known) and of mode `0700`.
 fn check_private_dir(dir: &Path, what: &str, me: Option<u32>) -> io::Result<()> {
     let refuse = |why: String| {
         io::Error::new(

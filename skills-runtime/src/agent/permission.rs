@@ -23,7 +23,7 @@ pub enum Permission {
 }
 
 /// Answers [`Permission::Ask`]: `true` runs the call. It may block (an interactive prompt on
-/// stdin); the loop waits for it.
+/// stdin, such as [`ask_user`]); the loop waits for it.
 pub type Approver = Arc<dyn Fn(&ToolCall) -> bool + Send + Sync>;
 
 /// The permission of each tool.
