@@ -25,6 +25,7 @@ use skills_runtime::agent::provider::openai::{self, OpenAi};
 use skills_runtime::agent::tools::{BashOptions, Sandbox};
 use skills_runtime::agent::{
     Agent, DEFAULT_MAX_TURNS, Hooks, HttpOptions, PermissionPolicy, Provider, RunOutput, Session,
+    permission,
 };
 
 static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("skills");
@@ -170,43 +171,30 @@ fn make_provider(args: &Args) -> Result<(Arc<dyn Provider>, String), String> {
     }
 }
 
-/// Asks on the terminal whether a tool call may run.
+/// Asks on the terminal whether a tool call may run, showing exactly what it will do (escaped,
+/// with `v` to see all of a long text).
 fn approver() -> skills_runtime::agent::Approver {
     Arc::new(|call| {
-        let detail = match call.name.as_str() {
-            "bash" => call.input["command"].as_str().unwrap_or("").to_owned(),
-            _ => call.input["path"].as_str().unwrap_or("").to_owned(),
-        };
-        eprint!("  allow {} {}? [y/N] ", call.name, short(&detail, 200));
-        let _ = std::io::stderr().flush();
-        let mut answer = String::new();
-        if std::io::stdin().lock().read_line(&mut answer).is_err() {
-            return false;
-        }
-        matches!(answer.trim(), "y" | "Y" | "yes")
+        permission::ask_user(call, std::io::stdin().lock(), std::io::stderr()).unwrap_or(false)
     })
 }
 
-fn short(text: &str, max: usize) -> String {
-    let one_line = text.replace('\n', " ");
-    match one_line.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}...", &one_line[..cut]),
-        None => one_line,
-    }
-}
-
-/// Prints each tool call as it completes, so the mechanism is visible.
+/// Prints each tool call as it completes, so the mechanism is visible. What the model sent and
+/// the tool printed is escaped and cut, so it cannot act on the terminal.
 fn progress_hooks() -> Hooks {
     Hooks::new().after(Arc::new(|call, result| {
         let status = if result.is_error { "error" } else { "ok" };
         eprintln!(
             "  [tool] {}({}) -> {status}, {} chars",
-            call.name,
-            short(&call.input.to_string(), 120),
+            permission::terminal_line(&call.name, 80),
+            permission::terminal_line(&call.input.to_string(), 120),
             result.content.len()
         );
         if result.is_error {
-            eprintln!("         {}", short(&result.content, 300));
+            eprintln!(
+                "         {}",
+                permission::terminal_line(&result.content, 300)
+            );
         }
     }))
 }
@@ -267,20 +255,22 @@ async fn main() -> ExitCode {
         PermissionPolicy::new()
     };
     let workdir = args.workdir.clone().unwrap_or_else(|| ".".into());
-    let agent = match Agent::builder(provider)
+    let mut builder = Agent::builder(provider)
         .skills(SKILLS)
         .workdir(&workdir)
-        // Skills that ship scripts get them written here (once, keyed by hash) when loaded.
-        .resource_dir(skills_runtime::default_resource_dir())
         .max_turns(args.max_turns.unwrap_or(DEFAULT_MAX_TURNS))
         .permissions(policy)
         .bash(BashOptions {
             sandbox: args.sandbox.clone(),
             ..BashOptions::default()
         })
-        .hooks(progress_hooks())
-        .build()
-    {
+        .hooks(progress_hooks());
+    // Skills that ship scripts get them written here (keyed by hash, checked before reuse) when
+    // loaded; without a per-user folder the model reads them with read_skill_resource instead.
+    if let Some(dir) = skills_runtime::default_resource_dir() {
+        builder = builder.resource_dir(dir);
+    }
+    let agent = match builder.build() {
         Ok(agent) => agent,
         Err(e) => {
             eprintln!("error: {e}");

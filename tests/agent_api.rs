@@ -869,17 +869,17 @@ async fn resource_dir_puts_a_loaded_skills_files_on_disk() {
     ])
     .await;
     let (provider, _) = anthropic(&server.url());
-    let cache = tempfile::tempdir().unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    // A folder of its own: materialize creates it private (0700) and refuses a shared one.
+    let cache = temp.path().join("skills");
     let agent = Agent::builder(Arc::new(provider))
         .skills(SKILLS)
-        .resource_dir(cache.path())
+        .resource_dir(&cache)
         .build()
         .unwrap();
     agent.run(&mut agent.session(), "x").await.unwrap();
     let skill = SKILLS.get("code-review").unwrap();
-    let written = cache
-        .path()
-        .join(format!("code-review-{}", &skill.tree_sha256()[..16]));
+    let written = cache.join(format!("code-review-{}", &skill.tree_sha256()[..16]));
     assert!(written.join("references/checklist.md").is_file());
     let results = last_results(&server);
     let text = results[0]["content"].as_str().unwrap();

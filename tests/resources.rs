@@ -101,11 +101,17 @@ fn read_skill_resource_reads_text_by_lines_and_describes_binaries() {
 
 #[cfg(unix)]
 #[test]
-fn materialize_is_atomic_reused_and_keeps_the_executable_bit() {
-    use std::os::unix::fs::PermissionsExt;
-    let base = tempfile::tempdir().unwrap();
+fn materialize_is_atomic_reused_when_intact_and_keeps_the_executable_bit() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let temp = tempfile::tempdir().unwrap();
+    // A folder of its own: materialize creates it private (0700) and refuses any other mode.
+    let base = temp.path().join("skills");
     let skill = SKILLS.get("pdf-forms").unwrap();
-    let dir = skill.materialize(base.path()).unwrap();
+    let dir = skill.materialize(&base).unwrap();
+    assert_eq!(
+        std::fs::metadata(&base).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
     assert_eq!(
         dir.file_name().unwrap().to_str().unwrap(),
         format!("pdf-forms-{}", &skill.tree_sha256()[..16])
@@ -129,15 +135,21 @@ fn materialize_is_atomic_reused_and_keeps_the_executable_bit() {
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&output.stdout), "filled form.pdf\n");
     // Only the final directory is left: staging directories were renamed away.
-    let entries: Vec<_> = std::fs::read_dir(base.path())
+    let entries: Vec<_> = std::fs::read_dir(&base)
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(entries.len(), 1);
-    // Reused: a marker written into the directory survives a second materialize.
+    // Reused when intact: the same files, not rewritten.
+    let inode = |path: &str| std::fs::metadata(dir.join(path)).unwrap().ino();
+    let before = (inode("SKILL.md"), inode("scripts/fill.py"));
+    assert_eq!(skill.materialize(&base).unwrap(), dir);
+    assert_eq!((inode("SKILL.md"), inode("scripts/fill.py")), before);
+    // Rebuilt when anything was added: a file the skill does not ship is not offered.
     std::fs::write(dir.join("marker"), "x").unwrap();
-    assert_eq!(skill.materialize(base.path()).unwrap(), dir);
-    assert!(dir.join("marker").exists());
+    assert_eq!(skill.materialize(&base).unwrap(), dir);
+    assert!(!dir.join("marker").exists());
+    assert_ne!(inode("SKILL.md"), before.0);
 }
 
 #[test]

@@ -1,9 +1,13 @@
 //! Who may run which tool: a per-tool [`Permission`], an ask callback for [`Permission::Ask`],
-//! and hooks that run before and after every tool call.
+//! what that callback shows a person ([`CallDescription`], [`ask_user`]), and hooks that run
+//! before and after every tool call.
 
 use std::collections::HashMap;
 use std::fmt;
+use std::io::{self, BufRead, Write};
 use std::sync::Arc;
+
+use serde_json::Value;
 
 use super::conversation::{ToolCall, ToolResult};
 
@@ -19,7 +23,7 @@ pub enum Permission {
 }
 
 /// Answers [`Permission::Ask`]: `true` runs the call. It may block (an interactive prompt on
-/// stdin); the loop waits for it.
+/// stdin, such as [`ask_user`]); the loop waits for it.
 pub type Approver = Arc<dyn Fn(&ToolCall) -> bool + Send + Sync>;
 
 /// The permission of each tool.
@@ -132,5 +136,340 @@ impl Hooks {
     pub fn after(mut self, hook: AfterHook) -> Self {
         self.after.push(hook);
         self
+    }
+}
+
+/// What a tool call will do, rendered for a person deciding whether to allow it.
+///
+/// Everything the model sent can be seen, and nothing it sent can move the cursor, clear the
+/// line or reorder text:
+///
+/// - every control character (C0 but the line break, DEL, C1) and every invisible formatting
+///   character (bidirectional overrides and isolates, zero-width characters, tag characters,
+///   variation selectors and the like) is shown escaped: `\r`, `\t`, `\x1b`, `\u{202e}`. A
+///   backslash already in the text is shown as is.
+/// - Multi-line text is shown line by line behind a gutter (`  | `), so a line the model wrote
+///   cannot pass for the prompt's own.
+/// - `bash` shows its command; `write_file` its path, size in bytes and lines, and content;
+///   `edit_file` its path and the old text (lines prefixed `-`) and new text (`+`); any other
+///   tool, or a known one with unexpected input, its name and its input as JSON. Input fields
+///   a tool's view does not show are listed as JSON after it.
+/// - [`brief`](Self::brief) shows at most the first 1,500 characters (40 lines) and the last 500
+///   (10 lines) of each text, with `[+N more characters]` in place of the rest, and at most 300
+///   characters of a path; [`full`](Self::full) shows everything.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallDescription {
+    brief: String,
+    full: String,
+}
+
+/// How much of a text [`CallDescription::brief`] shows.
+const HEAD_CHARS: usize = 1_500;
+const HEAD_LINES: usize = 40;
+const TAIL_CHARS: usize = 500;
+const TAIL_LINES: usize = 10;
+const PATH_CHARS: usize = 300;
+
+impl CallDescription {
+    /// Describes `call`.
+    pub fn new(call: &ToolCall) -> Self {
+        CallDescription {
+            brief: render_call(call, true),
+            full: render_call(call, false),
+        }
+    }
+
+    /// The description with long texts cut to their head and tail, each cut marked
+    /// `[+N more characters]` (N counts characters, before escaping). Ends with a newline.
+    pub fn brief(&self) -> &str {
+        &self.brief
+    }
+
+    /// The whole description, nothing left out. Ends with a newline.
+    pub fn full(&self) -> &str {
+        &self.full
+    }
+
+    /// Whether [`brief`](Self::brief) leaves something out.
+    pub fn is_abridged(&self) -> bool {
+        self.brief != self.full
+    }
+}
+
+impl fmt::Display for CallDescription {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.brief)
+    }
+}
+
+/// Asks a person whether `call` may run: writes its [`CallDescription::brief`] to `output`, then
+/// reads answers from `input` until one decides. `y` or `yes` allows; `v` or `view` writes the
+/// [`full`](CallDescription::full) description and asks again; anything else, or the end of
+/// the input, refuses.
+pub fn ask_user(
+    call: &ToolCall,
+    mut input: impl BufRead,
+    mut output: impl Write,
+) -> io::Result<bool> {
+    let description = CallDescription::new(call);
+    output.write_all(description.brief().as_bytes())?;
+    loop {
+        let question = if description.is_abridged() {
+            "  allow? [y/N, v = view all] "
+        } else {
+            "  allow? [y/N, v = view] "
+        };
+        output.write_all(question.as_bytes())?;
+        output.flush()?;
+        let mut answer = String::new();
+        if input.read_line(&mut answer)? == 0 {
+            return Ok(false);
+        }
+        let answer = answer.trim();
+        if answer.eq_ignore_ascii_case("y") || answer.eq_ignore_ascii_case("yes") {
+            return Ok(true);
+        }
+        if !(answer.eq_ignore_ascii_case("v") || answer.eq_ignore_ascii_case("view")) {
+            return Ok(false);
+        }
+        output.write_all(description.full().as_bytes())?;
+    }
+}
+
+/// `text` as one line that is safe to print on a terminal: escaped as [`CallDescription`]
+/// escapes (the line break too, as `\n`), and cut after `max_chars` characters with a
+/// `[+N more characters]` marker.
+pub fn terminal_line(text: &str, max_chars: usize) -> String {
+    let cut = text.char_indices().nth(max_chars).map(|(at, _)| at);
+    let mut out = escape(&text[..cut.unwrap_or(text.len())]);
+    if let Some(at) = cut {
+        out.push_str(&format!(
+            " [+{} more characters]",
+            text[at..].chars().count()
+        ));
+    }
+    out
+}
+
+/// Whether `c` must not reach a terminal raw: it moves the cursor or changes how what follows
+/// is shown, or it cannot be seen.
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            u32::from(c),
+            0x00AD // soft hyphen
+                | 0x034F // combining grapheme joiner
+                | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x0890..=0x0891 | 0x08E2
+                | 0x115F | 0x1160 | 0x17B4 | 0x17B5 | 0x180B..=0x180F
+                | 0x200B..=0x200F // zero-width characters, left-to-right and right-to-left marks
+                | 0x2028..=0x202E // line and paragraph separators, bidirectional embeddings
+                | 0x2060..=0x206F // word joiner, invisible operators, bidirectional isolates
+                | 0x3164 | 0xFE00..=0xFE0F | 0xFEFF | 0xFFA0 | 0xFFF0..=0xFFFB
+                | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3
+                | 0x1D173..=0x1D17A
+                | 0xE0000..=0xE0FFF // tag characters, variation selectors supplement
+        )
+}
+
+/// `text` with every character of [`needs_escape`] written as an escape.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if needs_escape(c) && u32::from(c) < 0x80 => {
+                out.push_str(&format!("\\x{:02x}", u32::from(c)));
+            }
+            c if needs_escape(c) => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The part of `text` [`CallDescription::brief`] shows: `(head, hidden characters, tail)`,
+/// or `None` when it shows all of it.
+fn excerpt(text: &str) -> Option<(&str, usize, &str)> {
+    let mut head_end = text.len();
+    let mut lines = 0;
+    for (count, (at, c)) in text.char_indices().enumerate() {
+        if count == HEAD_CHARS || lines == HEAD_LINES {
+            head_end = at;
+            break;
+        }
+        lines += usize::from(c == '\n');
+    }
+    let mut tail_start = 0;
+    let mut lines = 0;
+    // A final line break does not start a line of its own.
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    for (count, (at, c)) in body.char_indices().rev().enumerate() {
+        if count == TAIL_CHARS {
+            tail_start = at + c.len_utf8();
+            break;
+        }
+        if c == '\n' {
+            lines += 1;
+            if lines == TAIL_LINES {
+                tail_start = at + 1;
+                break;
+            }
+        }
+    }
+    (head_end < tail_start).then(|| {
+        let hidden = text[head_end..tail_start].chars().count();
+        (&text[..head_end], hidden, &text[tail_start..])
+    })
+}
+
+/// Writes `text` line by line, each line escaped behind `gutter`; with `abridge`, only its
+/// [`excerpt`] and a marker for the rest.
+fn push_block(out: &mut String, text: &str, gutter: &str, abridge: bool) {
+    fn lines(out: &mut String, part: &str, gutter: &str) {
+        let part = part.strip_suffix('\n').unwrap_or(part);
+        for line in part.split('\n') {
+            out.push_str(gutter);
+            out.push_str(&escape(line));
+            out.push('\n');
+        }
+    }
+    if text.is_empty() {
+        out.push_str("  (empty)\n");
+        return;
+    }
+    match excerpt(text).filter(|_| abridge) {
+        None => lines(out, text, gutter),
+        Some((head, hidden, tail)) => {
+            lines(out, head, gutter);
+            out.push_str(&format!("  [+{hidden} more characters]\n"));
+            lines(out, tail, gutter);
+        }
+    }
+}
+
+fn count(n: usize, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
+/// The string fields `keys` of `input`, when it is an object that has them all.
+fn strings<'a, const N: usize>(input: &'a Value, keys: [&str; N]) -> Option<[&'a str; N]> {
+    let object = input.as_object()?;
+    let mut found = [""; N];
+    for (slot, key) in found.iter_mut().zip(keys) {
+        *slot = object.get(key)?.as_str()?;
+    }
+    Some(found)
+}
+
+fn render_call(call: &ToolCall, abridge: bool) -> String {
+    let name = escape(&call.name);
+    let path = |path: &str| {
+        if abridge {
+            terminal_line(path, PATH_CHARS)
+        } else {
+            escape(path)
+        }
+    };
+    let mut out = String::new();
+    let shown: &[&str] = match call.name.as_str() {
+        "bash" => match strings(&call.input, ["command"]) {
+            Some([command]) => {
+                out.push_str(&format!(
+                    "{name} wants to run this command ({}, {}):\n",
+                    count(command.lines().count(), "line"),
+                    count(command.chars().count(), "character")
+                ));
+                push_block(&mut out, command, "  | ", abridge);
+                &["command"]
+            }
+            None => &[],
+        },
+        "write_file" => match strings(&call.input, ["path", "content"]) {
+            Some([file, content]) => {
+                out.push_str(&format!(
+                    "{name} wants to write {} ({}, {}):\n",
+                    path(file),
+                    count(content.len(), "byte"),
+                    count(content.lines().count(), "line")
+                ));
+                push_block(&mut out, content, "  | ", abridge);
+                &["path", "content"]
+            }
+            None => &[],
+        },
+        "edit_file" => match strings(&call.input, ["path", "old_text", "new_text"]) {
+            Some([file, old, new]) => {
+                out.push_str(&format!(
+                    "{name} wants to change {}, replacing ({}):\n",
+                    path(file),
+                    count(old.lines().count(), "line")
+                ));
+                push_block(&mut out, old, "  - ", abridge);
+                out.push_str(&format!("with ({}):\n", count(new.lines().count(), "line")));
+                push_block(&mut out, new, "  + ", abridge);
+                &["path", "old_text", "new_text"]
+            }
+            None => &[],
+        },
+        _ => &[],
+    };
+    if shown.is_empty() {
+        out.push_str(&format!("{name} wants to run with this input:\n"));
+        push_block(&mut out, &pretty(&call.input), "  | ", abridge);
+    } else if let Some(object) = call.input.as_object()
+        && object.keys().any(|key| !shown.contains(&key.as_str()))
+    {
+        let rest: serde_json::Map<String, Value> = object
+            .iter()
+            .filter(|(key, _)| !shown.contains(&key.as_str()))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        out.push_str("and this other input:\n");
+        push_block(&mut out, &pretty(&Value::Object(rest)), "  | ", abridge);
+    }
+    out
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_what_a_terminal_would_act_on_or_hide() {
+        assert_eq!(
+            escape("a\rb\x1b[2K\t\x00\x7f\u{9b}\u{202e}\u{2066}\u{200b}\u{feff}\u{e0041}é"),
+            "a\\rb\\x1b[2K\\t\\x00\\x7f\\u{9b}\\u{202e}\\u{2066}\\u{200b}\\u{feff}\\u{e0041}é"
+        );
+        assert_eq!(terminal_line("a\nb", 10), "a\\nb");
+        assert_eq!(terminal_line("héllo", 2), "hé [+3 more characters]");
+    }
+
+    #[test]
+    fn excerpt_keeps_head_and_tail_and_counts_the_rest() {
+        assert_eq!(excerpt("short"), None);
+        let long = "x".repeat(HEAD_CHARS + TAIL_CHARS + 7);
+        let (head, hidden, tail) = excerpt(&long).unwrap();
+        assert_eq!(
+            (head.len(), hidden, tail.len()),
+            (HEAD_CHARS, 7, TAIL_CHARS)
+        );
+        let many: String = (1..=100).map(|n| format!("{n}\n")).collect();
+        let (head, hidden, tail) = excerpt(&many).unwrap();
+        assert_eq!(head.lines().count(), HEAD_LINES);
+        assert_eq!(tail, "91\n92\n93\n94\n95\n96\n97\n98\n99\n100\n");
+        assert_eq!(hidden, many.len() - head.len() - tail.len());
+        // Exactly at the limits: nothing is cut.
+        let edge = "y".repeat(HEAD_CHARS + TAIL_CHARS);
+        assert_eq!(excerpt(&edge), None);
     }
 }
