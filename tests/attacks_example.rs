@@ -1,0 +1,228 @@
+//! The example agent binary driven by a hostile model: a mock OpenAI-compatible server on
+//! 127.0.0.1 scripts the tool calls an attacker would send, and the test checks what came back
+//! to the "model" and what happened on disk and to processes.
+//!
+//! The binary is the one `cargo test` builds for the `agent` example, found beside this test's
+//! own executable.
+#![cfg(all(feature = "agent", target_os = "linux"))]
+
+mod agent_support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use agent_support::OPENAI_KEY;
+use agent_support::mock::{MockServer, Reply};
+use serde_json::{Value, json};
+use skills_runtime::agent::tools::Sandbox;
+
+/// `target/<profile>/examples/agent`, next to `target/<profile>/deps/<this test>`.
+fn example_binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile = exe.parent().and_then(Path::parent).unwrap();
+    profile.join("examples").join("agent")
+}
+
+fn tool_call(id: &str, name: &str, arguments: Value) -> Value {
+    json!({
+        "id": id,
+        "type": "function",
+        "function": {"name": name, "arguments": arguments.to_string()}
+    })
+}
+
+fn turn(calls: Vec<Value>) -> Reply {
+    Reply::json(
+        200,
+        &agent_support::openai_completion(
+            json!({"role": "assistant", "content": null, "tool_calls": calls}),
+            "tool_calls",
+            Some(agent_support::openai_usage(100, 10)),
+        ),
+    )
+}
+
+fn answer(text: &str) -> Reply {
+    Reply::json(
+        200,
+        &agent_support::openai_completion(
+            json!({"role": "assistant", "content": text}),
+            "stop",
+            Some(agent_support::openai_usage(100, 10)),
+        ),
+    )
+}
+
+/// The tool results the agent sent back, by tool call id.
+fn tool_results(request: &Value) -> Vec<(String, String)> {
+    request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap().to_owned(),
+                m["content"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
+            !matches!(state.and_then(|s| s.chars().next()), Some('Z' | 'X'))
+        }
+        Err(_) => false,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_attack_fails_safely_through_the_example_binary() {
+    let root = tempfile::tempdir().unwrap();
+    let work = root.path().join("work");
+    let outside = root.path().join("outside");
+    let home = root.path().join("home");
+    for dir in [&work, &outside, &home] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    std::fs::write(outside.join("secret"), "TOP-SECRET-42\n").unwrap();
+    std::fs::write(outside.join("victim"), "untouched\n").unwrap();
+    std::os::unix::fs::symlink(outside.join("secret"), work.join("link")).unwrap();
+    std::os::unix::fs::symlink(outside.join("victim"), work.join("victim-link")).unwrap();
+    std::fs::hard_link(outside.join("victim"), work.join("hard")).unwrap();
+    let fifo = Command::new("mkfifo")
+        .arg(work.join("fifo"))
+        .status()
+        .unwrap();
+    assert!(fifo.success());
+
+    let bash = "cat /etc/passwd; cat ../outside/secret; echo \"KEY=[$OPENAI_API_KEY]\"; \
+                sleep 1000 & echo pid=$!; setsid sleep 1001 & echo pid=$!; echo end";
+    let first = vec![
+        tool_call("c-bash", "bash", json!({ "command": bash })),
+        tool_call("c-up", "read_file", json!({"path": "../outside/secret"})),
+        tool_call("c-link", "read_file", json!({"path": "link"})),
+        tool_call("c-hard", "read_file", json!({"path": "hard"})),
+        tool_call("c-fifo", "read_file", json!({"path": "fifo"})),
+        tool_call(
+            "c-write",
+            "write_file",
+            json!({"path": "victim-link", "content": "PWNED"}),
+        ),
+        tool_call(
+            "c-edit",
+            "edit_file",
+            json!({"path": "hard", "old_text": "untouched", "new_text": "PWNED"}),
+        ),
+        tool_call("c-glob1", "glob", json!({"pattern": "*".repeat(60_000)})),
+        tool_call("c-glob2", "glob", json!({"pattern": "**********z"})),
+        tool_call(
+            "c-resource",
+            "read_skill_resource",
+            json!({"name": "debug-failing-test", "path": "references/flaky-tests.md",
+                   "offset": 2, "limit": u64::MAX}),
+        ),
+    ];
+    // Then a flood of calls in one turn, then the answer.
+    let flood = (0..10_000)
+        .map(|i| tool_call(&format!("f{i}"), "glob", json!({"pattern": "*.md"})))
+        .collect();
+    let server = MockServer::start(vec![turn(first), turn(flood), answer("all done")]).await;
+
+    let started = Instant::now();
+    let output = tokio::task::spawn_blocking({
+        let (work, home, base) = (work.clone(), home.clone(), server.url());
+        move || {
+            Command::new(example_binary())
+                .args(["--provider", "openai", "--yes", "--workdir"])
+                .arg(&work)
+                .arg("do the task")
+                .env_clear()
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .env("HOME", &home)
+                .env("OPENAI_API_KEY", OPENAI_KEY)
+                .env("OPENAI_BASE_URL", format!("{base}/v1"))
+                .env("MODEL_ID", "gpt-test-model")
+                .stdin(Stdio::null())
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    let elapsed = started.elapsed();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(stdout.trim(), "all done");
+    assert!(elapsed < Duration::from_secs(60), "{elapsed:?}");
+    assert!(!stdout.contains(OPENAI_KEY) && !stderr.contains(OPENAI_KEY));
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3, "{stderr}");
+    let second = requests[1].json();
+    let results = tool_results(&second);
+    let result = |id: &str| -> &str {
+        &results
+            .iter()
+            .find(|(call, _)| call == id)
+            .unwrap_or_else(|| panic!("no result for {id}"))
+            .1
+    };
+    // Nothing of the outside file, nor the key, reached the model.
+    for (id, text) in &results {
+        assert!(!text.contains("TOP-SECRET"), "{id} leaked the secret: {text}");
+        assert!(!text.contains(OPENAI_KEY), "{id} leaked the key");
+    }
+    let shell = result("c-bash");
+    assert!(shell.contains("KEY=[]"), "{shell}");
+    assert!(shell.contains("end"), "{shell}");
+    if Sandbox::default().probe(&work).is_full() {
+        assert!(!shell.contains("root:"), "{shell}");
+    } else {
+        eprintln!("SKIPPED the Landlock part: the kernel cannot confine bash");
+    }
+    for pid in shell.lines().filter_map(|l| l.strip_prefix("pid=")) {
+        let pid: u32 = pid.parse().unwrap();
+        assert!(!alive(pid), "{pid} outlived the bash call");
+    }
+    for id in [
+        "c-up", "c-link", "c-hard", "c-fifo", "c-write", "c-edit", "c-glob1",
+    ] {
+        assert!(result(id).starts_with("error ("), "{id}: {}", result(id));
+    }
+    assert!(result("c-resource").contains("flaky"), "{}", result("c-resource"));
+    assert_eq!(
+        std::fs::read_to_string(outside.join("victim")).unwrap(),
+        "untouched\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(outside.join("secret")).unwrap(),
+        "TOP-SECRET-42\n"
+    );
+
+    // The flood: every call answered, only the per-turn cap actually ran.
+    let third = requests[2].json();
+    let flood_results = tool_results(&third);
+    let flood_results: Vec<_> = flood_results
+        .iter()
+        .filter(|(id, _)| id.starts_with('f'))
+        .collect();
+    assert_eq!(flood_results.len(), 10_000);
+    let ran = flood_results
+        .iter()
+        .filter(|(_, text)| !text.starts_with("error ("))
+        .count();
+    assert_eq!(
+        ran,
+        skills_runtime::agent::DEFAULT_MAX_TOOL_CALLS_PER_TURN as usize
+    );
+    // No request carried the key anywhere but its Authorization header.
+    for request in &requests {
+        assert!(!request.text().contains(OPENAI_KEY));
+    }
+}
