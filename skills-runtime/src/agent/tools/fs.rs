@@ -337,7 +337,14 @@ fn open_regular(
     let file = context
         .root()
         .open_with(or_dot(relative), &read_options())
-        .map_err(|e| fs_error("open", path, &e))?
+        .map_err(|e| {
+            // A socket (and a device without a driver) cannot be opened at all.
+            if e.raw_os_error() == Some(rustix::io::Errno::NXIO.raw_os_error()) {
+                not_regular(path)
+            } else {
+                fs_error("open", path, &e)
+            }
+        })?
         .into_std();
     let metadata = file
         .metadata()
