@@ -392,3 +392,64 @@ async fn glob_lists_links_but_never_walks_through_them() {
     assert!(out.starts_with("no files match"), "{out}");
     assert!(Path::new(&outside.path().join("deep/outside.txt")).exists());
 }
+
+#[tokio::test]
+async fn safe_writes_keep_links_inside_and_the_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let (work, _outside, context) = setup();
+    std::fs::create_dir(work.path().join("bin")).unwrap();
+    let script = work.path().join("bin/run.sh");
+    std::fs::write(&script, "echo old\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o4755)).unwrap();
+    std::os::unix::fs::symlink("bin/run.sh", work.path().join("run")).unwrap();
+    // Through a link that stays inside: the target is replaced, the link stays a link.
+    let out = EditFile
+        .call(
+            &json!({"path": "run", "old_text": "old", "new_text": "new"}),
+            &context,
+        )
+        .await
+        .unwrap();
+    assert!(out.contains("bin/run.sh"), "{out}");
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), "echo new\n");
+    let link = std::fs::symlink_metadata(work.path().join("run")).unwrap();
+    assert!(link.file_type().is_symlink());
+    // The mode is kept, set-user-id is not.
+    let mode = std::fs::metadata(&script).unwrap().permissions().mode();
+    assert_eq!(mode & 0o7777, 0o755, "{mode:o}");
+    // No temporary file is left behind.
+    let names: Vec<_> = std::fs::read_dir(work.path().join("bin"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["run.sh"]);
+}
+
+#[tokio::test]
+async fn read_file_shows_text_only_and_says_where_it_stopped() {
+    let (work, _outside, context) = setup();
+    let long = "é".repeat(3000);
+    std::fs::write(
+        work.path().join("mixed.txt"),
+        format!("a\r\nb\r\n{long}\nd\ne\n"),
+    )
+    .unwrap();
+    let out = ReadFile
+        .call(&json!({"path": "mixed.txt", "offset": 2}), &context)
+        .await
+        .unwrap();
+    assert!(out.starts_with("     2\tb\n"), "{out}");
+    assert!(out.contains(" [line cut]\n"), "{out}");
+    assert!(out.ends_with("(lines 2-5 of 5)\n"), "{out}");
+    std::fs::write(work.path().join("bin.dat"), b"text\nwith\0nul\n").unwrap();
+    let err = ReadFile
+        .call(&json!({"path": "bin.dat"}), &context)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::InvalidInput, "{err}");
+    let err = ReadFile
+        .call(&json!({"path": "."}), &context)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::InvalidInput, "{err}");
+}

@@ -19,7 +19,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
-use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt, Permissions};
+use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt, Permissions, PermissionsExt};
 use serde_json::{Value, json};
 
 use super::{
@@ -58,7 +58,8 @@ const COUNT_AHEAD_BYTES: u64 = 4 << 20;
 pub struct ReadFile;
 
 /// `write_file`: creates or replaces a file (and its missing parent folders), atomically, with at
-/// most [`MAX_WRITE_BYTES`] of content. A replaced file keeps its permissions.
+/// most [`MAX_WRITE_BYTES`] of content. A replaced file keeps its permission bits (not
+/// set-user/group-id).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct WriteFile;
 
@@ -133,6 +134,7 @@ fn read_file(
     let mut out = String::new();
     let mut shown: u64 = 0;
     let mut line = Vec::new();
+    // Why the listing ended: `Step::Line` stands for "a limit was reached, the file goes on".
     let end = loop {
         if shown >= limit {
             break Step::Line { cut: false };
@@ -448,7 +450,13 @@ fn write_atomic(
                 continue;
             }
             Ok(metadata) if !metadata.is_file() => return Err(not_regular(path)),
-            Ok(metadata) => Some(metadata.permissions()),
+            Ok(metadata) => {
+                // The mode carries over, without set-user/group-id: new content is not the
+                // program that was trusted with them.
+                let mut permissions = metadata.permissions();
+                permissions.set_mode(permissions.mode() & 0o1777);
+                Some(permissions)
+            }
         };
         replace(&dir, &name, path, content, permissions)?;
         return Ok(target);

@@ -156,13 +156,18 @@ fn glob(pattern: &Pattern, base_arg: &str, context: &ToolContext) -> Result<Stri
     } else {
         context.root().open_dir(&relative)
     };
-    let base = base.map_err(|e| match fs_error("open", base_arg, &e) {
-        error if error.kind == ToolErrorKind::OutsideWorkdir => error,
-        _ => ToolError::new(
-            ToolErrorKind::NotFound,
-            format!("{base_arg} is not a folder"),
-        )
-        .suggest("use glob without `path` to see what exists"),
+    let base = base.map_err(|e| {
+        let not_a_folder = e.kind() == std::io::ErrorKind::NotFound
+            || e.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error());
+        if not_a_folder {
+            ToolError::new(
+                ToolErrorKind::NotFound,
+                format!("{base_arg} is not a folder"),
+            )
+            .suggest("use glob without `path` to see what exists")
+        } else {
+            fs_error("open", base_arg, &e)
+        }
     })?;
     let walk = walk(
         &base,
