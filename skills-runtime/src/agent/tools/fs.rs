@@ -153,12 +153,11 @@ fn read_file(
             other => break other,
         }
     };
-    if shown == 0 {
-        return Err(match end {
-            Step::OverBudget => beyond_scan(path, offset),
-            _ if seen == 0 => return Ok(format!("({path} is empty)")),
-            _ => past_end(path, offset, seen),
-        });
+    match end {
+        _ if shown > 0 => {}
+        Step::OverBudget => return Err(beyond_scan(path, offset)),
+        _ if seen == 0 => return Ok(format!("({path} is empty)")),
+        _ => return Err(past_end(path, offset, seen)),
     }
     // `shown` >= 1 lines ending at `last`; a line cut off by `MAX_READ_CHARS` counts in `seen`.
     let last = offset - 1 + shown;
