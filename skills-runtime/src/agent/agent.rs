@@ -45,6 +45,7 @@ pub struct AgentBuilder {
     hooks: Hooks,
     tracker: FailureTracker,
     resource_dir: Option<PathBuf>,
+    allow_hard_links: bool,
 }
 
 impl fmt::Debug for AgentBuilder {
@@ -76,6 +77,7 @@ impl AgentBuilder {
             hooks: Hooks::new(),
             tracker: FailureTracker::default(),
             resource_dir: None,
+            allow_hard_links: false,
         }
     }
 
@@ -147,6 +149,13 @@ impl AgentBuilder {
         self
     }
 
+    /// Whether the file tools may read and edit files with several hard links (default no; see
+    /// [`ToolContext::allow_hard_links`]).
+    pub fn allow_hard_links(mut self, allow: bool) -> Self {
+        self.allow_hard_links = allow;
+        self
+    }
+
     /// The most model requests one [`Agent::run`] makes.
     pub fn max_turns(mut self, max_turns: u32) -> Self {
         self.max_turns = max_turns.max(1);
@@ -181,9 +190,11 @@ impl AgentBuilder {
 
     /// Checks the configuration and renders the system prompt and the tool definitions once.
     pub fn build(self) -> Result<Agent, AgentError> {
-        let context = ToolContext::new(&self.workdir).map_err(|e| {
-            AgentError::Config(format!("working directory {}: {e}", self.workdir.display()))
-        })?;
+        let context = ToolContext::new(&self.workdir)
+            .map_err(|e| {
+                AgentError::Config(format!("working directory {}: {e}", self.workdir.display()))
+            })?
+            .allow_hard_links(self.allow_hard_links);
         let mut tools = self.tools;
         let mut load_skill = self.load_skill && !self.skills.is_empty();
         // Offered with load_skill when some skill ships files besides SKILL.md.

@@ -1,10 +1,14 @@
 //! The tools the model can call: `bash`, `read_file`, `write_file`, `edit_file`, `glob` (here)
 //! and `load_skill` (served by the agent from its [`SkillLoader`](crate::SkillLoader)).
 //!
-//! Every path a tool touches goes through [`confine`]: it must stay inside the working directory
-//! after `..` and symlinks are resolved. A tool never panics the loop: a failure is a
-//! [`ToolError`] with a kind, a message and a suggestion, sent back to the model as an error
-//! result. [`FailureTracker`] takes a tool out of service for a while after repeated failures.
+//! Confinement is enforced when a file is opened, not checked beforehand: a [`ToolContext`] holds
+//! a directory handle of the working directory, and the file tools and `glob` open every path
+//! beneath it (`openat2` with `RESOLVE_BENEATH` on Linux, through `cap-std`), so neither `..`, an
+//! absolute path nor a symlink, even one swapped in while the tool runs, reaches a file outside.
+//! [`ToolContext::relative`] only turns the model's text into a path relative to that handle. A
+//! tool never panics the loop: a failure is a [`ToolError`] with a kind, a message and a
+//! suggestion, sent back to the model as an error result. [`FailureTracker`] takes a tool out of
+//! service for a while after repeated failures.
 
 pub mod bash;
 pub mod fs;
@@ -33,19 +37,42 @@ pub const LOAD_SKILL: &str = crate::LOAD_SKILL_TOOL;
 /// Name of the tool that reads a file shipped with a skill (offered when a skill has some).
 pub const READ_SKILL_RESOURCE: &str = skills_core::render::READ_RESOURCE_TOOL;
 
-/// What a tool call has to work with.
+/// What a tool call has to work with: the working directory, as a path (for `bash`) and as an
+/// open directory handle that every file tool resolves paths beneath.
 #[derive(Clone, Debug)]
 pub struct ToolContext {
     workdir: PathBuf,
+    root: Arc<cap_std::fs::Dir>,
+    allow_hard_links: bool,
 }
 
 impl ToolContext {
-    /// A context confined to `workdir`, which must exist (it is canonicalized here, so later
-    /// checks compare real paths).
+    /// A context confined to `workdir`, which must exist. It is canonicalized and opened here,
+    /// the only use of ambient authority: afterwards files are reached through the handle.
     pub fn new(workdir: impl AsRef<Path>) -> std::io::Result<Self> {
+        let workdir = std::fs::canonicalize(workdir)?;
+        let root = cap_std::fs::Dir::open_ambient_dir(&workdir, cap_std::ambient_authority())?;
         Ok(ToolContext {
-            workdir: std::fs::canonicalize(workdir)?,
+            workdir,
+            root: Arc::new(root),
+            allow_hard_links: false,
         })
+    }
+
+    /// Whether `read_file` and `edit_file` may open a file that has more than one hard link
+    /// (default no). Another link to the same file may sit outside the working directory, so
+    /// by default such a file is refused; allow it when the working directory is known to
+    /// hold hard links on purpose. Writes are safe either way: they replace the name (temporary
+    /// file and rename), so they never change the content seen through another link.
+    pub fn allow_hard_links(mut self, allow: bool) -> Self {
+        self.allow_hard_links = allow;
+        self
+    }
+
+    /// Whether files with several hard links may be read (see
+    /// [`allow_hard_links`](Self::allow_hard_links)).
+    pub fn hard_links_allowed(&self) -> bool {
+        self.allow_hard_links
     }
 
     /// The canonical working directory.
@@ -53,23 +80,98 @@ impl ToolContext {
         &self.workdir
     }
 
-    /// `path` resolved inside the working directory (see [`confine`]).
-    pub fn resolve(&self, path: &str) -> Result<PathBuf, ToolError> {
-        confine(&self.workdir, path)
+    /// The handle of the working directory; paths are opened beneath it.
+    pub fn root(&self) -> &cap_std::fs::Dir {
+        &self.root
     }
 
-    /// `path` relative to the working directory, for messages.
-    pub fn display(&self, path: &Path) -> String {
-        path.strip_prefix(&self.workdir)
-            .map(|p| {
-                if p.as_os_str().is_empty() {
-                    ".".to_owned()
-                } else {
-                    p.display().to_string()
+    /// The model's `path` as a path relative to the working directory, before anything is
+    /// opened: an absolute path must start with the working directory (which is stripped), `.`
+    /// is dropped and `..` removes the component before it, on the text, so `src/../lib.rs` is
+    /// `lib.rs` whatever `src` is. Climbing above the working directory, or an absolute path
+    /// elsewhere, is an [`OutsideWorkdir`](ToolErrorKind::OutsideWorkdir) error. The empty
+    /// result is the working directory itself. Symlinks are not looked at here: opening beneath
+    /// [`root`](Self::root) refuses those leading out.
+    pub fn relative(&self, path: &str) -> Result<PathBuf, ToolError> {
+        if path.is_empty() {
+            return Err(ToolError::new(
+                ToolErrorKind::InvalidInput,
+                "the path is empty",
+            ));
+        }
+        if path.contains('\0') {
+            return Err(ToolError::new(
+                ToolErrorKind::InvalidInput,
+                "the path contains a NUL byte",
+            ));
+        }
+        let path_ref = Path::new(path);
+        let inside = if path_ref.is_absolute() {
+            path_ref
+                .strip_prefix(&self.workdir)
+                .map_err(|_| outside(path))?
+        } else {
+            path_ref
+        };
+        let mut relative = PathBuf::new();
+        for component in inside.components() {
+            match component {
+                Component::Normal(name) => relative.push(name),
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    if !relative.pop() {
+                        return Err(outside(path));
+                    }
                 }
-            })
-            .unwrap_or_else(|_| path.display().to_string())
+                Component::RootDir | Component::Prefix(_) => return Err(outside(path)),
+            }
+        }
+        Ok(relative)
     }
+
+    /// A path relative to the working directory (as [`relative`](Self::relative) returns), for
+    /// messages: `.` for the working directory itself.
+    pub fn display(&self, relative: &Path) -> String {
+        if relative.as_os_str().is_empty() {
+            ".".to_owned()
+        } else {
+            relative.display().to_string()
+        }
+    }
+}
+
+/// The error for `path` leaving the working directory.
+pub(crate) fn outside(path: &str) -> ToolError {
+    ToolError::new(
+        ToolErrorKind::OutsideWorkdir,
+        format!("{path} is outside the working directory"),
+    )
+    .suggest("use a path relative to the working directory, without `..` or links leading out")
+}
+
+/// A failed filesystem call on `path` beneath [`ToolContext::root`] as a tool error: an attempt
+/// to resolve out of the working directory is [`OutsideWorkdir`](ToolErrorKind::OutsideWorkdir).
+pub(crate) fn fs_error(what: &str, path: &str, error: &std::io::Error) -> ToolError {
+    // cap-std reports an escape (`EXDEV` from `openat2`, or its own check when it resolves by
+    // hand) as a permission error of its own making, without an OS error code; a real `EACCES`
+    // carries one.
+    if error.kind() == std::io::ErrorKind::PermissionDenied && error.raw_os_error().is_none() {
+        return outside(path);
+    }
+    ToolError::io(what, path, error)
+}
+
+/// Runs blocking filesystem work of a tool off the async runtime's threads, so a slow disk or a
+/// hostile file holds up one blocking-pool thread and never the loop.
+pub(crate) async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
+) -> Result<T, ToolError> {
+    tokio::task::spawn_blocking(work).await.map_err(|e| {
+        ToolError::new(
+            ToolErrorKind::Io,
+            format!("the filesystem task did not finish: {e}"),
+        )
+    })?
 }
 
 /// A tool the model can call.
@@ -203,77 +305,6 @@ impl fmt::Display for ToolError {
 }
 
 impl std::error::Error for ToolError {}
-
-/// Resolves `path` (relative to `workdir`, or absolute) and checks that it stays inside
-/// `workdir`, which must be canonical.
-///
-/// The longest existing prefix is canonicalized, which resolves `..` and every symlink in it; the
-/// rest (a file or folders about to be created) may not contain `..`. So `../x`, `/etc/passwd`
-/// and a symlink pointing outside are all refused, while a path to a new file is fine.
-pub fn confine(workdir: &Path, path: &str) -> Result<PathBuf, ToolError> {
-    if path.is_empty() {
-        return Err(ToolError::new(
-            ToolErrorKind::InvalidInput,
-            "the path is empty",
-        ));
-    }
-    if path.contains('\0') {
-        return Err(ToolError::new(
-            ToolErrorKind::InvalidInput,
-            "the path contains a NUL byte",
-        ));
-    }
-    let joined = workdir.join(path);
-    // Find the longest prefix that exists; canonicalize it, then re-append the rest.
-    let mut existing = joined.as_path();
-    let mut rest = Vec::new();
-    let real = loop {
-        match std::fs::canonicalize(existing) {
-            Ok(real) => break real,
-            // It exists but does not resolve: a dangling symlink, whose target could be
-            // anywhere (writing through it would create a file outside).
-            Err(_) if std::fs::symlink_metadata(existing).is_ok() => {
-                return Err(outside(path));
-            }
-            Err(_) => match (existing.parent(), existing.file_name()) {
-                (Some(parent), Some(name)) => {
-                    rest.push(name.to_owned());
-                    existing = parent;
-                }
-                // `..` at the end of a missing path, or the root: cannot resolve.
-                _ => {
-                    return Err(outside(path));
-                }
-            },
-        }
-    };
-    // `file_name` is None for `..` and `.`, so a missing path ending in one landed above;
-    // a `..` in the middle of the missing part must be refused explicitly.
-    let missing = joined.strip_prefix(existing).unwrap_or(Path::new(""));
-    if missing
-        .components()
-        .any(|c| matches!(c, Component::ParentDir))
-    {
-        return Err(outside(path));
-    }
-    let mut resolved = real;
-    for name in rest.iter().rev() {
-        resolved.push(name);
-    }
-    if resolved.starts_with(workdir) {
-        Ok(resolved)
-    } else {
-        Err(outside(path))
-    }
-}
-
-fn outside(path: &str) -> ToolError {
-    ToolError::new(
-        ToolErrorKind::OutsideWorkdir,
-        format!("{path} is outside the working directory"),
-    )
-    .suggest("use a path relative to the working directory, without `..` or links leading out")
-}
 
 /// A string field of a tool input.
 pub(crate) fn str_arg<'a>(input: &'a Value, key: &str) -> Result<&'a str, ToolError> {
