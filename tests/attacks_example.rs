@@ -123,7 +123,7 @@ async fn every_attack_fails_safely_through_the_example_binary() {
         tool_call(
             "c-resource",
             "read_skill_resource",
-            json!({"name": "debug-failing-test", "path": "references/flaky-tests.md",
+            json!({"skill": "debug-failing-test", "path": "references/flaky-tests.md",
                    "offset": 2, "limit": u64::MAX}),
         ),
     ];
@@ -175,7 +175,10 @@ async fn every_attack_fails_safely_through_the_example_binary() {
     };
     // Nothing of the outside file, nor the key, reached the model.
     for (id, text) in &results {
-        assert!(!text.contains("TOP-SECRET"), "{id} leaked the secret: {text}");
+        assert!(
+            !text.contains("TOP-SECRET"),
+            "{id} leaked the secret: {text}"
+        );
         assert!(!text.contains(OPENAI_KEY), "{id} leaked the key");
     }
     let shell = result("c-bash");
@@ -193,9 +196,13 @@ async fn every_attack_fails_safely_through_the_example_binary() {
     for id in [
         "c-up", "c-link", "c-hard", "c-fifo", "c-write", "c-edit", "c-glob1",
     ] {
-        assert!(result(id).starts_with("error ("), "{id}: {}", result(id));
+        assert!(result(id).contains("error ("), "{id}: {}", result(id));
     }
-    assert!(result("c-resource").contains("flaky"), "{}", result("c-resource"));
+    assert!(
+        result("c-resource").contains("shared state between tests"),
+        "{}",
+        result("c-resource")
+    );
     assert_eq!(
         std::fs::read_to_string(outside.join("victim")).unwrap(),
         "untouched\n"
@@ -215,7 +222,7 @@ async fn every_attack_fails_safely_through_the_example_binary() {
     assert_eq!(flood_results.len(), 10_000);
     let ran = flood_results
         .iter()
-        .filter(|(_, text)| !text.starts_with("error ("))
+        .filter(|(_, text)| !text.contains("error ("))
         .count();
     assert_eq!(
         ran,
