@@ -94,6 +94,19 @@ async fn system_files_and_siblings_of_the_workdir_cannot_be_read() {
     )
     .await;
     assert!(!absolute.contains("TOP-SECRET"), "{absolute}");
+    // A new session or a double fork keeps the restriction.
+    let escaped = run(
+        &bash,
+        &site,
+        "setsid cat ../outside/secret; (bash -c 'cat ../outside/secret' &); sleep 0.1",
+    )
+    .await;
+    assert!(!escaped.contains("TOP-SECRET"), "{escaped}");
+    // The user's home is not readable.
+    if let Some(home) = std::env::var_os("HOME").filter(|h| Path::new(h).is_dir()) {
+        let listing = run(&bash, &site, &format!("ls {}", Path::new(&home).display())).await;
+        assert!(listing.contains("Permission denied"), "{listing}");
+    }
     // The agent's own environment through /proc: not readable either.
     let environ = run(&bash, &site, "cat /proc/$PPID/environ /proc/1/environ").await;
     assert!(environ.contains("Permission denied"), "{environ}");
@@ -281,4 +294,27 @@ async fn the_sandbox_can_be_switched_off_explicitly() {
     )
     .await;
     assert_eq!(out, "TOP-SECRET-42");
+}
+
+#[tokio::test]
+async fn a_cancelled_call_leaves_no_process_behind() {
+    let site = site();
+    let bash = Bash::default();
+    let pid_file = site.work.join("bg.pid");
+    // The caller gives up (drops the call's future) long before the command's own timeout.
+    let input = json!({"command": "setsid sleep 1000 & echo $! > bg.pid; sleep 1000"});
+    let call = bash.call(&input, &site.context);
+    let gave_up = tokio::time::timeout(Duration::from_millis(500), call).await;
+    assert!(gave_up.is_err(), "the call should still have been running");
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // The cleanup runs on the call's own thread once the command is killed: give it a moment.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive(pid) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!alive(pid), "{pid} survived the cancelled call");
 }

@@ -31,8 +31,10 @@
 //! - A hostile server is bounded ([`provider`]): the key is never sent to another origin
 //!   through a redirect, a response body is read up to a limit, and at most
 //!   [`DEFAULT_MAX_TOOL_CALLS_PER_TURN`] tool calls run per turn (the rest get error results).
-//! - Tools are confined to the working directory; a failing tool returns an error result to the
-//!   model instead of failing the run ([`tools`]).
+//! - File tools open every path beneath the working directory (`openat2` `RESOLVE_BENEATH`);
+//!   `bash` runs under Landlock with a cleared environment, and no process it starts outlives
+//!   the call ([`tools::sandbox`], [`tools::bash`]). A failing tool returns an error result to
+//!   the model instead of failing the run ([`tools`]).
 //! - `tracing` events: `model request` (provider, model, tokens, retries), `tool call`
 //!   (tool, outcome, size, time) and `skill loaded` (name, version, hash prefix).
 

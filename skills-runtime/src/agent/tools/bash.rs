@@ -22,7 +22,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::process;
-use super::sandbox::{Confinement, Sandbox};
+use super::sandbox::{Confinement, Sandbox, SandboxMode};
 use super::{Tool, ToolContext, ToolError, ToolErrorKind, str_arg, uint_arg};
 use crate::agent::permission::Permission;
 use crate::agent::retry::BoxFuture;
@@ -161,8 +161,24 @@ impl Tool for Bash {
     }
 
     fn description(&self) -> &str {
-        "Run a shell command with bash in the working directory and return its combined \
-         stdout and stderr and exit code. Long outputs are cut. Optional `timeout_ms`."
+        // The model is told what the sandbox allows, so it does not try what cannot work.
+        if self.options.sandbox.mode == SandboxMode::Off {
+            "Run a shell command with bash in the working directory and return its combined \
+             stdout and stderr and exit code. Long outputs are cut. Processes left in the \
+             background are killed when the command returns. Optional `timeout_ms`."
+        } else if self.options.sandbox.allow_network {
+            "Run a shell command with bash in the working directory and return its combined \
+             stdout and stderr and exit code. Long outputs are cut. The command is sandboxed: \
+             it can write only inside the working directory and $TMPDIR, read only those and \
+             the system folders; processes left in the background are killed when it returns. \
+             Optional `timeout_ms`."
+        } else {
+            "Run a shell command with bash in the working directory and return its combined \
+             stdout and stderr and exit code. Long outputs are cut. The command is sandboxed: \
+             it can write only inside the working directory and $TMPDIR, read only those and \
+             the system folders, and has no network; processes left in the background are \
+             killed when it returns. Optional `timeout_ms`."
+        }
     }
 
     fn input_schema(&self) -> Value {
