@@ -1,8 +1,11 @@
 //! The tools on their own: confinement, bash timeouts and output caps, file edits, glob.
 #![cfg(feature = "agent")]
 
+mod agent_support;
+
 use std::time::{Duration, Instant};
 
+use agent_support::process_alive;
 use serde_json::json;
 use skills_runtime::agent::tools::{
     Bash, BashOptions, EditFile, Glob, ReadFile, Tool, ToolContext, ToolErrorKind, WriteFile,
@@ -244,17 +247,6 @@ async fn bash_runs_in_the_workdir_and_reports_exit_codes() {
         .await
         .unwrap_err();
     assert_eq!(denied.kind, ToolErrorKind::Denied);
-}
-
-fn process_alive(pid: u32) -> bool {
-    // Gone, or a zombie waiting to be reaped by whoever inherited it: both are dead.
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
-            !matches!(state.and_then(|s| s.chars().next()), Some('Z') | Some('X'))
-        }
-        Err(_) => false,
-    }
 }
 
 #[tokio::test]

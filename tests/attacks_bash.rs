@@ -6,35 +6,14 @@
 //! and return (they never pass silently on an unconfined run).
 #![cfg(all(feature = "agent", target_os = "linux"))]
 
+mod agent_support;
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use agent_support::{HostileSite as Site, SECRET, hostile_site as site, process_alive as alive};
 use serde_json::json;
-use skills_runtime::agent::tools::{Bash, BashOptions, Sandbox, Tool, ToolContext, ToolErrorKind};
-
-/// A workdir and, beside it, a folder with a secret the command must not reach.
-struct Site {
-    _root: tempfile::TempDir,
-    work: std::path::PathBuf,
-    outside: std::path::PathBuf,
-    context: ToolContext,
-}
-
-fn site() -> Site {
-    let root = tempfile::tempdir().unwrap();
-    let work = root.path().join("work");
-    let outside = root.path().join("outside");
-    std::fs::create_dir_all(&work).unwrap();
-    std::fs::create_dir_all(&outside).unwrap();
-    std::fs::write(outside.join("secret"), "TOP-SECRET-42").unwrap();
-    let context = ToolContext::new(&work).unwrap();
-    Site {
-        _root: root,
-        work,
-        outside,
-        context,
-    }
-}
+use skills_runtime::agent::tools::{Bash, BashOptions, Sandbox, Tool, ToolErrorKind};
 
 /// Whether this kernel enforces every rule; prints the reason to skip when not.
 fn landlock_or_skip(test: &str) -> bool {
@@ -54,17 +33,6 @@ async fn run(bash: &Bash, site: &Site, command: &str) -> String {
     {
         Ok(out) => out,
         Err(error) => error.to_result_text(),
-    }
-}
-
-fn alive(pid: u32) -> bool {
-    // A zombie is dead too; the cleanup reaps the ones it inherits, so usually it is gone.
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
-            !matches!(state.and_then(|s| s.chars().next()), Some('Z' | 'X'))
-        }
-        Err(_) => false,
     }
 }
 
@@ -133,7 +101,7 @@ async fn writes_outside_the_workdir_and_private_tmp_fail() {
     assert!(!site.outside.join("d").exists());
     assert_eq!(
         std::fs::read_to_string(site.outside.join("secret")).unwrap(),
-        "TOP-SECRET-42"
+        SECRET
     );
     // The shared /tmp is off limits; the call's own TMPDIR is not, and it is gone afterwards.
     let tmp = run(
@@ -293,7 +261,7 @@ async fn the_sandbox_can_be_switched_off_explicitly() {
         "cat ../outside/secret",
     )
     .await;
-    assert_eq!(out, "TOP-SECRET-42");
+    assert_eq!(out, SECRET);
 }
 
 #[tokio::test]

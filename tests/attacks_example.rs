@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agent_support::OPENAI_KEY;
 use agent_support::mock::{MockServer, Reply};
+use agent_support::{OPENAI_KEY, process_alive as alive};
 use serde_json::{Value, json};
 use skills_runtime::agent::tools::Sandbox;
 
@@ -68,16 +68,6 @@ fn tool_results(request: &Value) -> Vec<(String, String)> {
             )
         })
         .collect()
-}
-
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
-            !matches!(state.and_then(|s| s.chars().next()), Some('Z' | 'X'))
-        }
-        Err(_) => false,
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

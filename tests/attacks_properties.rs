@@ -3,12 +3,15 @@
 //! anything outside the working directory.
 #![cfg(all(feature = "agent", target_os = "linux"))]
 
+mod agent_support;
+
 use std::sync::Arc;
 use std::time::Duration;
 
+use agent_support::{HostileSite, SECRET};
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use skills_runtime::agent::tools::{self, Tool, ToolContext};
+use skills_runtime::agent::tools::{self, Tool};
 
 /// Values a hostile model likes: traversal, absolute and huge paths, glob bombs, NULs, control
 /// characters, numbers at the edges of every integer type.
@@ -78,32 +81,18 @@ fn tool_input() -> impl Strategy<Value = Value> {
     })
 }
 
-/// A workdir with a trap in it, and a secret beside it that must stay untouched.
-struct Site {
-    _root: tempfile::TempDir,
-    outside: std::path::PathBuf,
-    context: ToolContext,
-}
-
-fn site() -> Site {
-    let root = tempfile::tempdir().unwrap();
-    let work = root.path().join("work");
-    let outside = root.path().join("outside");
-    std::fs::create_dir_all(work.join("src")).unwrap();
-    std::fs::create_dir_all(&outside).unwrap();
-    std::fs::write(outside.join("secret"), "TOP-SECRET").unwrap();
-    std::fs::write(work.join("src/lib.rs"), "fn a() {}\n").unwrap();
-    std::os::unix::fs::symlink(outside.join("secret"), work.join("link")).unwrap();
+/// A [`HostileSite`] with traps in the workdir: a symlink to the secret and a FIFO.
+fn site() -> HostileSite {
+    let site = agent_support::hostile_site();
+    std::fs::create_dir_all(site.work.join("src")).unwrap();
+    std::fs::write(site.work.join("src/lib.rs"), "fn a() {}\n").unwrap();
+    std::os::unix::fs::symlink(site.outside.join("secret"), site.work.join("link")).unwrap();
     let made = std::process::Command::new("mkfifo")
-        .arg(work.join("fifo"))
+        .arg(site.work.join("fifo"))
         .status()
         .unwrap();
     assert!(made.success());
-    Site {
-        _root: root,
-        context: ToolContext::new(&work).unwrap(),
-        outside,
-    }
+    site
 }
 
 /// The largest result a tool may give (the biggest cap of any tool, with room for notes).
@@ -122,7 +111,12 @@ fn peak_rss_kib() -> u64 {
         .unwrap()
 }
 
-fn check_call(runtime: &tokio::runtime::Runtime, tool: &dyn Tool, site: &Site, input: &Value) {
+fn check_call(
+    runtime: &tokio::runtime::Runtime,
+    tool: &dyn Tool,
+    site: &HostileSite,
+    input: &Value,
+) {
     let outcome = runtime.block_on(async {
         tokio::time::timeout(CALL_LIMIT, tool.call(input, &site.context)).await
     });
@@ -144,11 +138,7 @@ fn check_call(runtime: &tokio::runtime::Runtime, tool: &dyn Tool, site: &Site, i
         tool.name(),
         text.len()
     );
-    assert!(
-        !text.contains("TOP-SECRET"),
-        "{} leaked: {text}",
-        tool.name()
-    );
+    assert!(!text.contains(SECRET), "{} leaked: {text}", tool.name());
     let peak = peak_rss_kib();
     assert!(
         peak < MAX_PEAK_KIB,
@@ -157,7 +147,7 @@ fn check_call(runtime: &tokio::runtime::Runtime, tool: &dyn Tool, site: &Site, i
     );
     assert_eq!(
         std::fs::read_to_string(site.outside.join("secret")).unwrap(),
-        "TOP-SECRET",
+        SECRET,
         "{} changed a file outside the workdir with {input}",
         tool.name()
     );

@@ -122,3 +122,42 @@ pub fn project() -> tempfile::TempDir {
     std::fs::write(dir.path().join("README.md"), "# tiny\n").unwrap();
     dir
 }
+
+/// A working directory and, beside it, a folder holding [`SECRET`] that no tool may reach.
+pub struct HostileSite {
+    _root: tempfile::TempDir,
+    pub work: std::path::PathBuf,
+    pub outside: std::path::PathBuf,
+    pub context: skills_runtime::agent::tools::ToolContext,
+}
+
+/// The content of `outside/secret` in a [`HostileSite`].
+pub const SECRET: &str = "TOP-SECRET-42";
+
+pub fn hostile_site() -> HostileSite {
+    let root = tempfile::tempdir().unwrap();
+    let work = root.path().join("work");
+    let outside = root.path().join("outside");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret"), SECRET).unwrap();
+    let context = skills_runtime::agent::tools::ToolContext::new(&work).unwrap();
+    HostileSite {
+        _root: root,
+        work,
+        outside,
+        context,
+    }
+}
+
+/// Whether `pid` runs. Gone, or a zombie waiting to be reaped by whoever inherited it: both are
+/// dead.
+pub fn process_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
+            !matches!(state.and_then(|s| s.chars().next()), Some('Z' | 'X'))
+        }
+        Err(_) => false,
+    }
+}
