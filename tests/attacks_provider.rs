@@ -18,8 +18,8 @@ use agent_support::logs::{self, Captured};
 use agent_support::mock::{MockServer, Reply};
 use agent_support::*;
 use serde_json::{Value, json};
+use skills_runtime::agent::BoxFuture;
 use skills_runtime::agent::provider::DEFAULT_MAX_RESPONSE_BYTES;
-use skills_runtime::agent::retry::BoxFuture;
 use skills_runtime::agent::{
     Agent, AgentError, DEFAULT_MAX_TOOL_CALLS_PER_TURN, Permission, Provider, Tool, ToolContext,
     ToolError,

@@ -16,9 +16,9 @@ use serde_json::{Value, json};
 
 use super::{Provider, Request, Response};
 use crate::SkillSet;
+use crate::agent::BoxFuture;
 use crate::agent::conversation::{AssistantTurn, Message, ToolCall, ToolResult, Usage};
 use crate::agent::error::ApiError;
-use crate::agent::retry::BoxFuture;
 
 /// The label the demo's answers start with.
 pub const LABEL: &str = "[demo provider: scripted and offline. No language model was called; \

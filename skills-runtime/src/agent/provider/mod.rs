@@ -29,9 +29,10 @@ use reqwest::header::{CONTENT_LENGTH, HeaderMap, HeaderValue, LOCATION};
 use serde_json::Value;
 use skills_core::render;
 
+use super::BoxFuture;
 use super::conversation::{AssistantTurn, Message, Usage};
 use super::error::{ApiError, ApiErrorKind, SCAN_LIMIT, kind_for_status, redact, redact_to};
-use super::retry::{BoxFuture, RetryPolicy};
+use super::retry::RetryPolicy;
 
 /// The tools of an agent, rendered once in both wire shapes so every request sends the very same
 /// bytes.
