@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reproducible benchmarks for `embed_skills!` (issue 2, "Benchmarks").
+"""Reproducible benchmarks for `embed_skills!`: rebuild time, binary growth, lookup and start-up.
 
 Everything is generated under `target/bench/` (never committed): the skill bundles, small
 throw-away crates that depend on `skills-runtime` by absolute path, and one shared

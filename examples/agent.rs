@@ -5,11 +5,13 @@
 //!                              [--max-turns N] [--yes] [--no-sandbox|--require-sandbox] [PROMPT...]
 //! ```
 //!
+//! (`--help` lists the flags, `--version` prints the version.)
+//!
 //! Environment: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`,
 //! `MODEL_ID`. Without `--provider`: Anthropic if `ANTHROPIC_API_KEY` is set, else the
 //! OpenAI-compatible API if `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set (a local llama.cpp,
 //! Ollama or vLLM server works), else `demo`, an offline scripted model that still drives the
-//! real loop, `load_skill` and tools.
+//! real loop, `load_skill` and tools ([`skills_demo::scripted`]).
 //!
 //! With a PROMPT it runs once and prints the answer on stdout; without one it is an interactive
 //! session. `bash`, `write_file` and `edit_file` ask for confirmation unless `--yes` is given
@@ -19,8 +21,9 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use clap::{Parser, ValueEnum};
+use skills_demo::scripted::ScriptedModel;
 use skills_runtime::agent::provider::anthropic::{self, Anthropic};
-use skills_runtime::agent::provider::demo::Demo;
 use skills_runtime::agent::provider::openai::{self, OpenAi};
 use skills_runtime::agent::tools::{BashOptions, Sandbox};
 use skills_runtime::agent::{
@@ -33,79 +36,70 @@ static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("skills"
 const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
 const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1-mini";
 
-const USAGE: &str = "usage: agent [--provider anthropic|openai|demo] [--model M] [--workdir DIR] \
-[--max-turns N] [--yes] [PROMPT...]
-
-  --provider   which API to use (default: anthropic if ANTHROPIC_API_KEY is set, else openai
-               if OPENAI_API_KEY or OPENAI_BASE_URL is set, else the offline demo)
-  --model      model id (default: MODEL_ID, else a default per provider)
-  --workdir    folder the tools may read and change (default: current directory)
-  --max-turns  most model requests per prompt (default 30)
-  --yes        approve every tool call without asking
-  --no-sandbox       run bash without its Landlock confinement (it can then read and write
-                     whatever your user can); the environment is still cleared
-  --require-sandbox  refuse to run bash where the kernel cannot confine it
-  PROMPT       run once and print the answer; without it, an interactive session
-
-environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL, MODEL_ID";
-
-#[derive(Debug, Default)]
+/// A single-binary agent with the skills of `skills/` compiled in.
+#[derive(Debug, Parser)]
+#[command(
+    name = "agent",
+    version,
+    after_help = "environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, \
+                  OPENAI_BASE_URL, MODEL_ID"
+)]
 struct Args {
-    provider: Option<String>,
+    /// Which API to use (default: anthropic if ANTHROPIC_API_KEY is set, else openai if
+    /// OPENAI_API_KEY or OPENAI_BASE_URL is set, else the offline demo)
+    #[arg(long, value_enum)]
+    provider: Option<ProviderChoice>,
+    /// Model id (default: MODEL_ID, else a default per provider)
+    #[arg(long, value_name = "M")]
     model: Option<String>,
+    /// Folder the tools may read and change (default: current directory)
+    #[arg(long, value_name = "DIR")]
     workdir: Option<String>,
-    max_turns: Option<u32>,
+    /// Most model requests per prompt
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = DEFAULT_MAX_TURNS,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    max_turns: u32,
+    /// Approve every tool call without asking
+    #[arg(short, long)]
     yes: bool,
-    sandbox: Sandbox,
+    /// Run bash without its Landlock confinement (it can then read and write whatever your user
+    /// can); the environment is still cleared
+    #[arg(long, conflicts_with = "require_sandbox")]
+    no_sandbox: bool,
+    /// Refuse to run bash where the kernel cannot confine it
+    #[arg(long)]
+    require_sandbox: bool,
+    /// Run once and print the answer; without it, an interactive session
+    #[arg(trailing_var_arg = true)]
     prompt: Vec<String>,
 }
 
-fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
-    let mut parsed = Args::default();
-    while let Some(arg) = args.next() {
-        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
-        // `--flag=value` is accepted too.
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
-            _ => (arg.clone(), None),
-        };
-        let mut take = |name: &str| match &inline {
-            Some(v) => Ok(v.clone()),
-            None => value(name),
-        };
-        match flag.as_str() {
-            "-h" | "--help" => return Ok(None),
-            "--provider" => {
-                let p = take("--provider")?;
-                if !matches!(p.as_str(), "anthropic" | "openai" | "demo") {
-                    return Err(format!(
-                        "--provider must be anthropic, openai or demo, not {p:?}"
-                    ));
-                }
-                parsed.provider = Some(p);
-            }
-            "--model" => parsed.model = Some(take("--model")?),
-            "--workdir" => parsed.workdir = Some(take("--workdir")?),
-            "--max-turns" => {
-                let n = take("--max-turns")?;
-                parsed.max_turns =
-                    Some(n.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
-                        format!("--max-turns must be a positive number, not {n:?}")
-                    })?);
-            }
-            "--yes" | "-y" => parsed.yes = true,
-            "--no-sandbox" => parsed.sandbox = Sandbox::off(),
-            "--require-sandbox" => parsed.sandbox = Sandbox::required(),
-            "--" => {
-                parsed.prompt.extend(args.by_ref());
-            }
-            f if f.starts_with('-') && f.len() > 1 && parsed.prompt.is_empty() => {
-                return Err(format!("unknown option {f}"));
-            }
-            _ => parsed.prompt.push(arg),
+/// The values of `--provider`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ProviderChoice {
+    /// Anthropic Messages
+    Anthropic,
+    /// OpenAI Chat Completions, or a compatible local server
+    #[value(name = "openai")]
+    OpenAi,
+    /// The offline, scripted stand-in for a model
+    Demo,
+}
+
+impl Args {
+    fn sandbox(&self) -> Sandbox {
+        if self.no_sandbox {
+            Sandbox::off()
+        } else if self.require_sandbox {
+            Sandbox::required()
+        } else {
+            Sandbox::default()
         }
     }
-    Ok(Some(parsed))
 }
 
 fn env(name: &str) -> Option<String> {
@@ -114,13 +108,13 @@ fn env(name: &str) -> Option<String> {
 
 /// The provider the flags and environment ask for, and a line describing it.
 fn make_provider(args: &Args) -> Result<(Arc<dyn Provider>, String), String> {
-    let choice = match &args.provider {
-        Some(p) => p.clone(),
-        None if env("ANTHROPIC_API_KEY").is_some() => "anthropic".into(),
+    let choice = match args.provider {
+        Some(p) => p,
+        None if env("ANTHROPIC_API_KEY").is_some() => ProviderChoice::Anthropic,
         None if env("OPENAI_API_KEY").is_some() || env("OPENAI_BASE_URL").is_some() => {
-            "openai".into()
+            ProviderChoice::OpenAi
         }
-        None => "demo".into(),
+        None => ProviderChoice::Demo,
     };
     let model = |default: &str| {
         args.model
@@ -128,8 +122,8 @@ fn make_provider(args: &Args) -> Result<(Arc<dyn Provider>, String), String> {
             .or_else(|| env("MODEL_ID"))
             .unwrap_or_else(|| default.to_owned())
     };
-    match choice.as_str() {
-        "anthropic" => {
+    match choice {
+        ProviderChoice::Anthropic => {
             let key = env("ANTHROPIC_API_KEY")
                 .ok_or("--provider anthropic needs ANTHROPIC_API_KEY to be set")?;
             let base =
@@ -142,7 +136,7 @@ fn make_provider(args: &Args) -> Result<(Arc<dyn Provider>, String), String> {
                 format!("anthropic, model {model}, {base}"),
             ))
         }
-        "openai" => {
+        ProviderChoice::OpenAi => {
             let key = env("OPENAI_API_KEY");
             let base = env("OPENAI_BASE_URL");
             if key.is_none() && base.is_none() {
@@ -161,8 +155,8 @@ fn make_provider(args: &Args) -> Result<(Arc<dyn Provider>, String), String> {
                 format!("openai-compatible, model {model}, {base}"),
             ))
         }
-        _ => Ok((
-            Arc::new(Demo::with_skills(SKILLS)),
+        ProviderChoice::Demo => Ok((
+            Arc::new(ScriptedModel::with_skills(&SKILLS)),
             "demo: an offline, scripted stand-in for a model (no API key found). It drives \
              the real loop, load_skill and tools. Set ANTHROPIC_API_KEY, OPENAI_API_KEY or \
              OPENAI_BASE_URL to use a real model."
@@ -227,17 +221,8 @@ async fn ask(agent: &Agent, session: &mut Session, prompt: &str) -> Result<Strin
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let args = match parse_args(std::env::args().skip(1)) {
-        Ok(Some(args)) => args,
-        Ok(None) => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        Err(message) => {
-            eprintln!("error: {message}\n\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
+    // Help and `--version` exit 0, a bad flag exits 2 with the usage.
+    let args = Args::parse();
     let (provider, description) = match make_provider(&args) {
         Ok(p) => p,
         Err(message) => {
@@ -258,10 +243,10 @@ async fn main() -> ExitCode {
     let mut builder = Agent::builder(provider)
         .skills(SKILLS)
         .workdir(&workdir)
-        .max_turns(args.max_turns.unwrap_or(DEFAULT_MAX_TURNS))
+        .max_turns(args.max_turns)
         .permissions(policy)
         .bash(BashOptions {
-            sandbox: args.sandbox.clone(),
+            sandbox: args.sandbox(),
             ..BashOptions::default()
         })
         .hooks(progress_hooks());
@@ -278,7 +263,7 @@ async fn main() -> ExitCode {
         }
     };
     eprintln!("provider: {description}");
-    let confinement = args.sandbox.probe(agent.workdir());
+    let confinement = args.sandbox().probe(agent.workdir());
     if confinement.is_full() {
         eprintln!("bash: {confinement}, no network, cleared environment");
     } else {

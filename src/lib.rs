@@ -1,7 +1,12 @@
-//! Helpers shared by the demo package's examples: what progressive disclosure saves.
+//! Helpers shared by the demo package's examples and tests: what progressive disclosure saves,
+//! and (feature `agent`) [`scripted::ScriptedModel`], the offline stand-in for a model that the
+//! example agent falls back to without an API key.
 //!
 //! The package itself exists to be the library's first user: it owns the demo bundle
 //! `skills/`, the examples and the integration tests.
+
+#[cfg(feature = "agent")]
+pub mod scripted;
 
 use skills_runtime::Registry;
 

@@ -6,12 +6,14 @@ mod agent_support;
 use std::sync::Arc;
 use std::time::Duration;
 
+use agent_support::api_mock::{ApiMock, Recorded, json_reply, text_reply};
 use agent_support::mock::{MockServer, Reply};
 use agent_support::*;
 use serde_json::{Value, json};
 use skills_runtime::agent::{
     Agent, AgentError, HookDecision, Hooks, Message, Permission, PermissionPolicy,
 };
+use wiremock::ResponseTemplate;
 
 fn body_of(skill: &str) -> &'static str {
     SKILLS.get(skill).unwrap().body()
@@ -31,18 +33,18 @@ async fn anthropic_full_tool_loop() {
         {"type": "tool_use", "id": "toolu_02B", "name": "read_file", "input": {"path": "src/lib.rs"}}
     ]);
     let turn3_content = json!([{"type": "text", "text": "src/lib.rs:3 add() can overflow."}]);
-    let server = MockServer::start(vec![
-        Reply::json(
+    let server = ApiMock::start(vec![
+        json_reply(
             200,
             &anthropic_message(turn1_content.clone(), "tool_use", 500, 40),
         )
-        .header("request-id", "req_1")
-        .header("anthropic-organization-id", "org"),
-        Reply::json(
+        .insert_header("request-id", "req_1")
+        .insert_header("anthropic-organization-id", "org"),
+        json_reply(
             200,
             &anthropic_message(turn2_content.clone(), "tool_use", 900, 30),
         ),
-        Reply::json(200, &anthropic_message(turn3_content, "end_turn", 1100, 20)),
+        json_reply(200, &anthropic_message(turn3_content, "end_turn", 1100, 20)),
     ])
     .await;
     let (provider, delays) = anthropic(&server.url());
@@ -64,7 +66,7 @@ async fn anthropic_full_tool_loop() {
     assert_eq!(out.usage.requests, 3);
     assert!(delays.lock().unwrap().is_empty());
 
-    let requests = server.requests();
+    let requests = server.requests().await;
     assert_eq!(requests.len(), 3);
     for r in &requests {
         assert_eq!(r.method, "POST");
@@ -113,7 +115,7 @@ async fn anthropic_full_tool_loop() {
         assert!(tool["input_schema"]["type"] == "object", "{tool}");
     }
     // The constant prefix is byte-identical on every turn.
-    let prefix = |r: &agent_support::mock::Recorded| {
+    let prefix = |r: &Recorded| {
         let v = r.json();
         (v["system"].to_string(), v["tools"].to_string())
     };
@@ -187,16 +189,16 @@ async fn openai_full_tool_loop_with_parallel_calls() {
         ]
     });
     let turn3 = json!({"role": "assistant", "content": "Added nothing yet; here is the plan."});
-    let server = MockServer::start(vec![
-        Reply::json(
+    let server = ApiMock::start(vec![
+        json_reply(
             200,
             &openai_completion(turn1, "tool_calls", Some(openai_usage(300, 10))),
         ),
-        Reply::json(
+        json_reply(
             200,
             &openai_completion(turn2, "tool_calls", Some(openai_usage(500, 20))),
         ),
-        Reply::json(
+        json_reply(
             200,
             &openai_completion(turn3, "stop", Some(openai_usage(700, 30))),
         ),
@@ -215,7 +217,7 @@ async fn openai_full_tool_loop_with_parallel_calls() {
     assert_eq!(out.usage.input_tokens, 1500);
     assert_eq!(out.usage.output_tokens, 60);
 
-    let requests = server.requests();
+    let requests = server.requests().await;
     assert_eq!(requests.len(), 3);
     for r in &requests {
         assert_eq!(r.path, "/v1/chat/completions");
@@ -297,10 +299,10 @@ async fn openai_local_server_quirks() {
                         "function": {"name": "glob", "arguments": ""}}]
     });
     let turn3 = json!({"role": "assistant", "content": [{"type": "text", "text": "done"}]});
-    let server = MockServer::start(vec![
-        Reply::json(200, &openai_completion(turn1, "stop", None)),
-        Reply::json(200, &openai_completion(turn2, "tool_calls", None)),
-        Reply::json(200, &openai_completion(turn3, "stop", None)),
+    let server = ApiMock::start(vec![
+        json_reply(200, &openai_completion(turn1, "stop", None)),
+        json_reply(200, &openai_completion(turn2, "tool_calls", None)),
+        json_reply(200, &openai_completion(turn3, "stop", None)),
     ])
     .await;
     let (options, _) = fast_options();
@@ -322,7 +324,7 @@ async fn openai_local_server_quirks() {
     assert_eq!(out.turns, 3);
     assert_eq!(out.usage.input_tokens, 0);
 
-    let requests = server.requests();
+    let requests = server.requests().await;
     assert_eq!(requests[0].path, "/v1/chat/completions");
     assert!(requests[0].header("authorization").is_none());
     // No skills: no load_skill tool, system prompt is the preamble alone.
@@ -365,12 +367,12 @@ async fn openai_local_server_quirks() {
 
 #[tokio::test]
 async fn overloaded_529_then_success_retries_once() {
-    let server = MockServer::start(vec![
-        Reply::json(
+    let server = ApiMock::start(vec![
+        json_reply(
             529,
             &json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
         ),
-        Reply::json(
+        json_reply(
             200,
             &anthropic_message(json!([{"type": "text", "text": "hi"}]), "end_turn", 10, 2),
         ),
@@ -384,7 +386,7 @@ async fn overloaded_529_then_success_retries_once() {
     let mut session = agent.session();
     let out = agent.run(&mut session, "hello").await.unwrap();
     assert_eq!(out.text, "hi");
-    assert_eq!(server.request_count(), 2);
+    assert_eq!(server.request_count().await, 2);
     let delays = delays.lock().unwrap().clone();
     assert_eq!(delays.len(), 1);
     // Backoff for the first retry: 0.5 s minus at most 25 % jitter.
@@ -393,25 +395,25 @@ async fn overloaded_529_then_success_retries_once() {
         "{delays:?}"
     );
     // Both attempts sent the same body.
-    let requests = server.requests();
+    let requests = server.requests().await;
     assert_eq!(requests[0].body, requests[1].body);
 }
 
 #[tokio::test]
 async fn rate_limit_obeys_retry_after() {
-    let server = MockServer::start(vec![
-        Reply::json(
+    let server = ApiMock::start(vec![
+        json_reply(
             429,
             &json!({"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}),
         )
-        .header("retry-after", "7"),
-        Reply::json(
+        .insert_header("retry-after", "7"),
+        json_reply(
             429,
             &json!({"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}),
         )
-        .header("retry-after-ms", "1500")
-        .header("retry-after", "30"),
-        Reply::json(
+        .insert_header("retry-after-ms", "1500")
+        .insert_header("retry-after", "30"),
+        json_reply(
             200,
             &anthropic_message(json!([{"type": "text", "text": "ok"}]), "end_turn", 1, 1),
         ),
@@ -421,7 +423,7 @@ async fn rate_limit_obeys_retry_after() {
     let agent = Agent::builder(Arc::new(provider)).build().unwrap();
     let out = agent.run(&mut agent.session(), "x").await.unwrap();
     assert_eq!(out.text, "ok");
-    assert_eq!(server.request_count(), 3);
+    assert_eq!(server.request_count().await, 3);
     assert_eq!(
         *delays.lock().unwrap(),
         vec![Duration::from_secs(7), Duration::from_millis(1500)]
@@ -430,7 +432,7 @@ async fn rate_limit_obeys_retry_after() {
 
 #[tokio::test]
 async fn gives_up_after_two_retries() {
-    let server = MockServer::repeating(Reply::json(
+    let server = ApiMock::repeating(json_reply(
         503,
         &json!({"error": {"message": "upstream down", "type": "server_error"}}),
     ))
@@ -443,7 +445,7 @@ async fn gives_up_after_two_retries() {
     assert!(api.is_server());
     assert_eq!(api.status(), Some(503));
     assert_eq!(api.retries(), 2);
-    assert_eq!(server.request_count(), 3);
+    assert_eq!(server.request_count().await, 3);
     assert_eq!(delays.lock().unwrap().len(), 2);
     assert!(err.to_string().contains("upstream down"), "{err}");
     // The conversation still holds the prompt.
@@ -455,21 +457,22 @@ async fn gives_up_after_two_retries() {
 
 #[tokio::test]
 async fn x_should_retry_overrides_status() {
-    let server = MockServer::start(vec![
-        Reply::json(500, &json!({"error": {"message": "no"}})).header("x-should-retry", "false"),
+    let server = ApiMock::start(vec![
+        json_reply(500, &json!({"error": {"message": "no"}}))
+            .insert_header("x-should-retry", "false"),
     ])
     .await;
     let (provider, _) = anthropic(&server.url());
     let agent = Agent::builder(Arc::new(provider)).build().unwrap();
     let err = agent.run(&mut agent.session(), "x").await.unwrap_err();
     assert!(err.api().unwrap().is_server());
-    assert_eq!(server.request_count(), 1);
+    assert_eq!(server.request_count().await, 1);
 }
 
 #[tokio::test]
 async fn unauthorized_is_not_retried_and_hides_the_key() {
     // A server that echoes the key in its error must not leak it through us.
-    let server = MockServer::start(vec![Reply::json(
+    let server = ApiMock::start(vec![json_reply(
         401,
         &json!({"type": "error", "error": {"type": "authentication_error",
                 "message": format!("invalid x-api-key {ANTHROPIC_KEY}")}}),
@@ -483,7 +486,7 @@ async fn unauthorized_is_not_retried_and_hides_the_key() {
     let api = err.api().unwrap();
     assert!(api.is_authentication());
     assert_eq!(api.retries(), 0);
-    assert_eq!(server.request_count(), 1);
+    assert_eq!(server.request_count().await, 1);
     assert!(delays.lock().unwrap().is_empty());
     let shown = format!("{err} {err:?}");
     assert!(!shown.contains(ANTHROPIC_KEY), "{shown}");
@@ -493,7 +496,7 @@ async fn unauthorized_is_not_retried_and_hides_the_key() {
 
 #[tokio::test]
 async fn bad_request_is_not_retried() {
-    let server = MockServer::start(vec![Reply::json(
+    let server = ApiMock::start(vec![json_reply(
         400,
         &json!({"error": {"message": "Invalid value for 'tools[0]'", "type": "invalid_request_error",
                 "param": "tools", "code": null}}),
@@ -505,7 +508,7 @@ async fn bad_request_is_not_retried() {
     let api = err.api().unwrap();
     assert!(api.is_invalid_request());
     assert!(!api.is_retryable());
-    assert_eq!(server.request_count(), 1);
+    assert_eq!(server.request_count().await, 1);
     assert!(err.to_string().contains("Invalid value for 'tools[0]'"));
     assert!(!format!("{err:?}").contains(OPENAI_KEY));
 }
@@ -514,34 +517,33 @@ async fn bad_request_is_not_retried() {
 async fn non_json_and_truncated_bodies_are_clean_errors() {
     for (reply, what) in [
         (
-            Reply::text(200, "<html><body>Bad gateway</body></html>"),
+            text_reply(200, "<html><body>Bad gateway</body></html>"),
             "html",
         ),
         (
-            Reply::Http {
-                status: 200,
-                headers: vec![("content-type".into(), "application/json".into())],
-                body: br#"{"id":"msg_1","type":"message","content":[{"type":"te"#.to_vec(),
-            },
+            ResponseTemplate::new(200).set_body_raw(
+                br#"{"id":"msg_1","type":"message","content":[{"type":"te"#.to_vec(),
+                "application/json",
+            ),
             "truncated json",
         ),
         (
-            Reply::json(200, &json!({"id": "msg_1", "type": "message"})),
+            json_reply(200, &json!({"id": "msg_1", "type": "message"})),
             "no content",
         ),
         (
-            Reply::json(200, &json!({"content": "nope"})),
+            json_reply(200, &json!({"content": "nope"})),
             "content not an array",
         ),
     ] {
-        let server = MockServer::start(vec![reply]).await;
+        let server = ApiMock::start(vec![reply]).await;
         let (provider, _) = anthropic(&server.url());
         let agent = Agent::builder(Arc::new(provider)).build().unwrap();
         let mut session = agent.session();
         let err = agent.run(&mut session, "x").await.unwrap_err();
         let api = err.api().unwrap();
         assert!(api.is_malformed_response(), "{what}: {err}");
-        assert_eq!(server.request_count(), 1, "{what}");
+        assert_eq!(server.request_count().await, 1, "{what}");
         assert_eq!(session.conversation().len(), 1, "{what}");
     }
 
@@ -551,7 +553,7 @@ async fn non_json_and_truncated_bodies_are_clean_errors() {
         json!({"object": "chat.completion"}),
         json!({"choices": [{"index": 0}]}),
     ] {
-        let server = MockServer::start(vec![Reply::json(200, &body)]).await;
+        let server = ApiMock::start(vec![json_reply(200, &body)]).await;
         let (provider, _) = openai(&server.url());
         let agent = Agent::builder(Arc::new(provider)).build().unwrap();
         let err = agent.run(&mut agent.session(), "x").await.unwrap_err();
@@ -561,6 +563,8 @@ async fn non_json_and_truncated_bodies_are_clean_errors() {
 
 #[tokio::test]
 async fn body_cut_mid_stream_is_a_transport_error_and_retried() {
+    // The raw-socket mock: a response that declares 5000 bytes and closes after a few is not
+    // something a well-behaved HTTP server (wiremock's hyper) can be made to send.
     let cut = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 5000\r\n\r\n{\"id\":\"msg_1\",\"content\":[".to_vec();
     let server = MockServer::start(vec![
         Reply::Raw(cut.clone()),
@@ -596,7 +600,7 @@ async fn connection_refused_is_a_transport_error() {
 #[tokio::test]
 async fn turn_limit_is_a_clear_error_and_keeps_the_conversation() {
     let dir = project();
-    let server = MockServer::repeating(Reply::json(
+    let server = ApiMock::repeating(json_reply(
         200,
         &anthropic_message(
             json!([{"type": "tool_use", "id": "toolu_x", "name": "glob", "input": {"pattern": "*"}}]),
@@ -624,14 +628,14 @@ async fn turn_limit_is_a_clear_error_and_keeps_the_conversation() {
     }
     assert!(err.to_string().contains("turn limit reached"));
     assert!(err.to_string().contains("3 requests"));
-    assert_eq!(server.request_count(), 3);
+    assert_eq!(server.request_count().await, 3);
     // user + 3 x (assistant, results)
     assert_eq!(session.conversation().len(), 7);
 }
 
 #[tokio::test]
 async fn restricted_skills_and_tools() {
-    let server = MockServer::repeating(Reply::json(
+    let server = ApiMock::repeating(json_reply(
         200,
         &anthropic_message(json!([{"type": "text", "text": "ok"}]), "end_turn", 1, 1),
     ))
@@ -654,7 +658,7 @@ async fn restricted_skills_and_tools() {
         .unwrap();
     sub.run(&mut sub.session(), "y").await.unwrap();
 
-    let requests = server.requests();
+    let requests = server.requests().await;
     let restricted = requests[0].json();
     let tools = restricted["tools"].as_array().unwrap();
     assert_eq!(tools.len(), 2);
@@ -679,8 +683,8 @@ async fn restricted_skills_and_tools() {
     assert!(matches!(bad, Err(AgentError::Config(_))));
 }
 
-fn tool_use(id: &str, name: &str, input: Value) -> Reply {
-    Reply::json(
+fn tool_use(id: &str, name: &str, input: Value) -> ResponseTemplate {
+    json_reply(
         200,
         &anthropic_message(
             json!([{"type": "tool_use", "id": id, "name": name, "input": input}]),
@@ -691,16 +695,16 @@ fn tool_use(id: &str, name: &str, input: Value) -> Reply {
     )
 }
 
-fn final_text(text: &str) -> Reply {
-    Reply::json(
+fn final_text(text: &str) -> ResponseTemplate {
+    json_reply(
         200,
         &anthropic_message(json!([{"type": "text", "text": text}]), "end_turn", 1, 1),
     )
 }
 
 /// The tool_result blocks of the last request.
-fn last_results(server: &MockServer) -> Vec<Value> {
-    let last = server.requests().last().unwrap().json();
+async fn last_results(server: &ApiMock) -> Vec<Value> {
+    let last = server.requests().await.last().unwrap().json();
     let messages = last["messages"].as_array().unwrap().clone();
     messages
         .into_iter()
@@ -711,7 +715,7 @@ fn last_results(server: &MockServer) -> Vec<Value> {
 
 #[tokio::test]
 async fn second_load_and_unknown_skill() {
-    let server = MockServer::start(vec![
+    let server = ApiMock::start(vec![
         tool_use("t1", "load_skill", json!({"name": "code-review"})),
         tool_use("t2", "load_skill", json!({"name": "code-review"})),
         tool_use("t3", "load_skill", json!({"name": "code-reveiw"})),
@@ -727,7 +731,7 @@ async fn second_load_and_unknown_skill() {
     let out = agent.run(&mut session, "x").await.unwrap();
     assert_eq!(out.skills_loaded, vec!["code-review"]);
     assert!(session.has_loaded("code-review"));
-    let results = last_results(&server);
+    let results = last_results(&server).await;
     assert_eq!(results.len(), 3);
     assert!(
         results[0]["content"]
@@ -750,7 +754,7 @@ async fn second_load_and_unknown_skill() {
 #[tokio::test]
 async fn permissions_hooks_and_resting_tools() {
     let dir = project();
-    let server = MockServer::start(vec![
+    let server = ApiMock::start(vec![
         // Ask without an approver: refused.
         tool_use("p1", "bash", json!({"command": "echo hi"})),
         // Denied by policy.
@@ -791,7 +795,7 @@ async fn permissions_hooks_and_resting_tools() {
         .unwrap();
     let out = agent.run(&mut agent.session(), "x").await.unwrap();
     assert_eq!(out.tool_calls, 8);
-    let results = last_results(&server);
+    let results = last_results(&server).await;
     let text = |i: usize| results[i]["content"].as_str().unwrap().to_owned();
     assert!(results.iter().all(|r| r["is_error"] == true));
     assert!(text(0).contains("needs the user's approval"), "{}", text(0));
@@ -808,7 +812,7 @@ async fn permissions_hooks_and_resting_tools() {
 #[tokio::test]
 async fn approver_decides_ask_tools() {
     let dir = project();
-    let server = MockServer::start(vec![
+    let server = ApiMock::start(vec![
         tool_use(
             "a1",
             "write_file",
@@ -835,14 +839,14 @@ async fn approver_decides_ask_tools() {
         "yes"
     );
     assert!(!dir.path().join("b.txt").exists());
-    let results = last_results(&server);
+    let results = last_results(&server).await;
     assert!(results[1]["content"].as_str().unwrap().contains("declined"));
 }
 
 #[tokio::test]
 async fn request_timeout_is_a_transport_error_and_retried() {
-    let slow = || Reply::Delayed(Duration::from_secs(3), Box::new(final_text("too late")));
-    let server = MockServer::start(vec![slow(), final_text("in time")]).await;
+    let slow = || final_text("too late").set_delay(Duration::from_secs(3));
+    let server = ApiMock::start(vec![slow(), final_text("in time")]).await;
     let (mut options, delays) = fast_options();
     options.timeout = Duration::from_millis(300);
     let provider = skills_runtime::agent::provider::anthropic::Anthropic::with_options(
@@ -857,13 +861,13 @@ async fn request_timeout_is_a_transport_error_and_retried() {
     let out = agent.run(&mut agent.session(), "x").await.unwrap();
     assert_eq!(out.text, "in time");
     assert!(started.elapsed() < Duration::from_secs(2));
-    assert_eq!(server.request_count(), 2);
+    assert_eq!(server.request_count().await, 2);
     assert_eq!(delays.lock().unwrap().len(), 1);
 }
 
 #[tokio::test]
 async fn resource_dir_puts_a_loaded_skills_files_on_disk() {
-    let server = MockServer::start(vec![
+    let server = ApiMock::start(vec![
         tool_use("m0", "load_skill", json!({"name": "code-review"})),
         final_text("done"),
     ])
@@ -881,7 +885,7 @@ async fn resource_dir_puts_a_loaded_skills_files_on_disk() {
     let skill = SKILLS.get("code-review").unwrap();
     let written = cache.join(format!("code-review-{}", &skill.tree_sha256()[..16]));
     assert!(written.join("references/checklist.md").is_file());
-    let results = last_results(&server);
+    let results = last_results(&server).await;
     let text = results[0]["content"].as_str().unwrap();
     assert!(
         text.contains(&format!("written to {}", written.display())),
@@ -891,7 +895,7 @@ async fn resource_dir_puts_a_loaded_skills_files_on_disk() {
 
 #[tokio::test]
 async fn skill_resources_are_read_from_the_binary() {
-    let server = MockServer::start(vec![
+    let server = ApiMock::start(vec![
         tool_use("r0", "load_skill", json!({"name": "code-review"})),
         tool_use(
             "r1",
@@ -912,7 +916,7 @@ async fn skill_resources_are_read_from_the_binary() {
         .build()
         .unwrap();
     agent.run(&mut agent.session(), "x").await.unwrap();
-    let first = server.requests()[0].json();
+    let first = server.requests().await[0].json();
     let tool = first["tools"]
         .as_array()
         .unwrap()
@@ -928,7 +932,7 @@ async fn skill_resources_are_read_from_the_binary() {
         tool["input_schema"]["properties"]["skill"]["enum"],
         json!(["code-review"])
     );
-    let results = last_results(&server);
+    let results = last_results(&server).await;
     assert!(
         results[0]["content"]
             .as_str()

@@ -1,11 +1,12 @@
-//! The offline `demo` provider driving the real loop, tools and `load_skill` end to end.
+//! The scripted, offline `demo` model of this package driving the real loop, tools and
+//! `load_skill` end to end.
 #![cfg(feature = "agent")]
 
 mod agent_support;
 
 use std::sync::Arc;
 
-use skills_runtime::agent::provider::demo::{Demo, LABEL};
+use skills_demo::scripted::{LABEL, ScriptedModel};
 use skills_runtime::agent::{Agent, Message, PermissionPolicy};
 
 static BUNDLE: skills_runtime::Registry = skills_runtime::embed_skills!("skills");
@@ -13,7 +14,7 @@ static BUNDLE: skills_runtime::Registry = skills_runtime::embed_skills!("skills"
 #[tokio::test]
 async fn demo_loads_the_matching_skill_and_uses_the_real_tools() {
     let dir = agent_support::project();
-    let agent = Agent::builder(Arc::new(Demo::with_skills(BUNDLE)))
+    let agent = Agent::builder(Arc::new(ScriptedModel::with_skills(&BUNDLE)))
         .skills(BUNDLE)
         .workdir(dir.path())
         .permissions(PermissionPolicy::new())
@@ -82,7 +83,7 @@ async fn demo_loads_the_matching_skill_and_uses_the_real_tools() {
 #[tokio::test]
 async fn demo_picks_another_skill_for_another_task() {
     let dir = agent_support::project();
-    let agent = Agent::builder(Arc::new(Demo::new()))
+    let agent = Agent::builder(Arc::new(ScriptedModel::new()))
         .skills(BUNDLE)
         .workdir(dir.path())
         .build()
@@ -96,7 +97,7 @@ async fn demo_picks_another_skill_for_another_task() {
         .unwrap();
     assert_eq!(out.skills_loaded, vec!["write-tests"]);
     // Without a load_skill tool it does not call one.
-    let plain = Agent::builder(Arc::new(Demo::new()))
+    let plain = Agent::builder(Arc::new(ScriptedModel::new()))
         .skills(BUNDLE)
         .without_load_skill()
         .workdir(dir.path())

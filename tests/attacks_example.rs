@@ -12,10 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agent_support::mock::{MockServer, Reply};
+use agent_support::api_mock::{ApiMock, json_reply};
 use agent_support::{OPENAI_KEY, process_alive as alive};
 use serde_json::{Value, json};
 use skills_runtime::agent::tools::Sandbox;
+use wiremock::ResponseTemplate;
 
 /// `target/<profile>/examples/agent`, next to `target/<profile>/deps/<this test>`.
 fn example_binary() -> PathBuf {
@@ -32,8 +33,8 @@ fn tool_call(id: &str, name: &str, arguments: Value) -> Value {
     })
 }
 
-fn turn(calls: Vec<Value>) -> Reply {
-    Reply::json(
+fn turn(calls: Vec<Value>) -> ResponseTemplate {
+    json_reply(
         200,
         &agent_support::openai_completion(
             json!({"role": "assistant", "content": null, "tool_calls": calls}),
@@ -43,8 +44,8 @@ fn turn(calls: Vec<Value>) -> Reply {
     )
 }
 
-fn answer(text: &str) -> Reply {
-    Reply::json(
+fn answer(text: &str) -> ResponseTemplate {
+    json_reply(
         200,
         &agent_support::openai_completion(
             json!({"role": "assistant", "content": text}),
@@ -121,7 +122,7 @@ async fn every_attack_fails_safely_through_the_example_binary() {
     let flood = (0..10_000)
         .map(|i| tool_call(&format!("f{i}"), "glob", json!({"pattern": "*.md"})))
         .collect();
-    let server = MockServer::start(vec![turn(first), turn(flood), answer("all done")]).await;
+    let server = ApiMock::start(vec![turn(first), turn(flood), answer("all done")]).await;
 
     let started = Instant::now();
     let output = tokio::task::spawn_blocking({
@@ -152,7 +153,7 @@ async fn every_attack_fails_safely_through_the_example_binary() {
     assert!(elapsed < Duration::from_secs(60), "{elapsed:?}");
     assert!(!stdout.contains(OPENAI_KEY) && !stderr.contains(OPENAI_KEY));
 
-    let requests = server.requests();
+    let requests = server.requests().await;
     assert_eq!(requests.len(), 3, "{stderr}");
     let second = requests[1].json();
     let results = tool_results(&second);

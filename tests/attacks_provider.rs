@@ -14,12 +14,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use agent_support::api_mock::{ApiMock, json_reply, text_reply};
 use agent_support::logs::{self, Captured};
 use agent_support::mock::{MockServer, Reply};
 use agent_support::*;
 use serde_json::{Value, json};
+use skills_runtime::agent::BoxFuture;
 use skills_runtime::agent::provider::DEFAULT_MAX_RESPONSE_BYTES;
-use skills_runtime::agent::retry::BoxFuture;
 use skills_runtime::agent::{
     Agent, AgentError, DEFAULT_MAX_TOOL_CALLS_PER_TURN, Permission, Provider, Tool, ToolContext,
     ToolError,
@@ -87,7 +88,7 @@ fn assert_clean(what: &str, shown: &str, logs: &Captured, key: &str) {
 #[tokio::test]
 async fn error_body_with_status_200_echoing_the_key_is_redacted_and_capped() {
     let (logs, _guard) = logs::capture();
-    let server = MockServer::start(vec![Reply::json(
+    let server = ApiMock::start(vec![json_reply(
         200,
         &json!({"type": "error", "error": {"type": "api_error",
                 "message": echoing_message(ANTHROPIC_KEY)}}),
@@ -103,7 +104,7 @@ async fn error_body_with_status_200_echoing_the_key_is_redacted_and_capped() {
     assert_clean("anthropic 200", &shown, &logs, ANTHROPIC_KEY);
 
     let (logs, _guard) = logs::capture();
-    let server = MockServer::start(vec![Reply::json(
+    let server = ApiMock::start(vec![json_reply(
         200,
         &json!({"error": {"message": echoing_message(OPENAI_KEY), "type": "server_error"}}),
     )])
@@ -119,12 +120,12 @@ async fn error_bodies_with_4xx_and_5xx_echoing_the_key_are_redacted_and_capped()
     for status in [400, 401, 500] {
         let (logs, _guard) = logs::capture();
         // 500 is retried: three answers, two WARN events, one ERROR event.
-        let reply = Reply::json(
+        let reply = json_reply(
             status,
             &json!({"type": "error", "error": {"type": "some_error",
                     "message": echoing_message(ANTHROPIC_KEY)}}),
         );
-        let server = MockServer::repeating(reply).await;
+        let server = ApiMock::repeating(reply).await;
         let (provider, _) = anthropic(&server.url());
         let (err, shown) = failing_run(Arc::new(provider)).await;
         assert_eq!(err.api().unwrap().status(), Some(status));
@@ -141,7 +142,7 @@ async fn error_bodies_with_4xx_and_5xx_echoing_the_key_are_redacted_and_capped()
             "x".repeat(offset),
             "y ".repeat(1 << 20)
         );
-        let server = MockServer::start(vec![Reply::text(403, &body)]).await;
+        let server = ApiMock::start(vec![text_reply(403, &body)]).await;
         let (provider, _) = openai(&server.url());
         let (err, shown) = failing_run(Arc::new(provider)).await;
         assert!(err.api().unwrap().is_authentication(), "{err}");
@@ -157,7 +158,7 @@ async fn a_key_that_does_not_look_like_one_is_still_masked() {
     // Local servers take any key; the exact key is masked whatever its shape.
     let key = "local-key-QWERTYUIOP";
     let (logs, _guard) = logs::capture();
-    let server = MockServer::start(vec![Reply::json(
+    let server = ApiMock::start(vec![json_reply(
         401,
         &json!({"error": {"message": format!("bad key {key}"), "type": "auth"}}),
     )])
@@ -210,8 +211,8 @@ async fn server_strings_in_log_events_are_redacted_and_capped() {
     // The stop reason, tool name and tool id of a reply are logged by the loop.
     let (logs, _guard) = logs::capture();
     let long = format!("{ANTHROPIC_KEY}{}", " and more".repeat(100_000));
-    let server = MockServer::start(vec![
-        Reply::json(
+    let server = ApiMock::start(vec![
+        json_reply(
             200,
             &anthropic_message(
                 json!([{"type": "tool_use", "id": format!("toolu_{ANTHROPIC_KEY}"),
@@ -221,7 +222,7 @@ async fn server_strings_in_log_events_are_redacted_and_capped() {
                 1,
             ),
         ),
-        Reply::json(
+        json_reply(
             200,
             &anthropic_message(json!([{"type": "text", "text": "done"}]), &long, 1, 1),
         ),
@@ -242,7 +243,7 @@ async fn server_strings_in_log_events_are_redacted_and_capped() {
 
 #[tokio::test]
 async fn redirect_to_another_origin_is_not_followed_anthropic() {
-    let elsewhere = MockServer::repeating(Reply::json(
+    let elsewhere = ApiMock::repeating(json_reply(
         200,
         &anthropic_message(
             json!([{"type": "text", "text": "stolen"}]),
@@ -253,7 +254,7 @@ async fn redirect_to_another_origin_is_not_followed_anthropic() {
     ))
     .await;
     // Same host, other port: another origin.
-    let server = MockServer::repeating(Reply::text(307, "").header(
+    let server = ApiMock::repeating(text_reply(307, "").insert_header(
         "location",
         &format!("{}/v1/messages?k=QUERYSECRET", elsewhere.url()),
     ))
@@ -267,13 +268,13 @@ async fn redirect_to_another_origin_is_not_followed_anthropic() {
     assert!(shown.contains(&elsewhere.url()), "{shown}");
     assert!(!shown.contains("QUERYSECRET"), "{shown}");
     assert_eq!(
-        server.request_count(),
+        server.request_count().await,
         1,
         "a refused redirect is not retried"
     );
     assert!(delays.lock().unwrap().is_empty());
     assert_eq!(
-        elsewhere.request_count(),
+        elsewhere.request_count().await,
         0,
         "the other origin got a request"
     );
@@ -281,7 +282,7 @@ async fn redirect_to_another_origin_is_not_followed_anthropic() {
 
 #[tokio::test]
 async fn redirect_to_another_origin_is_not_followed_openai() {
-    let elsewhere = MockServer::repeating(Reply::json(
+    let elsewhere = ApiMock::repeating(json_reply(
         200,
         &openai_completion(
             json!({"role": "assistant", "content": "stolen"}),
@@ -290,7 +291,7 @@ async fn redirect_to_another_origin_is_not_followed_openai() {
         ),
     ))
     .await;
-    let server = MockServer::repeating(Reply::text(308, "").header(
+    let server = ApiMock::repeating(text_reply(308, "").insert_header(
         "location",
         &format!("{}/v1/chat/completions", elsewhere.url()),
     ))
@@ -298,9 +299,9 @@ async fn redirect_to_another_origin_is_not_followed_openai() {
     let (provider, _) = openai(&server.url());
     let (err, _) = failing_run(Arc::new(provider)).await;
     assert!(err.api().unwrap().is_redirect(), "{err}");
-    assert_eq!(server.request_count(), 1);
+    assert_eq!(server.request_count().await, 1);
     assert_eq!(
-        elsewhere.request_count(),
+        elsewhere.request_count().await,
         0,
         "the other origin got a request"
     );
@@ -308,9 +309,9 @@ async fn redirect_to_another_origin_is_not_followed_openai() {
 
 #[tokio::test]
 async fn redirect_within_the_origin_is_followed_with_the_key() {
-    let server = MockServer::start(vec![
-        Reply::text(307, "").header("location", "/v2/messages"),
-        Reply::json(
+    let server = ApiMock::start(vec![
+        text_reply(307, "").insert_header("location", "/v2/messages"),
+        json_reply(
             200,
             &anthropic_message(json!([{"type": "text", "text": "moved"}]), "end_turn", 1, 1),
         ),
@@ -320,7 +321,7 @@ async fn redirect_within_the_origin_is_followed_with_the_key() {
     let agent = Agent::builder(Arc::new(provider)).build().unwrap();
     let out = agent.run(&mut agent.session(), "hi").await.unwrap();
     assert_eq!(out.text, "moved");
-    let requests = server.requests();
+    let requests = server.requests().await;
     assert_eq!(requests.len(), 2);
     assert_eq!(requests[1].path, "/v2/messages");
     assert_eq!(requests[1].header("x-api-key"), Some(ANTHROPIC_KEY));
@@ -330,16 +331,19 @@ async fn redirect_within_the_origin_is_followed_with_the_key() {
 #[tokio::test]
 async fn redirect_loop_within_the_origin_stops() {
     let server =
-        MockServer::repeating(Reply::text(307, "").header("location", "/v1/messages")).await;
+        ApiMock::repeating(text_reply(307, "").insert_header("location", "/v1/messages")).await;
     let (provider, _) = anthropic(&server.url());
     let (err, _) = failing_run(Arc::new(provider)).await;
     assert!(err.api().unwrap().is_redirect(), "{err}");
     // The first request and at most MAX_REDIRECTS follow-ups.
     assert_eq!(
-        server.request_count(),
+        server.request_count().await,
         1 + skills_runtime::agent::provider::MAX_REDIRECTS
     );
 }
+
+// The endless bodies below need the raw-socket mock: it generates the body while the client
+// reads and counts the bytes it got to write, which is what these tests assert on.
 
 /// A 200 whose JSON string never ends.
 fn endless_body(declared_length: Option<u64>) -> Reply {
@@ -395,7 +399,7 @@ async fn declared_gigabyte_body_is_refused_before_reading() {
 #[tokio::test]
 async fn response_limit_is_a_provider_option() {
     // A valid reply of about 100 KB, over a 64 KiB limit, under the default.
-    let reply = Reply::json(
+    let reply = json_reply(
         200,
         &anthropic_message(
             json!([{"type": "text", "text": "z".repeat(100_000)}]),
@@ -404,7 +408,7 @@ async fn response_limit_is_a_provider_option() {
             1,
         ),
     );
-    let server = MockServer::repeating(reply).await;
+    let server = ApiMock::repeating(reply).await;
     let (provider, _) = anthropic(&server.url());
     let (err, _) = failing_run(Arc::new(provider.max_response_bytes(64 * 1024))).await;
     assert!(err.api().unwrap().is_response_too_large(), "{err}");
@@ -473,12 +477,12 @@ async fn ten_thousand_tool_calls_in_one_turn_run_only_up_to_the_limit() {
     let calls: Vec<Value> = (0..10_000)
         .map(|i| json!({"type": "tool_use", "id": format!("toolu_{i}"), "name": "count", "input": {}}))
         .collect();
-    let server = MockServer::start(vec![
-        Reply::json(
+    let server = ApiMock::start(vec![
+        json_reply(
             200,
             &anthropic_message(Value::Array(calls), "tool_use", 1, 1),
         ),
-        Reply::json(
+        json_reply(
             200,
             &anthropic_message(json!([{"type": "text", "text": "done"}]), "end_turn", 1, 1),
         ),
@@ -502,7 +506,7 @@ async fn ten_thousand_tool_calls_in_one_turn_run_only_up_to_the_limit() {
 
     // Every tool_use id has its tool_result, in order: the cap's worth ran, the rest were
     // told the limit.
-    let requests = server.requests();
+    let requests = server.requests().await;
     assert_eq!(requests.len(), 2);
     let second = requests[1].json();
     let results = second["messages"].as_array().unwrap().last().unwrap()["content"]
@@ -537,8 +541,8 @@ async fn tool_call_limit_is_an_agent_option() {
                         "function": {"name": "count", "arguments": "{}"}})
         })
         .collect();
-    let server = MockServer::start(vec![
-        Reply::json(
+    let server = ApiMock::start(vec![
+        json_reply(
             200,
             &openai_completion(
                 json!({"role": "assistant", "content": null, "tool_calls": calls}),
@@ -546,7 +550,7 @@ async fn tool_call_limit_is_an_agent_option() {
                 None,
             ),
         ),
-        Reply::json(
+        json_reply(
             200,
             &openai_completion(json!({"role": "assistant", "content": "ok"}), "stop", None),
         ),
@@ -562,7 +566,7 @@ async fn tool_call_limit_is_an_agent_option() {
         .unwrap();
     agent.run(&mut agent.session(), "count").await.unwrap();
     assert_eq!(counter.load(Ordering::SeqCst), 2);
-    let second = server.requests()[1].json();
+    let second = server.requests().await[1].json();
     let tool_messages: Vec<&Value> = second["messages"]
         .as_array()
         .unwrap()

@@ -1,5 +1,6 @@
 //! The demo bundle `skills/`, embedded the way users embed theirs: every skill compiles, the
-//! catalog, tool schema and `load_skill` results say what DESIGN section 4 says, and what is
+//! catalog, tool schema and `load_skill` results have the documented formats (one catalog line
+//! per skill, the name `enum` in both tool shapes, the body wrapped in `<skill>`), and what is
 //! embedded is exactly what the files hold.
 
 use std::path::{Path, PathBuf};
@@ -17,7 +18,7 @@ fn normalized(path: &Path) -> String {
     raw.replace("\r\n", "\n").replace('\r', "\n")
 }
 
-/// The body as DESIGN T3-T5 define it: after the closing `---`, leading blank lines dropped,
+/// The body as the macro cuts it: after the closing `---` line, leading blank lines dropped,
 /// trailing whitespace trimmed.
 fn body_after_frontmatter(text: &str) -> &str {
     let mut lines = text.split_inclusive('\n');

@@ -35,7 +35,6 @@
 //!
 //! Exit codes: 0 success; 1 the bundle has errors (diagnostics on stderr, or on stdout for
 //! `check`), an unknown skill for `show`, or a failure to write; 2 a bad command line.
-#![forbid(unsafe_code)]
 
 mod args;
 mod bundle;

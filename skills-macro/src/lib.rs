@@ -4,7 +4,6 @@
 //! The stages: `args` parses the invocation, `skills_core::load` discovers, parses and checks
 //! the skills, `expand` generates the registry, or the compile errors plus an empty registry of
 //! the right type.
-#![forbid(unsafe_code)]
 
 mod args;
 mod expand;

@@ -50,10 +50,10 @@
 //!   reqwest with rustls), the tools (`bash`, `read_file`, `write_file`, `edit_file`, `glob`,
 //!   `load_skill`), permissions and the tool loop. Adds tokio, reqwest, serde, serde_json and
 //!   tracing.
-#![forbid(unsafe_code)]
-#![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "agent")]
+#[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
 pub mod agent;
 pub mod build;
 mod load;

@@ -112,7 +112,9 @@ impl Skill {
         self.extra().conflicts_with
     }
 
-    /// The text the `load_skill` tool returns for this skill (DESIGN section 4).
+    /// The text the `load_skill` tool returns for this skill: the body inside
+    /// `<skill name="..." version="...">` ... `</skill>` (the version only when set), then the
+    /// list of its resource files when it has any.
     pub fn load_result(&self) -> String {
         self.load_result_with_dir(None)
     }

@@ -1,10 +1,20 @@
-//! A small HTTP/1.1 mock server on 127.0.0.1 for the agent tests and benchmark.
+//! A raw-socket HTTP/1.1 mock server on 127.0.0.1, for what a well-behaved HTTP server cannot
+//! be made to send.
+//!
+//! The agent tests that check exact requests against scripted JSON replies use wiremock
+//! (`api_mock.rs`). This one stays for the rest, all of which wiremock (hyper underneath, which
+//! frames every response correctly and buffers each body whole) cannot do:
+//!
+//! - [`Reply::Raw`]: bytes written as-is before closing the connection, e.g. a response that
+//!   declares 5000 bytes and is cut off after a few;
+//! - [`Reply::Endless`]: a body generated for as long as the client reads, or with a declared
+//!   length of a gigabyte, without holding it in memory, and [`MockServer::streamed_bytes`],
+//!   the count of body bytes the client let it write, which the size-limit tests assert on;
+//! - the benchmark (`examples/agent_bench.rs`), whose published numbers were measured against
+//!   this server, with [`MockServer::stop_recording`] to keep the mock's own memory out of them.
 //!
 //! It answers from a queue of scripted [`Reply`]s (the last one repeats when `repeat_last` is
 //! set) and records every request exactly as received: method, path, headers and body bytes.
-//! A reply can also be raw bytes written as-is before closing the connection, to simulate a
-//! body cut off mid-stream, or a body generated on the fly for as long as the client reads
-//! ([`Reply::Endless`]), to test size limits without holding the body in memory.
 
 #![allow(dead_code)]
 

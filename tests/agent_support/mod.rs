@@ -1,8 +1,10 @@
-//! Shared helpers of the agent tests: the mock server, realistic response bodies, providers
-//! with fast retries.
+//! Shared helpers of the agent tests: the mock servers (wiremock-based scripted APIs, and a
+//! raw-socket one for what wiremock cannot send), realistic response bodies, providers with fast
+//! retries.
 
 #![allow(dead_code)]
 
+pub mod api_mock;
 pub mod logs;
 pub mod mock;
 

@@ -38,19 +38,21 @@
 //! - `tracing` events: `model request` (provider, model, tokens, retries), `tool call`
 //!   (tool, outcome, size, time) and `skill loaded` (name, version, hash prefix).
 
-#[allow(clippy::module_inception)]
-mod agent;
 pub mod conversation;
 pub mod error;
 pub mod permission;
 pub mod provider;
 pub mod retry;
+mod tool_loop;
 pub mod tools;
 
-pub use agent::{
-    Agent, AgentBuilder, DEFAULT_MAX_TOOL_CALLS_PER_TURN, DEFAULT_MAX_TURNS, DEFAULT_PREAMBLE,
-    RunOutput, Session,
-};
+use std::future::Future;
+use std::pin::Pin;
+
+/// A boxed, sendable future: what the object-safe async methods of [`Tool`] and [`Provider`]
+/// (and the retry [`Sleeper`](retry::Sleeper)) return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
 pub use conversation::{
     AssistantTurn, Conversation, Message, ToolCall, ToolResult, Usage, WireFormat,
 };
@@ -58,4 +60,8 @@ pub use error::{AgentError, ApiError, ApiErrorKind};
 pub use permission::{Approver, HookDecision, Hooks, Permission, PermissionPolicy};
 pub use provider::{HttpOptions, Provider, Request, Response, ToolDefinitions};
 pub use retry::RetryPolicy;
+pub use tool_loop::{
+    Agent, AgentBuilder, DEFAULT_MAX_TOOL_CALLS_PER_TURN, DEFAULT_MAX_TURNS, DEFAULT_PREAMBLE,
+    RunOutput, Session,
+};
 pub use tools::{Tool, ToolContext, ToolError, ToolErrorKind};

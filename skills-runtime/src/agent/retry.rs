@@ -9,16 +9,13 @@
 //! The sleep itself goes through [`Sleeper`], so tests can record delays instead of waiting.
 
 use std::fmt;
-use std::future::Future;
 use std::hash::{BuildHasher, Hasher};
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use reqwest::header::HeaderMap;
 
-/// A boxed, sendable future.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+use super::BoxFuture;
 
 /// How a retry waits. The default is `tokio::time::sleep`.
 pub type Sleeper = Arc<dyn Fn(Duration) -> BoxFuture<'static, ()> + Send + Sync>;
@@ -131,52 +128,18 @@ impl RetryPolicy {
     }
 }
 
-/// `retry-after`: seconds (possibly fractional) or an HTTP date.
+/// `retry-after`: seconds (possibly fractional) or an HTTP date (any of the three forms HTTP
+/// allows, read by `httpdate`). A date in the past gives a negative number of seconds.
 fn parse_retry_after(value: &str) -> Option<f64> {
     let value = value.trim();
     if let Ok(seconds) = value.parse::<f64>() {
         return Some(seconds);
     }
-    let when = parse_http_date(value)?;
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).ok()?.as_secs() as i64;
-    Some((when - now) as f64)
-}
-
-/// Parses an IMF-fixdate (`Wed, 21 Oct 2015 07:28:00 GMT`) into Unix seconds.
-fn parse_http_date(value: &str) -> Option<i64> {
-    let mut parts = value.split_whitespace();
-    let _weekday = parts.next()?;
-    let day: i64 = parts.next()?.parse().ok()?;
-    let month = match parts.next()? {
-        "Jan" => 1,
-        "Feb" => 2,
-        "Mar" => 3,
-        "Apr" => 4,
-        "May" => 5,
-        "Jun" => 6,
-        "Jul" => 7,
-        "Aug" => 8,
-        "Sep" => 9,
-        "Oct" => 10,
-        "Nov" => 11,
-        "Dec" => 12,
-        _ => return None,
-    };
-    let year: i64 = parts.next()?.parse().ok()?;
-    let mut clock = parts.next()?.split(':').map(|p| p.parse::<i64>().ok());
-    let (h, m, s) = (clock.next()??, clock.next()??, clock.next()??);
-    if parts.next()? != "GMT" {
-        return None;
-    }
-    // Days from the civil date (proleptic Gregorian), Howard Hinnant's algorithm.
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days * 86_400 + h * 3600 + m * 60 + s)
+    let when = httpdate::parse_http_date(value).ok()?;
+    Some(match when.duration_since(SystemTime::now()) {
+        Ok(ahead) => ahead.as_secs_f64(),
+        Err(past) => -past.duration().as_secs_f64(),
+    })
 }
 
 /// A number in `[0, 1)`, random enough for jitter, without a dependency: std's randomly keyed
@@ -248,10 +211,27 @@ mod tests {
             )])),
             None
         );
-        assert_eq!(
-            parse_http_date("Wed, 21 Oct 2015 07:28:00 GMT"),
-            Some(1_445_412_480)
+        assert!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT").unwrap() < 0.0);
+        // A date a few seconds ahead, in each form HTTP allows, is obeyed.
+        let ahead = SystemTime::now() + Duration::from_secs(30);
+        let imf = httpdate::fmt_http_date(ahead);
+        let delay = policy
+            .server_delay(&headers(&[("retry-after", &imf)]))
+            .unwrap();
+        assert!(
+            delay > Duration::from_secs(25) && delay <= Duration::from_secs(30),
+            "{imf}: {delay:?}"
         );
+        for obsolete in ["Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"] {
+            assert!(parse_retry_after(obsolete).unwrap() < 0.0, "{obsolete}");
+        }
+        // Too far ahead: the backoff applies.
+        let late = httpdate::fmt_http_date(SystemTime::now() + Duration::from_secs(3600));
+        assert_eq!(
+            policy.server_delay(&headers(&[("retry-after", &late)])),
+            None
+        );
+        assert_eq!(parse_retry_after("Wed, 32 Oct 2015 07:28:00 GMT"), None);
     }
 
     #[test]

@@ -15,9 +15,9 @@ use serde_json::{Value, json};
 use super::{
     Endpoint, HttpOptions, Provider, Request, Response, count, encode, key_header, server_error,
 };
+use crate::agent::BoxFuture;
 use crate::agent::conversation::{AssistantTurn, Message, ToolCall, ToolResult, Usage, WireFormat};
 use crate::agent::error::{ApiError, ApiErrorKind};
-use crate::agent::retry::BoxFuture;
 
 /// The public endpoint, used when `ANTHROPIC_BASE_URL` is not set.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";

@@ -3,7 +3,6 @@
 //! - [`anthropic::Anthropic`]: Anthropic Messages.
 //! - [`openai::OpenAi`]: OpenAI Chat Completions and compatible local servers (llama.cpp,
 //!   Ollama, vLLM).
-//! - [`demo::Demo`]: an offline scripted model for trying the loop without a key.
 //!
 //! What a server can make the HTTP providers do is bounded:
 //!
@@ -20,7 +19,6 @@
 //!   server text in a `tracing` event goes through [`redact`].
 
 pub mod anthropic;
-pub mod demo;
 pub mod openai;
 
 use std::time::{Duration, Instant};
@@ -29,9 +27,10 @@ use reqwest::header::{CONTENT_LENGTH, HeaderMap, HeaderValue, LOCATION};
 use serde_json::Value;
 use skills_core::render;
 
+use super::BoxFuture;
 use super::conversation::{AssistantTurn, Message, Usage};
 use super::error::{ApiError, ApiErrorKind, SCAN_LIMIT, kind_for_status, redact, redact_to};
-use super::retry::{BoxFuture, RetryPolicy};
+use super::retry::RetryPolicy;
 
 /// The tools of an agent, rendered once in both wire shapes so every request sends the very same
 /// bytes.
@@ -128,7 +127,7 @@ pub struct Response {
 ///
 /// Object-safe so an agent can hold `Box<dyn Provider>` picked at run time.
 pub trait Provider: Send + Sync {
-    /// Short name for logs and errors (`anthropic`, `openai`, `demo`).
+    /// Short name for logs and errors (`anthropic`, `openai`).
     fn name(&self) -> &'static str;
     /// The model id sent with each request.
     fn model(&self) -> &str;

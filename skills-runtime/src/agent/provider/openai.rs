@@ -20,9 +20,9 @@ use super::anthropic::type_name;
 use super::{
     Endpoint, HttpOptions, Provider, Request, Response, count, encode, key_header, server_error,
 };
+use crate::agent::BoxFuture;
 use crate::agent::conversation::{AssistantTurn, Message, ToolCall, Usage, WireFormat};
 use crate::agent::error::{ApiError, ApiErrorKind};
-use crate::agent::retry::BoxFuture;
 
 /// The public endpoint, used when `OPENAI_BASE_URL` is not set.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";

@@ -24,8 +24,8 @@ use serde_json::{Value, json};
 use super::process;
 use super::sandbox::{Confinement, Sandbox, SandboxMode};
 use super::{Tool, ToolContext, ToolError, ToolErrorKind, str_arg, uint_arg};
+use crate::agent::BoxFuture;
 use crate::agent::permission::Permission;
-use crate::agent::retry::BoxFuture;
 
 /// Commands refused outright (matched on whole words, after collapsing whitespace and
 /// lowercasing).

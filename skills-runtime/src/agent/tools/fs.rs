@@ -25,8 +25,8 @@ use serde_json::{Value, json};
 use super::{
     Tool, ToolContext, ToolError, ToolErrorKind, blocking, fs_error, outside, str_arg, uint_arg,
 };
+use crate::agent::BoxFuture;
 use crate::agent::permission::Permission;
-use crate::agent::retry::BoxFuture;
 
 /// Lines returned by `read_file` when no `limit` is given.
 pub const DEFAULT_READ_LIMIT: u64 = 2000;

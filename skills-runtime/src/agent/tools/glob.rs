@@ -21,8 +21,8 @@ use globset::{GlobBuilder, GlobMatcher};
 use serde_json::{Value, json};
 
 use super::{Tool, ToolContext, ToolError, ToolErrorKind, blocking, fs_error, str_arg};
+use crate::agent::BoxFuture;
 use crate::agent::permission::Permission;
-use crate::agent::retry::BoxFuture;
 
 /// Most paths one `glob` result lists.
 pub const MAX_RESULTS: usize = 500;

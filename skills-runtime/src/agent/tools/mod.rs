@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::BoxFuture;
 use super::permission::Permission;
-use super::retry::BoxFuture;
 
 pub use bash::{Bash, BashOptions};
 pub use fs::{EditFile, ReadFile, WriteFile};

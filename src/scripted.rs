@@ -1,47 +1,50 @@
-//! `demo`: an offline, scripted stand-in for a model, clearly labelled as such.
+//! A scripted, offline stand-in for a model, for the example agent and its tests.
 //!
-//! It lets someone with no API key and no network watch the real mechanism: it reads the catalog
-//! out of the system prompt it receives, picks the skill whose description shares the most words
-//! with the task, calls the real `load_skill`, lists the working directory with the real `glob`,
-//! reads one file with the real `read_file`, and answers with what happened: which skill was
-//! loaded, how big the prompt was, and how much skill text never entered it. Everything goes
-//! through the agent loop, the permission policy and the tools like a real model's calls.
+//! [`ScriptedModel`] implements [`Provider`] without calling any language model: it lets someone
+//! with no API key and no network watch the real mechanism. It reads the catalog out of the
+//! system prompt it receives, picks the skill whose description shares the most words with the
+//! task, calls the real `load_skill`, lists the working directory with the real `glob`, reads one
+//! file with the real `read_file`, and answers with what happened: which skill was loaded, how
+//! big the prompt was, and how much skill text never entered it. Everything goes through the
+//! agent loop, the permission policy and the tools like a real model's calls. Every answer starts
+//! with [`LABEL`], which says so.
 //!
 //! It is stateless: each step is derived from the conversation it is sent. Token counts in its
 //! usage are estimates (4 characters per token), since no tokenizer runs.
+//!
+//! It is example code of this demo package, not part of `skills-runtime`'s API.
 
 use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
+use skills_runtime::Skill;
+use skills_runtime::agent::{
+    ApiError, AssistantTurn, BoxFuture, Message, Provider, Request, Response, ToolCall, ToolResult,
+    Usage,
+};
 
-use super::{Provider, Request, Response};
-use crate::SkillSet;
-use crate::agent::conversation::{AssistantTurn, Message, ToolCall, ToolResult, Usage};
-use crate::agent::error::ApiError;
-use crate::agent::retry::BoxFuture;
-
-/// The label the demo's answers start with.
+/// The label every answer of the scripted model starts with.
 pub const LABEL: &str = "[demo provider: scripted and offline. No language model was called; \
 the tool calls below really ran through the agent loop.]";
 
-/// The scripted demo model.
+/// The scripted, offline model (provider name `demo`, model `scripted-demo`).
 #[derive(Clone, Debug, Default)]
-pub struct Demo {
-    skills: Option<SkillSet>,
+pub struct ScriptedModel {
+    skills: Option<Vec<&'static Skill>>,
 }
 
-impl Demo {
-    /// A demo model. It knows only what the conversation tells it.
+impl ScriptedModel {
+    /// A scripted model. It knows only what the conversation tells it.
     pub fn new() -> Self {
-        Demo::default()
+        ScriptedModel::default()
     }
 
-    /// Also tells it the bundle's bodies, so the final answer can say how many characters of
-    /// instructions stayed out of the prompt. (It still picks a skill from the catalog in the
-    /// system prompt, as a model would.)
-    pub fn with_skills(skills: impl Into<SkillSet>) -> Self {
-        Demo {
-            skills: Some(skills.into()),
+    /// Also tells it the bundle's bodies (`&REGISTRY` works), so the final answer can say how
+    /// many characters of instructions stayed out of the prompt. (It still picks a skill from the
+    /// catalog in the system prompt, as a model would.)
+    pub fn with_skills(skills: impl IntoIterator<Item = &'static Skill>) -> Self {
+        ScriptedModel {
+            skills: Some(skills.into_iter().collect()),
         }
     }
 
@@ -222,7 +225,7 @@ impl Demo {
     }
 }
 
-impl Provider for Demo {
+impl Provider for ScriptedModel {
     fn name(&self) -> &'static str {
         "demo"
     }

@@ -1,0 +1,111 @@
+//! The example agent's command line: help, version, and the flags it refuses, run on the binary
+//! `cargo test` builds for the `agent` example (found beside this test's own executable). None
+//! of these runs reaches a model.
+#![cfg(feature = "agent")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn example_binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile = exe.parent().and_then(Path::parent).unwrap();
+    profile.join("examples").join("agent")
+}
+
+fn run(args: &[&str]) -> Output {
+    run_with_cache(args, None)
+}
+
+/// Runs the binary; `cache` is where a loaded skill's files may be written (else nowhere).
+fn run_with_cache(args: &[&str], cache: Option<&Path>) -> Output {
+    let mut command = Command::new(example_binary());
+    if let Some(cache) = cache {
+        command.env("XDG_RUNTIME_DIR", cache);
+    } else {
+        command.env_remove("XDG_RUNTIME_DIR");
+    }
+    command
+        .args(args)
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .output()
+        .unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn help_lists_every_flag_and_version_prints_the_package_version() {
+    let help = run(&["--help"]);
+    assert!(help.status.success());
+    let text = String::from_utf8_lossy(&help.stdout);
+    for flag in [
+        "--provider",
+        "--model",
+        "--workdir",
+        "--max-turns",
+        "--yes",
+        "--no-sandbox",
+        "--require-sandbox",
+        "[PROMPT]...",
+        "anthropic",
+        "openai",
+        "demo",
+        "OPENAI_BASE_URL",
+    ] {
+        assert!(text.contains(flag), "{flag} missing from:\n{text}");
+    }
+    let version = run(&["--version"]);
+    assert!(version.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        format!("agent {}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn bad_flags_exit_2_before_anything_runs() {
+    for (args, says) in [
+        (&["--provider", "gemini", "x"][..], "invalid value 'gemini'"),
+        (&["--max-turns", "0", "x"], "invalid value '0'"),
+        (&["--max-turns", "many", "x"], "invalid value 'many'"),
+        (&["--model"], "a value is required"),
+        (
+            &["--no-sandbox", "--require-sandbox", "x"],
+            "cannot be used with",
+        ),
+        (&["--bogus", "x"], "unexpected argument '--bogus'"),
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+        // Nothing was set up: no provider line.
+        assert!(!stderr(&out).contains("provider:"), "{args:?}");
+    }
+}
+
+#[test]
+fn words_after_the_prompt_starts_are_prompt_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let workdir = dir.path().to_str().unwrap();
+    // `-v` after the first prompt word is part of the prompt, not an unknown flag; the
+    // scripted model echoes the task it was given.
+    let out = run_with_cache(
+        &[
+            "--provider=demo",
+            "-y",
+            "--workdir",
+            workdir,
+            "review",
+            "-v",
+            "--quietly",
+        ],
+        Some(&dir.path().join("cache")),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer = String::from_utf8_lossy(&out.stdout);
+    assert!(answer.contains("Task: review -v --quietly"), "{answer}");
+}
