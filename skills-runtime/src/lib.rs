@@ -56,6 +56,7 @@
 #[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
 pub mod agent;
 pub mod build;
+pub mod invoke;
 mod load;
 mod registry;
 mod resources;
