@@ -48,7 +48,7 @@ pub mod yaml;
 #[cfg(feature = "validate")]
 pub use bundle::{Bundle, Options, load};
 #[cfg(feature = "validate")]
-pub use diagnostic::{Diagnostic, Severity};
+pub use diagnostic::{Code, Diagnostic, Severity};
 #[cfg(feature = "validate")]
 pub use lint::{Level, LintOptions};
 #[cfg(feature = "validate")]

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::files::{ReadError, Unreachable, read_limited, real_path_within};
 use crate::skill::SkillDef;
 
@@ -80,6 +80,7 @@ pub fn collect(
         for entry in entries {
             let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
                 diagnostics.push(Diagnostic::error(
+                    Code::NonUtf8Path,
                     shown_dir,
                     format!("file name {:?} is not valid UTF-8", entry.file_name()),
                 ));
@@ -95,6 +96,7 @@ pub fn collect(
                 Ok(real) => real,
                 Err(Unreachable::Broken) => {
                     diagnostics.push(Diagnostic::error(
+                        Code::BrokenSymlink,
                         &shown,
                         format!("`{shown}` is a broken symlink"),
                     ));
@@ -103,6 +105,7 @@ pub fn collect(
                 Err(Unreachable::Outside(_)) => {
                     diagnostics.push(
                         Diagnostic::error(
+                            Code::SymlinkOutside,
                             &shown,
                             format!("`{shown}` is a symlink to a path outside the skills root"),
                         )
@@ -125,11 +128,11 @@ pub fn collect(
                     bytes,
                 }),
                 Err(ReadError::TooLarge(size)) => diagnostics.push(
-                    Diagnostic::error(&shown, format!("`{shown}` is {size} bytes, over the per-file limit of {max_file_size} bytes"))
+                    Diagnostic::error(Code::FileTooLarge, &shown, format!("`{shown}` is {size} bytes, over the per-file limit of {max_file_size} bytes"))
                         .with_help("raise the limit with `max_file_size = ...`, or ship the file another way"),
                 ),
                 Err(ReadError::Io(error)) => {
-                    diagnostics.push(Diagnostic::error(&shown, format!("cannot read `{shown}`: {error}")))
+                    diagnostics.push(Diagnostic::error(Code::Unreadable, &shown, format!("cannot read `{shown}`: {error}")))
                 }
             }
         }
@@ -277,8 +280,8 @@ pub fn check_references(skill: &SkillDef) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
     for reference in local_references(skill, &dirs) {
         let decoded = reference.target.replace("%20", " ");
-        let error = |message: String| {
-            Diagnostic::error(&skill.path, message).at(
+        let error = |code: Code, message: String| {
+            Diagnostic::error(code, &skill.path, message).at(
                 &skill.text,
                 reference.line,
                 reference.column,
@@ -286,10 +289,10 @@ pub fn check_references(skill: &SkillDef) -> Vec<Diagnostic> {
         };
         let Some(normalized) = normalize(&decoded) else {
             diagnostics.push(
-                error(format!(
-                    "`{}` points outside the skill folder",
-                    reference.target
-                ))
+                error(
+                    Code::LinkOutside,
+                    format!("`{}` points outside the skill folder", reference.target),
+                )
                 .with_help("a skill can only use files inside its own folder"),
             );
             continue;
@@ -302,10 +305,13 @@ pub fn check_references(skill: &SkillDef) -> Vec<Diagnostic> {
                         .starts_with(&format!("{}/", normalized.trim_end_matches('/')))
             });
         if !exists {
-            let mut diagnostic = error(format!(
-                "`{}` does not match any file in the skill folder",
-                reference.target
-            ));
+            let mut diagnostic = error(
+                Code::DanglingLink,
+                format!(
+                    "`{}` does not match any file in the skill folder",
+                    reference.target
+                ),
+            );
             let available: Vec<&str> = skill.resources.iter().map(|r| r.path.as_str()).collect();
             diagnostic = match crate::render::closest_match(&normalized, available.iter().copied())
             {
@@ -355,7 +361,10 @@ mod tests {
     fn problems(body: &str, files: &[&str]) -> Vec<String> {
         check_references(&skill_with(body, files))
             .iter()
-            .map(|d| format!("{}:{} {}", d.line, d.column, d.message))
+            .map(|d| {
+                let (line, column) = (d.line().unwrap_or(0), d.column().unwrap_or(0));
+                format!("{line}:{column} {}", d.message())
+            })
             .collect()
     }
 
