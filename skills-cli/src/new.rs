@@ -4,7 +4,7 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::Path;
 
-use skills_core::discover::display_root;
+use skills_core::display_root;
 use skills_core::render::json_string;
 use skills_core::skill::{self, ParseOptions};
 use skills_core::{Code, Diagnostic};

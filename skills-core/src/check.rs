@@ -10,7 +10,7 @@ use crate::skill::{SkillDef, Spanned};
 
 /// C1: two folders with the same name (from two roots) would shadow each other. One error per
 /// name, naming every path involved.
-pub fn duplicate_names(found: &[FoundSkill]) -> Vec<Diagnostic> {
+pub(crate) fn duplicate_names(found: &[FoundSkill]) -> Vec<Diagnostic> {
     let mut by_name: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for skill in found {
         by_name
@@ -39,7 +39,7 @@ pub fn duplicate_names(found: &[FoundSkill]) -> Vec<Diagnostic> {
 /// bundle, no skill names itself, and no skill both requires and conflicts with the same one.
 /// `bundle_names` holds every discovered skill, valid or not, so a broken target is not
 /// reported twice.
-pub fn references(skill: &SkillDef, bundle_names: &BTreeSet<String>) -> Vec<Diagnostic> {
+pub(crate) fn references(skill: &SkillDef, bundle_names: &BTreeSet<String>) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
     let error = |code: Code, at: &Spanned<String>, message: String| {
         Diagnostic::error(code, &skill.path, message).at(&skill.text, at.line, at.column)

@@ -320,7 +320,7 @@ impl fmt::Display for Details<'_> {
 }
 
 /// Sorts diagnostics by file, then position, so output is deterministic.
-pub fn sort(diagnostics: &mut [Diagnostic]) {
+pub(crate) fn sort(diagnostics: &mut [Diagnostic]) {
     // Stable: problems at the same place keep the order the rules found them in. An unknown
     // position (the file as a whole) sorts first.
     diagnostics.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));

@@ -8,7 +8,7 @@ use crate::files::{Unreachable, real_path_within};
 
 /// One `SKILL.md` found under a root.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FoundSkill {
+pub(crate) struct FoundSkill {
     /// The folder name, which must equal the skill's `name`.
     pub dir_name: String,
     /// The file on disk.
@@ -34,7 +34,7 @@ pub fn display_root(root: &str) -> String {
 }
 
 /// Finds every skill folder in `root` (resolved against `manifest_dir`), sorted by folder name.
-pub fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec<Diagnostic>) {
+pub(crate) fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec<Diagnostic>) {
     let shown_root = display_root(root);
     let root_path = manifest_dir.join(root);
     let mut found = Vec::new();

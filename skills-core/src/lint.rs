@@ -42,9 +42,9 @@ pub const MAX_BODY_LINES: usize = 500;
 /// Estimated-token guidance of the Agent Skills spec.
 pub const MAX_BODY_TOKENS: usize = 5_000;
 /// Word overlap (Jaccard) from which two descriptions are "too alike".
-pub const SIMILARITY_THRESHOLD: f64 = 0.6;
+pub(crate) const SIMILARITY_THRESHOLD: f64 = 0.6;
 /// Shared words needed as well, so two short descriptions ("Does x.", "Does y.") do not trip it.
-pub const MIN_SHARED_WORDS: usize = 4;
+pub(crate) const MIN_SHARED_WORDS: usize = 4;
 
 /// Lint levels and settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,6 +105,7 @@ impl LintOptions {
 
 /// Estimated tokens of a text: one per four characters, the usual rule of thumb for English
 /// and code with current tokenizers.
+#[doc(hidden)]
 pub fn estimate_tokens(text: &str) -> usize {
     text.chars().count().div_ceil(4)
 }
@@ -133,7 +134,7 @@ fn finding(
 }
 
 /// The per-skill lints.
-pub fn lint_skill(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnostic> {
+pub(crate) fn lint_skill(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     out.extend(long_body(skill, options.long_body));
     out.extend(prompt_override(skill, options.prompt_override));
@@ -142,7 +143,7 @@ pub fn lint_skill(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnostic> {
 }
 
 /// The lints across skills.
-pub fn lint_bundle(skills: &[SkillDef], options: &LintOptions) -> Vec<Diagnostic> {
+pub(crate) fn lint_bundle(skills: &[SkillDef], options: &LintOptions) -> Vec<Diagnostic> {
     similar_descriptions(skills, options.similar_descriptions)
 }
 

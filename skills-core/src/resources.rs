@@ -12,11 +12,11 @@ use crate::skill::SkillDef;
 
 /// Names skipped in every skill folder, besides hidden files (names starting with `.`, which
 /// covers `.DS_Store`).
-pub const DEFAULT_IGNORE: &[&str] = &["__pycache__", "*.pyc"];
+pub(crate) const DEFAULT_IGNORE: &[&str] = &["__pycache__", "*.pyc"];
 
 /// Folders that, by the Agent Skills convention, hold a skill's files. A code span such as
 /// `scripts/fill.py` is checked when its first segment is one of these or a folder of the skill.
-pub const CONVENTIONAL_DIRS: &[&str] = &["references", "scripts", "assets"];
+pub(crate) const CONVENTIONAL_DIRS: &[&str] = &["references", "scripts", "assets"];
 
 /// One embedded file of a skill.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,7 +36,7 @@ pub struct ResourceDef {
 }
 
 /// Whether `name` matches an ignore pattern: an exact name, or `*` wildcards within one name.
-pub fn is_ignored(name: &str, patterns: &[String]) -> bool {
+pub(crate) fn is_ignored(name: &str, patterns: &[String]) -> bool {
     name.starts_with('.')
         || DEFAULT_IGNORE.iter().any(|p| wildcard_match(p, name))
         || patterns.iter().any(|p| wildcard_match(p, name))
@@ -61,7 +61,7 @@ fn wildcard_match(pattern: &str, name: &str) -> bool {
 
 /// Walks a skill folder and returns every file except `SKILL.md` and ignored names, sorted by
 /// path. Symlinks are followed only while they stay inside `real_root` (rule D4).
-pub fn collect(
+pub(crate) fn collect(
     skill_dir: &Path,
     shown_dir: &str,
     real_root: &Path,
@@ -154,7 +154,7 @@ fn is_executable(_: &fs::Metadata) -> bool {
 
 /// A reference to a file of the skill found in its body.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LocalReference {
+pub(crate) struct LocalReference {
     /// The path as written (anchor and query removed).
     pub target: String,
     /// 1-based line in `SKILL.md`.
@@ -166,7 +166,10 @@ pub struct LocalReference {
 /// Finds the body's references into its own folder: relative Markdown link and image targets
 /// (inline and reference definitions), and code spans whose first segment is a resource folder.
 /// Fenced code blocks are skipped: what they hold is code, not links.
-pub fn local_references(skill: &SkillDef, resource_dirs: &BTreeSet<String>) -> Vec<LocalReference> {
+pub(crate) fn local_references(
+    skill: &SkillDef,
+    resource_dirs: &BTreeSet<String>,
+) -> Vec<LocalReference> {
     let mut found = Vec::new();
     let mut fence: Option<&str> = None;
     for (index, line) in skill.body().lines().enumerate() {
@@ -271,7 +274,7 @@ fn normalize(target: &str) -> Option<String> {
 
 /// The rule: every local reference in the body resolves to an embedded file (or a folder of
 /// them, or `SKILL.md` itself).
-pub fn check_references(skill: &SkillDef) -> Vec<Diagnostic> {
+pub(crate) fn check_references(skill: &SkillDef) -> Vec<Diagnostic> {
     let dirs: BTreeSet<String> = skill
         .resources
         .iter()
@@ -408,5 +411,25 @@ mod tests {
         assert!(is_ignored("notes.bak", &["*.bak".into()]));
         assert!(is_ignored("draft-1.md", &["draft-*.md".into()]));
         assert!(!is_ignored("final.md", &["draft-*.md".into()]));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// The link checker and the lints read arbitrary Markdown: they must never panic.
+        #[test]
+        fn link_checker_and_lints_never_panic(body in "[ -~\n\t`\\[\\]()#:/.éü漢]{1,300}") {
+            let text = format!("---\nname: x\ndescription: d\n---\nx{body}\n");
+            if let (Some(mut skill), _) = parse("s/x/SKILL.md", "x", text.as_bytes(), &ParseOptions::default()) {
+                skill.resources.clear();
+                let _ = check_references(&skill);
+                let options = crate::LintOptions {
+                    external_urls: crate::Level::Warn,
+                    ..Default::default()
+                };
+                let _ = crate::lint::lint_skill(&skill, &options);
+                let _ = crate::lint::lint_bundle(&[skill.clone(), skill], &options);
+            }
+        }
     }
 }

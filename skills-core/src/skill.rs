@@ -27,13 +27,13 @@ pub const KNOWN_KEYS: &[&str] = &[
 ];
 
 /// Limits of the field table.
-pub const MAX_NAME_CHARS: usize = 64;
+pub(crate) const MAX_NAME_CHARS: usize = 64;
 /// Maximum `description` length in characters.
-pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+pub(crate) const MAX_DESCRIPTION_CHARS: usize = 1024;
 /// Maximum `compatibility` length in characters.
-pub const MAX_COMPATIBILITY_CHARS: usize = 500;
+pub(crate) const MAX_COMPATIBILITY_CHARS: usize = 500;
 /// Maximum `when-not-to-use` length in characters.
-pub const MAX_WHEN_NOT_TO_USE_CHARS: usize = 512;
+pub(crate) const MAX_WHEN_NOT_TO_USE_CHARS: usize = 512;
 
 /// A value together with where it was written in `SKILL.md`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use crate::diagnostic::{Code, Diagnostic};
 
 /// A normalized `SKILL.md` split into its parts. Ranges are byte ranges into `text`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Document {
+pub(crate) struct Document {
     /// The whole file after T2 (BOM dropped, line endings LF): what is embedded and hashed.
     pub text: String,
     /// The YAML between the two `---` lines (may be empty).
@@ -33,7 +33,7 @@ impl Document {
 }
 
 /// T1 and T2: the file as UTF-8 text with one leading BOM dropped and CRLF / lone CR made LF.
-pub fn decode(path: &str, bytes: &[u8]) -> Result<String, Diagnostic> {
+pub(crate) fn decode(path: &str, bytes: &[u8]) -> Result<String, Diagnostic> {
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
         Err(error) => {
@@ -68,7 +68,7 @@ fn is_delimiter(line: &str) -> bool {
 }
 
 /// T3-T5: splits normalized text into frontmatter and body.
-pub fn split(path: &str, text: String) -> Result<Document, Diagnostic> {
+pub(crate) fn split(path: &str, text: String) -> Result<Document, Diagnostic> {
     let mut lines = text.split_inclusive('\n');
     let first = lines.next().unwrap_or("");
     if !is_delimiter(first.trim_end_matches('\n')) {

@@ -18,7 +18,7 @@ const MAX_NODES: usize = 10_000;
 
 /// A YAML value with its position.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Node {
+pub(crate) struct Node {
     /// The value.
     pub value: Value,
     /// 1-based line in `SKILL.md`.
@@ -29,7 +29,7 @@ pub struct Node {
 
 /// A YAML value, resolved with the YAML 1.2 core schema.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Value {
+pub(crate) enum Value {
     /// `~`, `null` or nothing.
     Null,
     /// `true` or `false`.
@@ -69,7 +69,7 @@ impl Value {
 }
 
 /// Where the frontmatter sits in the file, to turn fragment positions into file positions.
-pub struct Source<'a> {
+pub(crate) struct Source<'a> {
     /// Path shown in diagnostics.
     pub path: &'a str,
     /// The whole normalized file, for quoting lines.
@@ -98,7 +98,7 @@ impl Source<'_> {
 
 /// Parses the frontmatter. Returns the root node (when the YAML could be parsed) and every
 /// problem found: syntax errors, tab indentation, duplicate keys, aliases out of bounds.
-pub fn parse(source: &Source<'_>) -> (Option<Node>, Vec<Diagnostic>) {
+pub(crate) fn parse(source: &Source<'_>) -> (Option<Node>, Vec<Diagnostic>) {
     let tab_errors = tab_indentation(source);
     if !tab_errors.is_empty() {
         // The parser would only repeat the same complaint less clearly.

@@ -3,7 +3,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use skills_core::render::{self, CatalogEntry};
-use skills_core::{Bundle, SkillDef, discover::display_root};
+use skills_core::{Bundle, SkillDef, display_root};
 
 use crate::args::Args;
 
