@@ -5,49 +5,29 @@ use std::env;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use skills_core::{Bundle, Diagnostic, Level, Severity};
+use skills_core::{Bundle, Diagnostic};
 
 use crate::args::Source;
 
 /// Loads `source`, resolving its roots against the current directory (the macro resolves them
 /// against the crate's manifest directory; run the command from there to get the same paths),
-/// then applies the `warnings` group level (`-D warnings`, `-A warnings`).
+/// with the `warnings` group level (`-D warnings`, `-A warnings`) applied to the lints: what
+/// `#![deny(warnings)]` (or `allow`) in the consuming crate does to the macro's warnings, every
+/// lint still at `warn` after the per-lint levels becomes an error, or goes away.
 pub fn load(source: &Source) -> Bundle {
-    let mut bundle = skills_core::load(&base_dir(), &source.roots(), &source.options);
-    apply_warnings_level(&mut bundle, source.warnings);
-    bundle
-}
-
-/// What `#![deny(warnings)]` (or `allow`) in the consuming crate does to the macro's warnings:
-/// every diagnostic still a warning after the per-lint levels becomes an error, or goes away.
-fn apply_warnings_level(bundle: &mut Bundle, level: Level) {
-    match level {
-        Level::Warn => {}
-        Level::Allow => bundle.diagnostics.retain(Diagnostic::is_error),
-        Level::Deny => {
-            for diagnostic in &mut bundle.diagnostics {
-                diagnostic.severity = Severity::Error;
-            }
-        }
-    }
+    let mut options = source.options.clone();
+    options.lints.set_warnings(source.warnings);
+    skills_core::load(&base_dir(), &source.roots(), &options)
 }
 
 fn base_dir() -> PathBuf {
     env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
 }
 
-/// `error` or `warning`, as the compiler labels a diagnostic.
-pub fn severity_label(diagnostic: &Diagnostic) -> &'static str {
-    match diagnostic.severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    }
-}
-
-/// Writes one diagnostic as cargo shows the macro's compile error: `error: ` then
-/// [`Diagnostic`]'s `Display`, then a blank line.
+/// Writes one diagnostic as [`Diagnostic`]'s `Display` renders it (`error[skills::code]: `,
+/// then what the macro's compile error says), then a blank line.
 pub fn write_diagnostic(w: &mut dyn Write, diagnostic: &Diagnostic) -> io::Result<()> {
-    writeln!(w, "{}: {diagnostic}\n", severity_label(diagnostic))
+    writeln!(w, "{diagnostic}\n")
 }
 
 /// Errors and warnings in `bundle`.

@@ -43,18 +43,19 @@ pub fn run(source: &Source, format: CheckFormat, streams: &mut Streams<'_>) -> i
     Ok(code)
 }
 
-/// One diagnostic for machines. `line` and `column` are `null` when the problem concerns a
-/// whole file or folder; `rendered` is the text form, as the compiler prints it.
+/// One diagnostic for machines. `code` names the rule (`name-mismatch`); `line` and `column`
+/// are `null` when unknown (a problem with a whole file or folder); `rendered` is the text form,
+/// as `skills check` prints it.
 fn diagnostic_json(diagnostic: &Diagnostic) -> Value {
-    let position = |n: usize| if n == 0 { Value::Null } else { json!(n) };
     json!({
-        "severity": bundle::severity_label(diagnostic),
-        "path": diagnostic.path,
-        "line": position(diagnostic.line),
-        "column": position(diagnostic.column),
-        "message": diagnostic.message,
-        "help": diagnostic.help,
-        "source_line": diagnostic.source_line,
+        "severity": diagnostic.severity().as_str(),
+        "code": diagnostic.code().as_str(),
+        "path": diagnostic.path(),
+        "line": diagnostic.line(),
+        "column": diagnostic.column(),
+        "message": diagnostic.message(),
+        "help": diagnostic.help(),
+        "source_line": diagnostic.source_line(),
         "rendered": diagnostic.to_string(),
     })
 }

@@ -4,10 +4,10 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::Path;
 
-use skills_core::Diagnostic;
-use skills_core::discover::display_root;
+use skills_core::display_root;
 use skills_core::render::json_string;
 use skills_core::skill::{self, ParseOptions};
+use skills_core::{Code, Diagnostic};
 
 use crate::output::Streams;
 
@@ -80,7 +80,13 @@ fn skeleton_file(name: &str, display_path: &str) -> Result<String, Diagnostic> {
         (None, diagnostics) => Err(diagnostics
             .into_iter()
             .find(Diagnostic::is_error)
-            .unwrap_or_else(|| Diagnostic::error(display_path, "rejected by the skill rules"))),
+            .unwrap_or_else(|| {
+                Diagnostic::error(
+                    Code::InvalidName,
+                    display_path,
+                    "rejected by the skill rules",
+                )
+            })),
     }
 }
 
@@ -101,9 +107,9 @@ pub fn run(name: &str, dir: &str, streams: &mut Streams<'_>) -> io::Result<u8> {
             writeln!(
                 streams.err,
                 "error: invalid skill name `{name}`: {}",
-                problem.message
+                problem.message()
             )?;
-            if let Some(help) = &problem.help {
+            if let Some(help) = problem.help() {
                 writeln!(streams.err, "  = help: {help}")?;
             }
             return Ok(2);
@@ -190,6 +196,6 @@ mod tests {
             assert!(text.contains(&format!("\nname: \"{name}\"\n")), "{text}");
         }
         let problem = skeleton_file("a--b", path).unwrap_err();
-        assert_eq!(problem.message, "`name` must not contain `--`");
+        assert_eq!(problem.message(), "`name` must not contain `--`");
     }
 }

@@ -214,22 +214,12 @@ fn check_reports_every_error_in_the_compile_error_format() {
     assert_eq!(bundle.diagnostics.len(), 5);
     let mut expected = String::new();
     for diagnostic in &bundle.diagnostics {
-        expected.push_str(&format!("error: {diagnostic}\n\n"));
+        expected.push_str(&format!("{diagnostic}\n\n"));
     }
     expected.push_str("checked 5 skills: 5 errors\n");
     assert_eq!(run.stdout, expected);
-    // And the places a reader needs, independently of core.
-    for needle in [
-        "  --> broken/wrong-name/SKILL.md:2:7",
-        "  --> broken/number-version/SKILL.md:4:10",
-        "  --> broken/typo-key/SKILL.md:4:1",
-        "  --> broken/no-description/SKILL.md:1:1",
-        "  --> broken/near-miss\n",
-        "= help: quote it: `version: \"1.5\"`",
-        "did you mean `license`?",
-    ] {
-        assert_contains(&run.stdout, needle);
-    }
+    // And what a reader sees (codes, places, lines, carets, help), independently of core.
+    insta::assert_snapshot!("check_broken", run.stdout);
 }
 
 #[test]
@@ -239,32 +229,27 @@ fn check_json_is_a_parseable_document() {
     let document: Value = serde_json::from_str(&run.stdout).expect("valid JSON");
     let diagnostics = document["diagnostics"].as_array().expect("an array");
     assert_eq!(diagnostics.len(), 5);
-    assert!(diagnostics.iter().all(|d| d["severity"] == "error"));
-    let wrong_name = diagnostics
+    // One code per rule, the same as in the text form.
+    let codes: Vec<&str> = diagnostics
         .iter()
-        .find(|d| d["path"] == "broken/wrong-name/SKILL.md")
-        .expect("the wrong-name error");
-    assert_eq!(wrong_name["line"], 2);
-    assert_eq!(wrong_name["column"], 7);
-    assert_eq!(wrong_name["source_line"], "name: other-name");
-    assert!(
-        wrong_name["message"]
-            .as_str()
-            .unwrap()
-            .contains("`other-name`")
+        .map(|d| d["code"].as_str().expect("a code"))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "missing-skill-md",
+            "missing-key",
+            "wrong-type",
+            "unknown-key",
+            "name-mismatch"
+        ]
     );
-    assert!(wrong_name["help"].is_string());
-    let near_miss = diagnostics
-        .iter()
-        .find(|d| d["path"] == "broken/near-miss")
-        .expect("the near-miss error");
+    // A problem with a whole folder has no position: `null`, never 0.
+    let near_miss = &diagnostics[0];
+    assert_eq!(near_miss["path"], "broken/near-miss");
     assert!(near_miss["line"].is_null() && near_miss["column"].is_null());
-    assert!(
-        near_miss["rendered"]
-            .as_str()
-            .unwrap()
-            .starts_with("skill folder `broken/near-miss` has no SKILL.md\n  --> broken/near-miss")
-    );
+    // Every field of every diagnostic, reviewed once.
+    insta::assert_snapshot!("check_broken_json", run.stdout);
     let summary = &document["summary"];
     assert_eq!(summary["skills"], 5);
     assert_eq!(summary["valid"], 1);
@@ -279,6 +264,42 @@ fn check_json_is_a_parseable_document() {
     assert_eq!(document["diagnostics"], Value::Array(Vec::new()));
     assert_eq!(document["summary"]["ok"], true);
     assert_eq!(document["summary"]["valid"], 2);
+}
+
+/// The JSON example in skills-cli's README is what `skills check --format json` prints for the
+/// bundle it describes.
+#[test]
+fn the_readme_json_example_is_real_output() {
+    let temp = tempfile::tempdir().unwrap();
+    write_skill(
+        temp.path(),
+        "skills",
+        "a",
+        "A skill. Use in tests.",
+        "Do it.",
+    );
+    write_skill(
+        temp.path(),
+        "skills",
+        "b",
+        "B skill. Use in tests.",
+        "Do it.",
+    );
+    write_file(
+        temp.path(),
+        "skills/x/SKILL.md",
+        "---\nname: x\ndescription: X skill. Use in tests.\nversion: 1.5\n---\n\nDo it.\n",
+    );
+    let run = skills_in(temp.path(), &["check", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("skills-cli/README.md");
+    let example = readme
+        .split_once("```json\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map(|(block, _)| block)
+        .expect("a ```json block in the README");
+    assert_eq!(run.stdout, example);
 }
 
 #[test]
@@ -337,9 +358,7 @@ fn warnings_are_shown_but_do_not_fail() {
     );
     let run = skills_in(temp.path(), &["check"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
-    assert_starts_with(&run.stdout, "warning: ");
-    assert_contains(&run.stdout, "  --> skills/long/SKILL.md:");
-    assert_ends_with(&run.stdout, "checked 1 skill: 0 errors, 1 warning\n");
+    insta::assert_snapshot!("check_long_body_warning", run.stdout);
 
     let run = skills_in(temp.path(), &["check", "--format", "json"]);
     assert_eq!(run.code, 0);
@@ -352,7 +371,7 @@ fn warnings_are_shown_but_do_not_fail() {
     let run = skills_in(temp.path(), &["list"]);
     assert_eq!(run.code, 0);
     assert_starts_with(&run.stdout, "long  -  Long skill.");
-    assert_starts_with(&run.stderr, "warning: ");
+    assert_starts_with(&run.stderr, "warning[skills::long-body]: ");
 }
 
 // ---- the macro's options as flags -----------------------------------------------------
@@ -495,7 +514,7 @@ fn lint_levels_the_rustc_way() {
     sneaky(temp.path());
     let run = skills_in(temp.path(), &["check"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
-    assert_starts_with(&run.stdout, "warning: instruction that tries to override");
+    insta::assert_snapshot!("check_prompt_override_warning", run.stdout);
 
     for deny in [
         &["-D", "prompt_override"][..],
@@ -508,7 +527,7 @@ fn lint_levels_the_rustc_way() {
         assert_eq!(run.code, 1, "{args:?}: {}", run.stdout);
         assert!(
             run.stdout
-                .starts_with("error: instruction that tries to override"),
+                .starts_with("error[skills::prompt-override]: instruction that tries to override"),
             "{args:?}: {}",
             run.stdout
         );
@@ -540,7 +559,7 @@ fn lint_levels_the_rustc_way() {
         temp.path(),
         &["check", "-A", "prompt_override", "-W", "prompt_override"],
     );
-    assert_starts_with(&run.stdout, "warning: ");
+    assert_starts_with(&run.stdout, "warning[skills::prompt-override]: ");
 
     // `-W` raises a lint that is allowed by default.
     write_skill(
@@ -557,14 +576,17 @@ fn lint_levels_the_rustc_way() {
         &["check", "-A", "prompt_override", "-W", "external_urls"],
     );
     assert_eq!(run.code, 0);
-    assert_contains(&run.stdout, "api.example.com");
+    assert_starts_with(
+        &run.stdout,
+        "warning[skills::external-urls]: link to `api.example.com`",
+    );
     assert_ends_with(&run.stdout, "0 errors, 1 warning\n");
 
     // The listing commands share the flags: a denied lint is a bundle that does not build.
     let run = skills_in(temp.path(), &["list", "-D", "prompt_override"]);
     assert_eq!(run.code, 1);
     assert_eq!(run.stdout, "");
-    assert_starts_with(&run.stderr, "error: instruction");
+    assert_starts_with(&run.stderr, "error[skills::prompt-override]: instruction");
 }
 
 #[test]
@@ -574,7 +596,10 @@ fn the_warnings_group_is_deny_warnings() {
     // `#![deny(warnings)]` in the crate: every warning is an error.
     let run = skills_in(temp.path(), &["check", "-D", "warnings"]);
     assert_eq!(run.code, 1, "{}", run.stdout);
-    assert_starts_with(&run.stdout, "error: instruction");
+    // The same text as `-D prompt_override`: the lint's own code, now an error.
+    let denied = skills_in(temp.path(), &["check", "-D", "prompt_override"]);
+    assert_eq!(run.stdout, denied.stdout);
+    assert_starts_with(&run.stdout, "error[skills::prompt-override]: instruction");
     assert_ends_with(&run.stdout, "checked 1 skill: 1 error\n");
     let run = skills_in(
         temp.path(),
@@ -675,13 +700,8 @@ fn listing_commands_refuse_a_broken_bundle() {
         let run = skills(args);
         assert_eq!(run.code, 1, "{args:?}");
         assert_eq!(run.stdout, "", "{args:?}");
-        assert!(
-            run.stderr.contains("error: `name` is `other-name`"),
-            "{args:?}: {}",
-            run.stderr
-        );
-        assert_contains(&run.stderr, "  --> broken/wrong-name/SKILL.md:2:7");
-        assert_ends_with(&run.stderr, "checked 5 skills: 5 errors\n");
+        // What `check` prints, on stderr.
+        assert_eq!(run.stderr, skills(&["check", "broken"]).stdout, "{args:?}");
     }
 }
 
@@ -736,6 +756,7 @@ body: 4 lines
         ),
     );
     assert_ne!(beta.tree_sha256, beta.sha256);
+    insta::assert_snapshot!("show_beta", run.stdout);
 }
 
 #[test]
@@ -829,6 +850,8 @@ fn stats_per_skill_and_total() {
         ),
     );
     assert_contains(&run.stdout, "characters / 4");
+    // The whole report as a reader sees it: column layout, totals and the closing notes.
+    insta::assert_snapshot!("stats_valid", run.stdout);
 }
 
 #[test]

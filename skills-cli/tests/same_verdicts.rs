@@ -1,16 +1,16 @@
-//! `skills check` catches exactly what the build catches (issue 4).
+//! `skills check` catches exactly what the build catches.
 //!
 //! The root package's trybuild cases are the build's side: `tests/ui/*.rs` must fail to compile,
 //! with the errors recorded in their `.stderr` snapshots, and `tests/ui/pass/*.rs` must compile.
 //! Each case calls `skills_runtime::embed_skills!("tests/fixtures/<case>", options...)` with roots
-//! relative to the workspace root. This test reads every case, turns each `embed_skills!` call
-//! into a `skills check` command line (roots as `DIR`s, each option as its flag,
+//! relative to the workspace root. This test parses every case with `syn`, turns each
+//! `embed_skills!` call into a `skills check` command line (roots as `DIR`s, each option as its flag,
 //! `#![deny(warnings)]` as `-D warnings`), runs the built binary from the workspace root, and
 //! compares:
 //!
 //! - a compile-fail case exits 1, and every `--> path:line:col` of its snapshot that names a
 //!   fixture (not the `tests/ui/*.rs` span of the macro call) appears in the output under the
-//!   same message; conversely the output holds exactly as many `error:` diagnostics as the
+//!   same code and message; conversely the output holds exactly as many errors as the
 //!   snapshot;
 //! - a pass case exits 0 (and, when it denies warnings, prints no warning).
 //!
@@ -20,6 +20,11 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use syn::Token;
+use syn::ext::IdentExt;
+use syn::parse::{Parse, ParseStream};
+use syn::visit::Visit;
 
 const BIN: &str = env!("CARGO_BIN_EXE_skills");
 
@@ -47,134 +52,176 @@ fn workspace() -> PathBuf {
 
 // ---- reading an `embed_skills!(...)` call ------------------------------------------------
 
-/// The characters of `text` outside string literals (quotes included in neither), with their
-/// byte offsets and the bracket depth after each: `(` and `[` open, `)` and `]` close.
-fn code_chars(text: &str) -> impl Iterator<Item = (usize, char, i32)> + '_ {
-    let mut depth = 0;
-    let mut in_string = false;
-    let mut escaped = false;
-    text.char_indices().filter_map(move |(i, c)| {
-        if in_string {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
+/// One argument of an `embed_skills!` call: a root, or an option.
+enum MacroArg {
+    Root(syn::LitStr),
+    Option { key: String, value: syn::Expr },
+}
+
+/// The arguments of one call, in order, as the macro's own parser reads them: string literals
+/// are roots, `key = value` pairs are options (`crate` is a keyword, hence `parse_any`).
+struct MacroArgs(Vec<MacroArg>);
+
+impl Parse for MacroArgs {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let mut args = Vec::new();
+        while !input.is_empty() {
+            if input.peek(syn::LitStr) {
+                args.push(MacroArg::Root(input.parse()?));
+            } else {
+                let key = syn::Ident::parse_any(input)?.to_string();
+                input.parse::<Token![=]>()?;
+                args.push(MacroArg::Option {
+                    key,
+                    value: input.parse()?,
+                });
             }
-            return None;
-        }
-        match c {
-            '"' => {
-                in_string = true;
-                return None;
+            if input.is_empty() {
+                break;
             }
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth -= 1,
-            _ => {}
+            input.parse::<Token![,]>()?;
         }
-        Some((i, c, depth))
-    })
-}
-
-/// The argument text of every `embed_skills!(...)` call in `source`.
-fn macro_calls(source: &str) -> Vec<String> {
-    let mut calls = Vec::new();
-    let mut rest = source;
-    while let Some(start) = rest.find("embed_skills!(") {
-        let after = &rest[start + "embed_skills!(".len()..];
-        let (end, _, _) = code_chars(after)
-            .find(|&(_, _, depth)| depth < 0)
-            .expect("a closed embed_skills! call");
-        calls.push(after[..end].to_owned());
-        rest = &after[end..];
+        Ok(MacroArgs(args))
     }
-    calls
 }
 
-/// Splits `text` at the commas outside strings and brackets; drops empty pieces (trailing comma).
-fn split_top_level(text: &str) -> Vec<String> {
-    let mut parts = Vec::new();
-    let mut start = 0;
-    for (i, c, depth) in code_chars(text) {
-        if c == ',' && depth == 0 {
-            parts.push(&text[start..i]);
-            start = i + 1;
+/// What a case file holds: its `embed_skills!` calls (parsed, or the parse error) and whether
+/// it denies warnings crate-wide.
+struct CaseSource {
+    calls: Vec<Result<MacroArgs, String>>,
+    denies_warnings: bool,
+}
+
+/// Collects every `embed_skills!` invocation, wherever it sits (a `static`, a `const`, a
+/// function body).
+#[derive(Default)]
+struct FindCalls(Vec<Result<MacroArgs, String>>);
+
+impl<'ast> Visit<'ast> for FindCalls {
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if mac
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "embed_skills")
+        {
+            self.0.push(
+                mac.parse_body::<MacroArgs>()
+                    .map_err(|e| format!("the call does not parse: {e}")),
+            );
         }
+        syn::visit::visit_macro(self, mac);
     }
-    parts.push(&text[start..]);
-    parts
-        .into_iter()
-        .map(str::trim)
-        .filter(|part| !part.is_empty())
-        .map(str::to_owned)
-        .collect()
 }
 
-/// The value of a plain string literal: `"tests/fixtures/x"` -> `tests/fixtures/x`.
-fn string_literal(text: &str) -> Result<String, String> {
-    let inner = text
-        .strip_prefix('"')
-        .and_then(|t| t.strip_suffix('"'))
-        .ok_or_else(|| format!("expected a string literal, found `{text}`"))?;
-    if inner.contains('\\') {
-        return Err(format!("escapes are not supported in `{text}`"));
+fn read_case(source: &str) -> CaseSource {
+    let file = syn::parse_file(source).expect("a UI case is valid Rust");
+    let mut finder = FindCalls::default();
+    finder.visit_file(&file);
+    CaseSource {
+        calls: finder.0,
+        denies_warnings: denies_warnings(&file.attrs),
     }
-    Ok(inner.to_owned())
+}
+
+/// Whether `#![deny(warnings)]` (or `deny(deprecated)`, which is how the macro's warnings
+/// reach the compiler) turns the macro's warnings into errors.
+fn denies_warnings(attrs: &[syn::Attribute]) -> bool {
+    attrs
+        .iter()
+        .filter(|attr| {
+            matches!(attr.style, syn::AttrStyle::Inner(_)) && attr.path().is_ident("deny")
+        })
+        .any(|attr| {
+            let mut found = false;
+            let _ = attr.parse_nested_meta(|meta| {
+                found |= meta.path.is_ident("warnings") || meta.path.is_ident("deprecated");
+                Ok(())
+            });
+            found
+        })
+}
+
+/// The value of a string literal expression.
+fn string_literal(key: &str, value: &syn::Expr) -> Result<String, String> {
+    match value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(text),
+            ..
+        }) => Ok(text.value()),
+        _ => Err(format!("`{key}` takes a string literal")),
+    }
 }
 
 /// `["a", "b"]` -> `a`, `b`.
-fn string_list(text: &str) -> Result<Vec<String>, String> {
-    let inner = text
-        .strip_prefix('[')
-        .and_then(|t| t.strip_suffix(']'))
-        .ok_or_else(|| format!("expected a list of strings, found `{text}`"))?;
-    split_top_level(inner)
-        .iter()
-        .map(|item| string_literal(item))
-        .collect()
+fn string_list(key: &str, value: &syn::Expr) -> Result<Vec<String>, String> {
+    match value {
+        syn::Expr::Array(array) => array
+            .elems
+            .iter()
+            .map(|item| string_literal(key, item))
+            .collect(),
+        _ => Err(format!("`{key}` takes a list of strings")),
+    }
+}
+
+/// An integer literal as written (`1_000_000`), which is what the CLI's flag accepts.
+fn integer(key: &str, value: &syn::Expr) -> Result<String, String> {
+    match value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(number),
+            ..
+        }) => Ok(number.to_string()),
+        _ => Err(format!("`{key}` takes an integer")),
+    }
 }
 
 /// The `skills check` arguments equivalent to one call's arguments: the roots, then one flag per
 /// option. `Err` when the call itself is malformed (no root, unknown option, bad value), which
 /// the macro rejects before it looks at any folder.
-fn check_args(call: &str) -> Result<Vec<String>, String> {
+fn check_args(call: &MacroArgs) -> Result<Vec<String>, String> {
     let mut roots = Vec::new();
     let mut flags = Vec::new();
-    for arg in split_top_level(call) {
-        if arg.starts_with('"') {
-            roots.push(string_literal(&arg)?);
-            continue;
-        }
-        let (key, value) = arg
-            .split_once('=')
-            .ok_or_else(|| format!("expected a root or `key = value`, found `{arg}`"))?;
-        let (key, value) = (key.trim(), value.trim());
+    for arg in &call.0 {
+        let (key, value) = match arg {
+            MacroArg::Root(root) => {
+                roots.push(root.value());
+                continue;
+            }
+            MacroArg::Option { key, value } => (key.as_str(), value),
+        };
         let mut flag = |name: &str, value: String| {
             flags.push(name.to_owned());
             flags.push(value);
         };
         match key {
-            "max_file_size" => flag("--max-file-size", value.to_owned()),
-            "max_bundle_size" => flag("--max-bundle-size", value.to_owned()),
+            "max_file_size" => flag("--max-file-size", integer(key, value)?),
+            "max_bundle_size" => flag("--max-bundle-size", integer(key, value)?),
             "allow_unknown_keys" | "infer_missing_fields" => match value {
-                "true" => flags.push(format!("--{}", key.replace('_', "-"))),
-                "false" => {}
-                other => return Err(format!("`{key}` takes a bool, found `{other}`")),
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Bool(on),
+                    ..
+                }) => {
+                    if on.value {
+                        flags.push(format!("--{}", key.replace('_', "-")));
+                    }
+                }
+                _ => return Err(format!("`{key}` takes a bool")),
             },
             "ignore" => {
-                for pattern in string_list(value)? {
+                for pattern in string_list(key, value)? {
                     flag("--ignore", pattern);
                 }
             }
             "allowed_hosts" => {
-                for host in string_list(value)? {
+                for host in string_list(key, value)? {
                     flag("--allowed-host", host);
                 }
             }
             // Where the generated code finds the runtime: nothing to do with validation.
             "crate" => {}
             lint if skills_core::lint::LINT_NAMES.contains(&lint) => {
-                let level = string_literal(value)?;
+                let level = string_literal(key, value)?;
                 let short = match level.as_str() {
                     "allow" => "-A",
                     "warn" => "-W",
@@ -191,14 +238,6 @@ fn check_args(call: &str) -> Result<Vec<String>, String> {
     }
     roots.extend(flags);
     Ok(roots)
-}
-
-/// Whether the case denies warnings crate-wide, turning the macro's warnings into errors.
-fn denies_warnings(source: &str) -> bool {
-    source.lines().any(|line| {
-        let line = line.trim();
-        line.starts_with("#![deny(") && (line.contains("warnings") || line.contains("deprecated"))
-    })
 }
 
 // ---- running the command -----------------------------------------------------------------
@@ -221,18 +260,31 @@ fn skills_check(args: &[String]) -> Run {
     }
 }
 
-/// The diagnostic lines `error: ...` (and `warning: ...`) as the compiler and the CLI start
-/// them, without the compiler's closing summaries.
-fn is_diagnostic(line: &str, label: &str) -> bool {
-    line.starts_with(&format!("{label}: "))
+/// One problem as both sides report it: the rule's code, the message and the fixture location.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Finding {
+    code: String,
+    message: String,
+    location: String,
+}
+
+/// `[skills::code] message` (the compile error's text) -> `(code, message)`.
+fn split_code(text: &str) -> Option<(&str, &str)> {
+    let rest = text.strip_prefix("[skills::")?;
+    rest.split_once("] ")
+}
+
+/// The compiler's diagnostic lines `error: ...`, without its closing summaries.
+fn is_compiler_error(line: &str) -> bool {
+    line.starts_with("error: ")
         && !line.starts_with("error: aborting due to")
         && !line.starts_with("error: could not compile")
 }
 
-/// `(message, location)` for every `-->` of a fixture in a snapshot. The message is the
-/// `error:` line before it; for a warning the crate's `#![deny(warnings)]` turned into an
-/// error, the compiler words it `use of deprecated unit struct `...`: <message>`.
-fn snapshot_locations(snapshot: &str) -> Vec<(String, String)> {
+/// Every `-->` of a fixture in a snapshot, with the code and message of the `error:` line before
+/// it. For a warning the crate's `#![deny(warnings)]` turned into an error, the compiler words
+/// that line `use of deprecated unit struct `...`: [skills::code] message`.
+fn snapshot_findings(snapshot: &str) -> Vec<Finding> {
     let lines: Vec<&str> = snapshot.lines().collect();
     let mut found = Vec::new();
     for (i, line) in lines.iter().enumerate() {
@@ -243,30 +295,53 @@ fn snapshot_locations(snapshot: &str) -> Vec<(String, String)> {
             continue;
         }
         let previous = i.checked_sub(1).map_or("", |p| lines[p]);
-        let message = previous
+        let text = previous
             .strip_prefix("error: ")
             .unwrap_or_else(|| panic!("no `error:` line before `{line}`"));
-        let message = match message.strip_prefix("use of deprecated unit struct `") {
-            Some(rest) => rest.split_once("`: ").map_or(rest, |(_, message)| message),
-            None => message,
+        let text = match text.strip_prefix("use of deprecated unit struct `") {
+            Some(rest) => rest.split_once("`: ").map_or(rest, |(_, text)| text),
+            None => text,
         };
-        found.push((message.to_owned(), location.to_owned()));
+        let (code, message) =
+            split_code(text).unwrap_or_else(|| panic!("no `[skills::code]` in `{previous}`"));
+        found.push(Finding {
+            code: code.to_owned(),
+            message: message.to_owned(),
+            location: location.to_owned(),
+        });
     }
     found
 }
 
-/// Whether `output` reports `label: message` directly above `--> location`.
-fn reports(output: &str, label: &str, message: &str, location: &str) -> bool {
+/// Every `label[skills::code]: message` line of `skills check` output with the `-->` below it.
+fn cli_findings(output: &str, label: &str) -> Vec<Finding> {
+    let prefix = format!("{label}[skills::");
     let lines: Vec<&str> = output.lines().collect();
-    lines.windows(2).any(|pair| {
-        pair[0] == format!("{label}: {message}")
-            && pair[1].trim_start() == format!("--> {location}")
-    })
+    lines
+        .windows(2)
+        .filter_map(|pair| {
+            let (code, message) = pair[0].strip_prefix(&prefix)?.split_once("]: ")?;
+            let location = pair[1].trim_start().strip_prefix("--> ")?;
+            Some(Finding {
+                code: code.to_owned(),
+                message: message.to_owned(),
+                location: location.to_owned(),
+            })
+        })
+        .collect()
 }
 
-fn count(text: &str, label: &str) -> usize {
+fn count_cli(text: &str, label: &str) -> usize {
+    let prefix = format!("{label}[skills::");
     text.lines()
-        .filter(|line| is_diagnostic(line, label))
+        .filter(|line| line.starts_with(&prefix))
+        .count()
+}
+
+fn count_compiler_errors(snapshot: &str) -> usize {
+    snapshot
+        .lines()
+        .filter(|line| is_compiler_error(line))
         .count()
 }
 
@@ -292,17 +367,23 @@ fn compile_fail_case(case: &Path, failures: &mut Vec<String>) {
     let source = fs::read_to_string(case).unwrap();
     let snapshot = fs::read_to_string(case.with_extension("stderr"))
         .unwrap_or_else(|e| panic!("{name}: no .stderr snapshot: {e}"));
-    let calls = macro_calls(&source);
-    assert!(!calls.is_empty(), "{name}: no embed_skills! call");
-    let parsed: Result<Vec<Vec<String>>, String> =
-        calls.iter().map(|call| check_args(call)).collect();
+    let case_source = read_case(&source);
+    assert!(
+        !case_source.calls.is_empty(),
+        "{name}: no embed_skills! call"
+    );
+    let parsed: Result<Vec<Vec<String>>, String> = case_source
+        .calls
+        .iter()
+        .map(|call| call.as_ref().map_err(Clone::clone).and_then(check_args))
+        .collect();
 
     let skip = MACRO_ARGUMENT_CASES.contains(&name.as_str());
     let args = match (parsed, skip) {
         (Ok(args), false) => args,
         (Err(_), true) => {
             // The build's error is about the call, not a folder: nothing here for `check`.
-            let fixture_locations = snapshot_locations(&snapshot);
+            let fixture_locations = snapshot_findings(&snapshot);
             if !fixture_locations.is_empty() {
                 failures.push(format!(
                     "{name}: listed as a macro-argument case, but its snapshot names fixtures: \
@@ -325,7 +406,7 @@ fn compile_fail_case(case: &Path, failures: &mut Vec<String>) {
         }
     };
 
-    let deny_warnings = denies_warnings(&source);
+    let deny_warnings = case_source.denies_warnings;
     let mut output = String::new();
     let mut code = 0;
     let mut command_lines = Vec::new();
@@ -348,18 +429,23 @@ fn compile_fail_case(case: &Path, failures: &mut Vec<String>) {
     if code != 1 {
         failures.push(format!("{name}: exit {code}, expected 1 — {context}"));
     }
-    let expected = snapshot_locations(&snapshot);
+    let expected = snapshot_findings(&snapshot);
     if expected.is_empty() {
         failures.push(format!("{name}: the snapshot names no fixture location"));
     }
-    for (message, location) in &expected {
-        if !reports(&output, "error", message, location) {
+    let reported = cli_findings(&output, "error");
+    for finding in &expected {
+        if !reported.contains(finding) {
             failures.push(format!(
-                "{name}: missing `error: {message}` at `--> {location}` — {context}"
+                "{name}: missing `error[skills::{}]: {}` at `--> {}` — {context}",
+                finding.code, finding.message, finding.location
             ));
         }
     }
-    let (cli_errors, build_errors) = (count(&output, "error"), count(&snapshot, "error"));
+    let (cli_errors, build_errors) = (
+        count_cli(&output, "error"),
+        count_compiler_errors(&snapshot),
+    );
     if cli_errors != build_errors {
         failures.push(format!(
             "{name}: `skills check` reports {cli_errors} errors, the build {build_errors} — {context}"
@@ -371,12 +457,12 @@ fn compile_fail_case(case: &Path, failures: &mut Vec<String>) {
     if deny_warnings {
         for args in &args {
             let run = skills_check(args);
-            for (message, location) in &expected {
-                let shown = reports(&run.stdout, "warning", message, location)
-                    || reports(&run.stdout, "error", message, location);
-                if !shown {
+            let mut shown = cli_findings(&run.stdout, "warning");
+            shown.extend(cli_findings(&run.stdout, "error"));
+            for finding in &expected {
+                if !shown.contains(finding) {
                     failures.push(format!(
-                        "{name}: without -D warnings, `{message}` at `{location}` is missing:\n{}",
+                        "{name}: without -D warnings, {finding:?} is missing:\n{}",
                         run.stdout
                     ));
                 }
@@ -403,20 +489,23 @@ fn expect_pass(name: &str, args: &[String], failures: &mut Vec<String>) -> Run {
 fn pass_case(case: &Path, failures: &mut Vec<String>) {
     let name = format!("pass/{}", name_of(case));
     let source = fs::read_to_string(case).unwrap();
-    let calls = macro_calls(&source);
-    assert!(!calls.is_empty(), "{name}: no embed_skills! call");
-    let deny_warnings = denies_warnings(&source);
-    for call in &calls {
-        let args = match check_args(call) {
+    let case_source = read_case(&source);
+    assert!(
+        !case_source.calls.is_empty(),
+        "{name}: no embed_skills! call"
+    );
+    let deny_warnings = case_source.denies_warnings;
+    for call in &case_source.calls {
+        let args = match call.as_ref().map_err(Clone::clone).and_then(check_args) {
             Ok(args) => args,
             Err(error) => {
-                failures.push(format!("{name}: cannot map `{call}` to flags: {error}"));
+                failures.push(format!("{name}: cannot map a call to flags: {error}"));
                 continue;
             }
         };
         let run = expect_pass(&name, &args, failures);
         if deny_warnings {
-            let warnings = count(&run.stdout, "warning");
+            let warnings = count_cli(&run.stdout, "warning");
             if warnings > 0 {
                 failures.push(format!(
                     "{name}: denies warnings and compiles, but `skills check {}` warns:\n{}",
@@ -462,6 +551,15 @@ fn skills_check_agrees_with_every_trybuild_case() {
 
 // ---- the helpers themselves --------------------------------------------------------------
 
+/// The flags of every call in `source`, in order.
+fn flags_of(source: &str) -> Vec<Result<Vec<String>, String>> {
+    read_case(source)
+        .calls
+        .into_iter()
+        .map(|call| call.and_then(|call| check_args(&call)))
+        .collect()
+}
+
 #[test]
 fn macro_calls_map_to_flags() {
     let source = r#"static S: R = skills_runtime::embed_skills!(
@@ -475,12 +573,12 @@ fn macro_calls_map_to_flags() {
         max_bundle_size = 1_000_000,
         crate = ::skills_runtime,
     );
-    const T: R = embed_skills!("d");"#;
-    let calls = macro_calls(source);
-    assert_eq!(calls.len(), 2);
+    fn main() { const T: R = embed_skills!("d"); }"#;
+    let flags = flags_of(source);
+    assert_eq!(flags.len(), 2);
     assert_eq!(
-        check_args(&calls[0]).unwrap(),
-        [
+        flags[0].as_ref().unwrap(),
+        &[
             "a",
             "b/c",
             "-A",
@@ -498,32 +596,50 @@ fn macro_calls_map_to_flags() {
             "1_000_000",
         ]
     );
-    assert_eq!(check_args(&calls[1]).unwrap(), ["d"]);
+    assert_eq!(flags[1].as_ref().unwrap(), &["d"]);
     // Commas, brackets and escaped quotes inside strings are text, not structure.
     assert_eq!(
-        macro_calls(r#"embed_skills!("x)", ignore = [")", "\")"]);"#),
-        [r#""x)", ignore = [")", "\")"]"#]
+        flags_of(r#"static S: R = embed_skills!("x)", ignore = [")", "\")"]);"#),
+        [Ok(vec![
+            "x)".to_owned(),
+            "--ignore".to_owned(),
+            ")".to_owned(),
+            "--ignore".to_owned(),
+            "\")".to_owned()
+        ])]
     );
-    assert_eq!(
-        split_top_level(r#""a,(b", ["c", "d]"], "e\"f)","#),
-        [r#""a,(b""#, r#"["c", "d]"]"#, r#""e\"f)""#]
-    );
-    assert!(check_args("max_file_size = 10").is_err());
-    assert!(check_args(r#""a", allow_unknown = true"#).is_err());
-    assert!(check_args(r#""a", long_body = "error""#).is_err());
+    for malformed in [
+        "embed_skills!(max_file_size = 10)",
+        r#"embed_skills!("a", allow_unknown = true)"#,
+        r#"embed_skills!("a", long_body = "error")"#,
+        r#"embed_skills!("a" "b")"#,
+    ] {
+        let flags = flags_of(&format!("static S: R = {malformed};"));
+        assert!(
+            matches!(flags.as_slice(), [Err(_)]),
+            "{malformed}: {flags:?}"
+        );
+    }
+    assert!(read_case("#![deny(warnings)]\nfn main() {}").denies_warnings);
+    assert!(read_case("#![deny(unused, deprecated)]\nfn main() {}").denies_warnings);
+    assert!(!read_case("#![deny(unused)]\n#[deny(warnings)]\nfn main() {}").denies_warnings);
 }
 
 #[test]
-fn snapshot_messages_drop_the_deprecation_wrapper() {
-    let snapshot = "error: use of deprecated unit struct `S::_::skill_lint`: bad thing\n\
+fn snapshot_findings_drop_the_deprecation_wrapper() {
+    let snapshot = "error: use of deprecated unit struct `S::_::skill_lint`: [skills::long-body] bad thing\n\
                     \x20        --> tests/fixtures/x/y/SKILL.md:5:8\n\
                     \x20--> tests/ui/x.rs:1:2\n";
     assert_eq!(
-        snapshot_locations(snapshot),
-        [(
-            "bad thing".to_owned(),
-            "tests/fixtures/x/y/SKILL.md:5:8".to_owned()
-        )]
+        snapshot_findings(snapshot),
+        [Finding {
+            code: "long-body".to_owned(),
+            message: "bad thing".to_owned(),
+            location: "tests/fixtures/x/y/SKILL.md:5:8".to_owned()
+        }]
     );
-    assert_eq!(count(snapshot, "error"), 1);
+    assert_eq!(count_compiler_errors(snapshot), 1);
+    let output = "warning[skills::long-body]: bad thing\n  --> tests/fixtures/x/y/SKILL.md:5:8\n";
+    assert_eq!(cli_findings(output, "warning"), snapshot_findings(snapshot));
+    assert_eq!(count_cli(output, "warning"), 1);
 }

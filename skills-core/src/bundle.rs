@@ -6,7 +6,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use crate::check;
-use crate::diagnostic::{self, Diagnostic};
+use crate::diagnostic::{self, Code, Diagnostic};
 use crate::discover::{self, FoundSkill};
 use crate::files::{ReadError, read_limited};
 use crate::lint::{self, LintOptions};
@@ -139,6 +139,7 @@ pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
         let shown_roots: Vec<String> = roots.iter().map(|r| discover::display_root(r)).collect();
         bundle.diagnostics.push(
             Diagnostic::error(
+                Code::BundleTooLarge,
                 shown_roots.join(", "),
                 format!("the bundle embeds {total_size} bytes, over the limit of {} bytes", options.max_bundle_size),
             )
@@ -183,8 +184,8 @@ fn tree_hash(skill: &SkillDef) -> String {
 /// The diagnostic for a `SKILL.md` that could not be read.
 fn read_error(error: ReadError, path: &str, limit: u64) -> Diagnostic {
     match error {
-        ReadError::TooLarge(size) => Diagnostic::error(path, format!("SKILL.md is {size} bytes, over the limit of {limit} bytes"))
+        ReadError::TooLarge(size) => Diagnostic::error(Code::FileTooLarge, path, format!("SKILL.md is {size} bytes, over the limit of {limit} bytes"))
             .with_help("move long reference material into files beside SKILL.md, or raise the limit with `max_file_size = ...`"),
-        ReadError::Io(error) => Diagnostic::error(path, format!("cannot read SKILL.md: {error}")),
+        ReadError::Io(error) => Diagnostic::error(Code::Unreadable, path, format!("cannot read SKILL.md: {error}")),
     }
 }

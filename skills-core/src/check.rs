@@ -3,14 +3,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::discover::FoundSkill;
 use crate::render::closest_match;
 use crate::skill::{SkillDef, Spanned};
 
 /// C1: two folders with the same name (from two roots) would shadow each other. One error per
 /// name, naming every path involved.
-pub fn duplicate_names(found: &[FoundSkill]) -> Vec<Diagnostic> {
+pub(crate) fn duplicate_names(found: &[FoundSkill]) -> Vec<Diagnostic> {
     let mut by_name: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for skill in found {
         by_name
@@ -23,6 +23,7 @@ pub fn duplicate_names(found: &[FoundSkill]) -> Vec<Diagnostic> {
         .filter(|(_, paths)| paths.len() > 1)
         .map(|(name, paths)| {
             Diagnostic::error(
+                Code::DuplicateName,
                 paths[1],
                 format!(
                     "skill `{name}` is defined more than once: {}",
@@ -38,23 +39,29 @@ pub fn duplicate_names(found: &[FoundSkill]) -> Vec<Diagnostic> {
 /// bundle, no skill names itself, and no skill both requires and conflicts with the same one.
 /// `bundle_names` holds every discovered skill, valid or not, so a broken target is not
 /// reported twice.
-pub fn references(skill: &SkillDef, bundle_names: &BTreeSet<String>) -> Vec<Diagnostic> {
+pub(crate) fn references(skill: &SkillDef, bundle_names: &BTreeSet<String>) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
-    let error = |at: &Spanned<String>, message: String| {
-        Diagnostic::error(&skill.path, message).at(&skill.text, at.line, at.column)
+    let error = |code: Code, at: &Spanned<String>, message: String| {
+        Diagnostic::error(code, &skill.path, message).at(&skill.text, at.line, at.column)
     };
-    for (key, targets) in [
-        ("requires", &skill.requires),
-        ("conflicts-with", &skill.conflicts_with),
+    for (key, dangling, targets) in [
+        ("requires", Code::DanglingRequires, &skill.requires),
+        (
+            "conflicts-with",
+            Code::DanglingConflict,
+            &skill.conflicts_with,
+        ),
     ] {
         for target in targets {
             if target.value == skill.name.value {
                 diagnostics.push(error(
+                    Code::SelfReference,
                     target,
                     format!("`{key}` names the skill itself (`{}`)", target.value),
                 ));
             } else if !bundle_names.contains(&target.value) {
                 let mut diagnostic = error(
+                    dangling,
                     target,
                     format!(
                         "`{key}` names `{}`, which is not a skill in this bundle",
@@ -78,6 +85,7 @@ pub fn references(skill: &SkillDef, bundle_names: &BTreeSet<String>) -> Vec<Diag
             && conflict.value != skill.name.value
         {
             diagnostics.push(error(
+                Code::RequiresAndConflicts,
                 conflict,
                 format!(
                     "`{}` is both required and in `conflicts-with`",

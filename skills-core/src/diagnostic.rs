@@ -1,4 +1,5 @@
-//! A problem found in a skill file, with the place it was found and, when known, the fix.
+//! A problem found in a skill file, with the place it was found, the rule it breaks and, when
+//! known, the fix.
 
 use std::fmt;
 
@@ -11,55 +12,196 @@ pub enum Severity {
     Error,
 }
 
+impl Severity {
+    /// `error` or `warning`, as the compiler labels a diagnostic.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// Defines [`Code`] from one table: variant, stable text, and the rule in one line.
+macro_rules! codes {
+    ($($(#[doc = $doc:literal])* $variant:ident = $text:literal,)*) => {
+        /// The rule a [`Diagnostic`] is about: stable, kebab-case, shown as `skills::<code>` so
+        /// users can search for it, filter on it and name it when silencing a lint.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[non_exhaustive]
+        pub enum Code {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Code {
+            /// Every code, in the order they are defined.
+            pub const ALL: &'static [Code] = &[$(Code::$variant),*];
+
+            /// The stable text of the code, e.g. `name-mismatch`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $text,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    // Discovery.
+    /// A root passed to the macro does not exist.
+    MissingRoot = "missing-root",
+    /// A root exists but is not a directory.
+    RootNotDirectory = "root-not-directory",
+    /// A folder or file could not be read (permissions, I/O).
+    Unreadable = "unreadable",
+    /// A folder or file name is not valid UTF-8.
+    NonUtf8Path = "non-utf8-path",
+    /// A symlink leads outside the skills root.
+    SymlinkOutside = "symlink-outside",
+    /// A symlink leads nowhere.
+    BrokenSymlink = "broken-symlink",
+    /// A skill folder has no `SKILL.md`.
+    MissingSkillMd = "missing-skill-md",
+    /// `SKILL.md` is a folder or another non-file.
+    SkillMdNotFile = "skill-md-not-file",
+    /// A file is over `max_file_size`.
+    FileTooLarge = "file-too-large",
+    /// Everything embedded is over `max_bundle_size`.
+    BundleTooLarge = "bundle-too-large",
+    // Text.
+    /// `SKILL.md` is not UTF-8.
+    NotUtf8 = "not-utf8",
+    /// Line 1 is not `---`.
+    NoFrontmatter = "no-frontmatter",
+    /// No `---` line closes the frontmatter.
+    UnclosedFrontmatter = "unclosed-frontmatter",
+    /// Nothing after the frontmatter.
+    EmptyBody = "empty-body",
+    // YAML.
+    /// The frontmatter is not valid YAML (or uses an unknown alias).
+    YamlSyntax = "yaml-syntax",
+    /// A line of the frontmatter is indented with a tab.
+    TabIndentation = "tab-indentation",
+    /// The same key twice in one mapping.
+    DuplicateKey = "duplicate-key",
+    /// A key that is a list, a mapping or null rather than a word.
+    ComplexKey = "complex-key",
+    /// More than one YAML document between the `---` lines.
+    MultipleDocuments = "multiple-documents",
+    /// More YAML values than the parser accepts (an alias bomb, say).
+    FrontmatterTooLarge = "frontmatter-too-large",
+    // Fields.
+    /// Nothing between the `---` lines.
+    EmptyFrontmatter = "empty-frontmatter",
+    /// The frontmatter is a list or a scalar, not `key: value` lines.
+    FrontmatterNotMapping = "frontmatter-not-mapping",
+    /// A key outside the known keys.
+    UnknownKey = "unknown-key",
+    /// `name` or `description` is missing.
+    MissingKey = "missing-key",
+    /// A value of the wrong type (a number for `version`, a list for a string, ...).
+    WrongType = "wrong-type",
+    /// A string shorter or longer than its field allows.
+    FieldLength = "field-length",
+    /// An empty `description` or an empty list entry.
+    EmptyValue = "empty-value",
+    /// `name` breaks the character rules.
+    InvalidName = "invalid-name",
+    /// `name` differs from its folder's name.
+    NameMismatch = "name-mismatch",
+    // Across skills.
+    /// Two skills share a name.
+    DuplicateName = "duplicate-name",
+    /// `requires` names a skill that is not in the bundle.
+    DanglingRequires = "dangling-requires",
+    /// `conflicts-with` names a skill that is not in the bundle.
+    DanglingConflict = "dangling-conflict",
+    /// `requires` or `conflicts-with` names the skill itself.
+    SelfReference = "self-reference",
+    /// The same skill is both required and in `conflicts-with`.
+    RequiresAndConflicts = "requires-and-conflicts",
+    /// A link in the body to a file that is not in the skill folder.
+    DanglingLink = "dangling-link",
+    /// A link in the body that leaves the skill folder.
+    LinkOutside = "link-outside",
+    // Lints.
+    /// Lint `long_body`: a body over the spec's length guidance.
+    LongBody = "long-body",
+    /// Lint `similar_descriptions`: two descriptions so alike the model may pick the wrong skill.
+    SimilarDescriptions = "similar-descriptions",
+    /// Lint `prompt_override`: text that tries to override the system prompt.
+    PromptOverride = "prompt-override",
+    /// Lint `external_urls`: a link to a host outside the allow-list.
+    ExternalUrls = "external-urls",
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One problem in one file.
 ///
 /// Rendered (with [`Display`](fmt::Display)) the way rustc and askama render errors in external
-/// files: the message first, then `--> path:line:col`, the offending line, and `help:` when a fix
-/// is known.
+/// files: `error[skills::code]: message` first, then `--> path:line:col`, the offending line, and
+/// `help:` when a fix is known. Its severity is fixed when it is built ([`Diagnostic::error`],
+/// [`Diagnostic::warning`]); the position and help are added before it is handed out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
-    /// Error or warning.
-    pub severity: Severity,
-    /// Path of the file, relative to the consuming crate's manifest directory, with `/`.
-    pub path: String,
-    /// 1-based line; 0 when the problem concerns the file or directory as a whole.
-    pub line: usize,
-    /// 1-based column in characters; 0 when unknown.
-    pub column: usize,
-    /// What is wrong.
-    pub message: String,
-    /// How to fix it, when known.
-    pub help: Option<String>,
-    /// The text of the offending line, when there is one.
-    pub source_line: Option<String>,
+    severity: Severity,
+    code: Code,
+    path: String,
+    line: Option<u32>,
+    column: Option<u32>,
+    message: String,
+    help: Option<String>,
+    source_line: Option<String>,
 }
 
 impl Diagnostic {
-    /// An error about `path` as a whole (no line).
-    pub fn error(path: impl Into<String>, message: impl Into<String>) -> Self {
+    fn new(
+        severity: Severity,
+        code: Code,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         Diagnostic {
-            severity: Severity::Error,
+            severity,
+            code,
             path: path.into(),
-            line: 0,
-            column: 0,
+            line: None,
+            column: None,
             message: message.into(),
             help: None,
             source_line: None,
         }
     }
 
+    /// An error about `path` as a whole (no line): the build fails.
+    pub fn error(code: Code, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Diagnostic::new(Severity::Error, code, path, message)
+    }
+
+    /// A warning about `path` as a whole (no line): the build goes on.
+    pub fn warning(code: Code, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Diagnostic::new(Severity::Warning, code, path, message)
+    }
+
     /// Points the diagnostic at `line:column` (1-based) and records the line's text.
     pub fn at(mut self, text: &str, line: usize, column: usize) -> Self {
-        self.line = line;
-        self.column = column.max(1);
+        self.line = position(line);
+        self.column = position(column.max(1));
         self.source_line = text.lines().nth(line.saturating_sub(1)).map(str::to_owned);
         self
     }
 
-    /// Points the diagnostic at `line:column` without quoting the line (for text that is not UTF-8).
+    /// Points the diagnostic at `line:column` without quoting the line (for text that is not
+    /// UTF-8). A 0 stands for unknown.
     pub fn at_position(mut self, line: usize, column: usize) -> Self {
-        self.line = line;
-        self.column = column;
+        self.line = position(line);
+        self.column = self.line.and(position(column));
         self
     }
 
@@ -69,41 +211,108 @@ impl Diagnostic {
         self
     }
 
+    /// Error or warning.
+    pub fn severity(&self) -> Severity {
+        self.severity
+    }
+
     /// Whether this diagnostic fails the build.
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
 
-    /// `path:line:col`, or just `path` when there is no line.
+    /// The rule this diagnostic is about.
+    pub fn code(&self) -> Code {
+        self.code
+    }
+
+    /// Path of the file, relative to the consuming crate's manifest directory, with `/`.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// 1-based line; `None` when the problem concerns the file or directory as a whole.
+    pub fn line(&self) -> Option<u32> {
+        self.line
+    }
+
+    /// 1-based column in characters; `None` when unknown.
+    pub fn column(&self) -> Option<u32> {
+        self.column
+    }
+
+    /// What is wrong.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// How to fix it, when known.
+    pub fn help(&self) -> Option<&str> {
+        self.help.as_deref()
+    }
+
+    /// The text of the offending line, when there is one.
+    pub fn source_line(&self) -> Option<&str> {
+        self.source_line.as_deref()
+    }
+
+    /// `path:line:col`, `path:line`, or just `path`: what is unknown is left out.
     pub fn location(&self) -> String {
         match (self.line, self.column) {
-            (0, _) => self.path.clone(),
-            (line, 0) => format!("{}:{line}", self.path),
-            (line, col) => format!("{}:{line}:{col}", self.path),
+            (None, _) => self.path.clone(),
+            (Some(line), None) => format!("{}:{line}", self.path),
+            (Some(line), Some(col)) => format!("{}:{line}:{col}", self.path),
         }
     }
+
+    /// The text of a compile error, which rustc prefixes with `error: ` itself:
+    /// `[skills::code] message`, then the location, the line and the help as in `Display`.
+    pub fn compile_error_text(&self) -> String {
+        format!("[skills::{}] {}", self.code, Details(self))
+    }
+}
+
+fn position(n: usize) -> Option<u32> {
+    u32::try_from(n).ok().filter(|&n| n > 0)
 }
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{}", self.message)?;
-        write!(f, "  --> {}", self.location())?;
-        if let Some(source) = &self.source_line {
-            let source = shorten_line(source, self.column);
+        write!(
+            f,
+            "{}[skills::{}]: {}",
+            self.severity.as_str(),
+            self.code,
+            Details(self)
+        )
+    }
+}
+
+/// The message, the location, the quoted line with a caret, and the help.
+struct Details<'a>(&'a Diagnostic);
+
+impl fmt::Display for Details<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = self.0;
+        writeln!(f, "{}", d.message)?;
+        write!(f, "  --> {}", d.location())?;
+        if let (Some(source), Some(line)) = (&d.source_line, d.line) {
+            let column = d.column.map(|c| c as usize);
+            let source = shorten_line(source, column.unwrap_or(0));
             let source = source.as_str();
-            let number = self.line.to_string();
+            let number = line.to_string();
             let pad = " ".repeat(number.len());
             write!(f, "\n {pad} |\n {number} | {source}")?;
-            if self.column > 0 {
+            if let Some(column) = column {
                 let caret_pad: String = source
                     .chars()
-                    .take(self.column - 1)
+                    .take(column - 1)
                     .map(|c| if c == '\t' { '\t' } else { ' ' })
                     .collect();
                 write!(f, "\n {pad} | {caret_pad}^")?;
             }
         }
-        if let Some(help) = &self.help {
+        if let Some(help) = &d.help {
             write!(f, "\n  = help: {help}")?;
         }
         Ok(())
@@ -111,8 +320,9 @@ impl fmt::Display for Diagnostic {
 }
 
 /// Sorts diagnostics by file, then position, so output is deterministic.
-pub fn sort(diagnostics: &mut [Diagnostic]) {
-    // Stable: problems at the same place keep the order the rules found them in.
+pub(crate) fn sort(diagnostics: &mut [Diagnostic]) {
+    // Stable: problems at the same place keep the order the rules found them in. An unknown
+    // position (the file as a whole) sorts first.
     diagnostics.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
 }
 
@@ -128,4 +338,98 @@ fn shorten_line(line: &str, column: usize) -> String {
     let mut short: String = line.chars().take(keep).collect();
     short.push_str(" ...");
     short
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_kebab_case() {
+        let mut seen = std::collections::BTreeSet::new();
+        for code in Code::ALL {
+            let text = code.as_str();
+            assert!(seen.insert(text), "`{text}` is used by two codes");
+            assert!(
+                text.starts_with(|c: char| c.is_ascii_lowercase())
+                    && !text.ends_with('-')
+                    && !text.contains("--")
+                    && text
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "`{text}` is not kebab-case"
+            );
+        }
+    }
+
+    /// A lint is silenced by its name and filtered by its code: the same words.
+    #[test]
+    fn every_lint_has_its_code() {
+        for lint in crate::lint::LINT_NAMES {
+            let code = lint.replace('_', "-");
+            assert!(
+                Code::ALL.iter().any(|c| c.as_str() == code),
+                "lint `{lint}` has no code `{code}`"
+            );
+        }
+    }
+
+    /// Every code is built somewhere outside this file: a code nobody emits is a rule that
+    /// was removed or never written.
+    #[test]
+    fn every_code_is_used() {
+        let sources = [
+            include_str!("bundle.rs"),
+            include_str!("check.rs"),
+            include_str!("discover.rs"),
+            include_str!("lint.rs"),
+            include_str!("resources.rs"),
+            include_str!("skill.rs"),
+            include_str!("text.rs"),
+            include_str!("yaml.rs"),
+        ]
+        .concat();
+        for code in Code::ALL {
+            let variant = format!("Code::{code:?}");
+            assert!(
+                sources.contains(&format!("{variant},"))
+                    || sources.contains(&format!("{variant})"))
+                    || sources.contains(&format!("{variant} ")),
+                "{variant} (`{code}`) is never used"
+            );
+        }
+    }
+
+    #[test]
+    fn unknown_positions_are_left_out() {
+        let whole = Diagnostic::error(Code::MissingSkillMd, "s/a", "no SKILL.md");
+        assert_eq!((whole.line(), whole.column()), (None, None));
+        assert_eq!(whole.location(), "s/a");
+        assert_eq!(
+            whole.to_string(),
+            "error[skills::missing-skill-md]: no SKILL.md\n  --> s/a"
+        );
+        let line_only = Diagnostic::error(Code::NotUtf8, "s/a/SKILL.md", "bad").at_position(3, 0);
+        assert_eq!((line_only.line(), line_only.column()), (Some(3), None));
+        assert_eq!(line_only.location(), "s/a/SKILL.md:3");
+        let no_line = Diagnostic::error(Code::NotUtf8, "s/a/SKILL.md", "bad").at_position(0, 4);
+        assert_eq!((no_line.line(), no_line.column()), (None, None));
+    }
+
+    #[test]
+    fn rendering_names_severity_and_code() {
+        let text = "---\nname: b\n---\nbody\n";
+        let d = Diagnostic::warning(Code::NameMismatch, "s/a/SKILL.md", "`name` is `b`")
+            .at(text, 2, 7)
+            .with_help("rename it");
+        assert_eq!(
+            d.to_string(),
+            "warning[skills::name-mismatch]: `name` is `b`\n  --> s/a/SKILL.md:2:7\n   |\n 2 | name: b\n   |       ^\n  = help: rename it"
+        );
+        assert!(
+            d.compile_error_text()
+                .starts_with("[skills::name-mismatch] `name` is `b`\n  --> s/a/SKILL.md:2:7\n")
+        );
+        assert!(!d.is_error());
+    }
 }

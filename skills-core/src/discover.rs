@@ -3,12 +3,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::files::{Unreachable, real_path_within};
 
 /// One `SKILL.md` found under a root.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FoundSkill {
+pub(crate) struct FoundSkill {
     /// The folder name, which must equal the skill's `name`.
     pub dir_name: String,
     /// The file on disk.
@@ -34,7 +34,7 @@ pub fn display_root(root: &str) -> String {
 }
 
 /// Finds every skill folder in `root` (resolved against `manifest_dir`), sorted by folder name.
-pub fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec<Diagnostic>) {
+pub(crate) fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec<Diagnostic>) {
     let shown_root = display_root(root);
     let root_path = manifest_dir.join(root);
     let mut found = Vec::new();
@@ -43,6 +43,7 @@ pub fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec<Diagno
         Ok(real) if real.is_dir() => real,
         Ok(_) => {
             diagnostics.push(Diagnostic::error(
+                Code::RootNotDirectory,
                 &shown_root,
                 format!("skills root `{shown_root}` is not a directory"),
             ));
@@ -51,6 +52,7 @@ pub fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec<Diagno
         Err(_) => {
             diagnostics.push(
                 Diagnostic::error(
+                    Code::MissingRoot,
                     &shown_root,
                     format!("skills root `{shown_root}` does not exist"),
                 )
@@ -63,6 +65,7 @@ pub fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec<Diagno
         Ok(entries) => entries.filter_map(Result::ok).collect(),
         Err(error) => {
             diagnostics.push(Diagnostic::error(
+                Code::Unreadable,
                 &shown_root,
                 format!("cannot read skills root `{shown_root}`: {error}"),
             ));
@@ -75,7 +78,7 @@ pub fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec<Diagno
         let Some(dir_name) = entry.file_name().to_str().map(str::to_owned) else {
             let shown = format!("{shown_root}/{}", entry.file_name().to_string_lossy());
             diagnostics.push(
-                Diagnostic::error(&shown, "folder name is not valid UTF-8")
+                Diagnostic::error(Code::NonUtf8Path, &shown, "folder name is not valid UTF-8")
                     .with_help("skill names are lowercase ASCII"),
             );
             continue;
@@ -95,7 +98,7 @@ pub fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec<Diagno
                 Err(Unreachable::Outside(real)) => {
                     if real.is_dir() {
                         diagnostics.push(
-                            Diagnostic::error(&shown_dir, format!("skill folder `{shown_dir}` is a symlink to a path outside `{shown_root}`"))
+                            Diagnostic::error(Code::SymlinkOutside, &shown_dir, format!("skill folder `{shown_dir}` is a symlink to a path outside `{shown_root}`"))
                                 .with_help("copy the skill into the root, or add its real location as another root"),
                         );
                     }
@@ -103,6 +106,7 @@ pub fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec<Diagno
                 }
                 Err(Unreachable::Broken) => {
                     diagnostics.push(Diagnostic::error(
+                        Code::BrokenSymlink,
                         &shown_dir,
                         format!("`{shown_dir}` is a broken symlink"),
                     ));
@@ -120,22 +124,31 @@ pub fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec<Diagno
             continue;
         };
         let problem = if !meta.file_type().is_symlink() {
-            (!meta.is_file()).then(|| Diagnostic::error(&display_path, "SKILL.md is not a file"))
+            (!meta.is_file()).then(|| {
+                Diagnostic::error(
+                    Code::SkillMdNotFile,
+                    &display_path,
+                    "SKILL.md is not a file",
+                )
+            })
         } else {
             match real_path_within(&skill_file, &real_root) {
                 Ok(real) if real.is_file() => None,
                 Ok(_) => Some(Diagnostic::error(
+                    Code::SkillMdNotFile,
                     &display_path,
                     "SKILL.md is a symlink to something that is not a file",
                 )),
                 Err(Unreachable::Outside(_)) => Some(
                     Diagnostic::error(
+                        Code::SymlinkOutside,
                         &display_path,
                         format!("SKILL.md is a symlink to a file outside `{shown_root}`"),
                     )
                     .with_help("copy the file into the skill folder"),
                 ),
                 Err(Unreachable::Broken) => Some(Diagnostic::error(
+                    Code::BrokenSymlink,
                     &display_path,
                     "SKILL.md is a broken symlink",
                 )),
@@ -167,6 +180,7 @@ fn missing_skill_file(dir_path: &Path, shown_dir: &str) -> Diagnostic {
         names.into_iter().next()
     });
     let diagnostic = Diagnostic::error(
+        Code::MissingSkillMd,
         shown_dir,
         format!("skill folder `{shown_dir}` has no SKILL.md"),
     );

@@ -3,50 +3,56 @@
 //!
 //! A bundle goes through four stages, one module each:
 //!
-//! 1. [`discover`] walks the roots and finds `SKILL.md` files (rules D1-D5);
-//! 2. [`text`] decodes and normalizes a file and splits frontmatter from body (T1-T5);
-//! 3. [`yaml`] turns the frontmatter into a small positioned tree (Y1-Y2) and
+//! 1. `discover` walks the roots and finds `SKILL.md` files (rules D1-D5);
+//! 2. `text` decodes and normalizes a file and splits frontmatter from body (T1-T5);
+//! 3. `yaml` turns the frontmatter into a small positioned tree (Y1-Y2) and
 //!    [`skill`] reads the fields out of it (Y3 and the field table);
-//! 4. [`resources`] collects the files beside each `SKILL.md` and checks the body's links to
+//! 4. `resources` collects the files beside each `SKILL.md` and checks the body's links to
 //!    them;
-//! 5. [`check`] applies the rules that look at several skills at once (C1-C2), and [`lint`]
+//! 5. `check` applies the rules that look at several skills at once (C1-C2), and [`lint`]
 //!    gives advice at a level the user chooses.
 //!
-//! [`bundle::load`] wires the stages together. Every stage returns what it could parse *and*
+//! [`load`] wires the stages together. Every stage returns what it could parse *and*
 //! every [`Diagnostic`] it found, so one build reports every problem in every file.
 //!
 //! [`render`] has the output formats (catalog, tool schemas, `load_skill` results). It needs
 //! no dependencies and is compiled even with the `validate` feature off, so the runtime renders
 //! a filtered catalog with exactly the code the macro used at build time.
 
+// Shared with the macro and the runtime, not part of the documented surface: the macro builds
+// the name index the runtime reads, and the runtime renders with the macro's own code.
+#[doc(hidden)]
 pub mod index;
 pub mod render;
 
 #[cfg(feature = "validate")]
-pub mod bundle;
+mod bundle;
 #[cfg(feature = "validate")]
-pub mod check;
+mod check;
 #[cfg(feature = "validate")]
-pub mod diagnostic;
+mod diagnostic;
 #[cfg(feature = "validate")]
-pub mod discover;
+mod discover;
 #[cfg(feature = "validate")]
 mod files;
 #[cfg(feature = "validate")]
 pub mod lint;
 #[cfg(feature = "validate")]
-pub mod resources;
+mod resources;
 #[cfg(feature = "validate")]
 pub mod skill;
 #[cfg(feature = "validate")]
-pub mod text;
+mod text;
 #[cfg(feature = "validate")]
-pub mod yaml;
+mod yaml;
 
 #[cfg(feature = "validate")]
 pub use bundle::{Bundle, Options, load};
 #[cfg(feature = "validate")]
-pub use diagnostic::{Diagnostic, Severity};
+pub use diagnostic::{Code, Diagnostic, Severity};
+#[cfg(feature = "validate")]
+#[doc(hidden)]
+pub use discover::display_root;
 #[cfg(feature = "validate")]
 pub use lint::{Level, LintOptions};
 #[cfg(feature = "validate")]

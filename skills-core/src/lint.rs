@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Code, Diagnostic};
 use crate::skill::SkillDef;
 
 /// What a lint does when it fires.
@@ -42,9 +42,9 @@ pub const MAX_BODY_LINES: usize = 500;
 /// Estimated-token guidance of the Agent Skills spec.
 pub const MAX_BODY_TOKENS: usize = 5_000;
 /// Word overlap (Jaccard) from which two descriptions are "too alike".
-pub const SIMILARITY_THRESHOLD: f64 = 0.6;
+pub(crate) const SIMILARITY_THRESHOLD: f64 = 0.6;
 /// Shared words needed as well, so two short descriptions ("Does x.", "Does y.") do not trip it.
-pub const MIN_SHARED_WORDS: usize = 4;
+pub(crate) const MIN_SHARED_WORDS: usize = 4;
 
 /// Lint levels and settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,37 +86,55 @@ impl LintOptions {
         *slot = level;
         true
     }
+
+    /// What a `warnings` group level does (`#![deny(warnings)]` around the macro, `-D warnings`
+    /// in `skills check`): every lint still at `warn` moves to `level`.
+    pub fn set_warnings(&mut self, level: Level) {
+        for slot in [
+            &mut self.long_body,
+            &mut self.similar_descriptions,
+            &mut self.prompt_override,
+            &mut self.external_urls,
+        ] {
+            if *slot == Level::Warn {
+                *slot = level;
+            }
+        }
+    }
 }
 
 /// Estimated tokens of a text: one per four characters, the usual rule of thumb for English
 /// and code with current tokenizers.
+#[doc(hidden)]
 pub fn estimate_tokens(text: &str) -> usize {
     text.chars().count().div_ceil(4)
 }
 
+/// A lint's diagnostic at the severity its level gives, or nothing when it is allowed. `lint`
+/// is the lint's name in options; `code` its diagnostic code (the same words, kebab-case).
+#[allow(clippy::too_many_arguments)]
 fn finding(
     level: Level,
     lint: &str,
+    code: Code,
     skill: &SkillDef,
     line: usize,
     column: usize,
     message: String,
     help: &str,
 ) -> Option<Diagnostic> {
-    let severity = match level {
+    let diagnostic = match level {
         Level::Allow => return None,
-        Level::Warn => Severity::Warning,
-        Level::Deny => Severity::Error,
+        Level::Warn => Diagnostic::warning(code, &skill.path, message),
+        Level::Deny => Diagnostic::error(code, &skill.path, message),
     };
-    let mut diagnostic = Diagnostic::error(&skill.path, message).at(&skill.text, line, column).with_help(format!(
+    Some(diagnostic.at(&skill.text, line, column).with_help(format!(
         "{help} (lint `{lint}`: `{lint} = \"allow\"` in `embed_skills!` or `-A {lint}` in `skills check` silences it)"
-    ));
-    diagnostic.severity = severity;
-    Some(diagnostic)
+    )))
 }
 
 /// The per-skill lints.
-pub fn lint_skill(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnostic> {
+pub(crate) fn lint_skill(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     out.extend(long_body(skill, options.long_body));
     out.extend(prompt_override(skill, options.prompt_override));
@@ -125,7 +143,7 @@ pub fn lint_skill(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnostic> {
 }
 
 /// The lints across skills.
-pub fn lint_bundle(skills: &[SkillDef], options: &LintOptions) -> Vec<Diagnostic> {
+pub(crate) fn lint_bundle(skills: &[SkillDef], options: &LintOptions) -> Vec<Diagnostic> {
     similar_descriptions(skills, options.similar_descriptions)
 }
 
@@ -140,6 +158,7 @@ fn long_body(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
     finding(
         level,
         "long_body",
+        Code::LongBody,
         skill,
         skill.body_line,
         1,
@@ -207,6 +226,7 @@ fn prompt_override(skill: &SkillDef, level: Level) -> Vec<Diagnostic> {
             out.extend(finding(
                 level,
                 "prompt_override",
+                Code::PromptOverride,
                 skill,
                 index + 1,
                 column,
@@ -242,6 +262,7 @@ fn external_urls(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnostic> {
                     out.extend(finding(
                         options.external_urls,
                         "external_urls",
+                        Code::ExternalUrls,
                         skill,
                         index + 1,
                         line[..start].chars().count() + 1,
@@ -334,6 +355,7 @@ fn similar_descriptions(skills: &[SkillDef], level: Level) -> Vec<Diagnostic> {
             out.extend(finding(
                 level,
                 "similar_descriptions",
+                Code::SimilarDescriptions,
                 second,
                 second.description.line,
                 second.description.column,
@@ -353,6 +375,7 @@ fn similar_descriptions(skills: &[SkillDef], level: Level) -> Vec<Diagnostic> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostic::Severity;
     use crate::skill::{ParseOptions, parse};
 
     fn skill(name: &str, front: &str, body: &str) -> SkillDef {
@@ -431,19 +454,14 @@ mod tests {
                     .collect();
                 found.extend(lint_bundle(skills, &options));
                 assert_eq!(
-                    found.first().map(|d| d.severity),
+                    found.first().map(|d| d.severity()),
                     expected,
                     "{lint} at {level:?}: {found:?}"
                 );
                 assert!(found.len() <= 1, "{lint} at {level:?}: {found:?}");
                 if let Some(finding) = found.first() {
-                    assert!(
-                        finding
-                            .help
-                            .as_deref()
-                            .unwrap()
-                            .contains(&format!("lint `{lint}`"))
-                    );
+                    assert!(finding.help().unwrap().contains(&format!("lint `{lint}`")));
+                    assert_eq!(finding.code().as_str(), lint.replace('_', "-"));
                 }
             }
         }
@@ -457,8 +475,8 @@ mod tests {
         let by_lines = skill("a", "description: x\n", &"line\n".repeat(501));
         let found = lint_skill(&by_lines, &levels(Level::Warn));
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].severity, Severity::Warning);
-        assert!(found[0].message.contains("501 lines"));
+        assert_eq!(found[0].severity(), Severity::Warning);
+        assert!(found[0].message().contains("501 lines"));
         let by_tokens = skill("a", "description: x\n", &"word ".repeat(4_001));
         assert!(lint_skill(&by_tokens, &levels(Level::Deny))[0].is_error());
         assert!(lint_skill(&by_tokens, &levels(Level::Allow)).is_empty());
@@ -473,7 +491,7 @@ mod tests {
         );
         let found = lint_skill(&s, &levels(Level::Warn));
         assert_eq!(found.len(), 1);
-        assert_eq!((found[0].line, found[0].column), (6, 5));
+        assert_eq!((found[0].line(), found[0].column()), (Some(6), Some(5)));
         assert!(lint_skill(&s, &levels(Level::Allow)).is_empty());
     }
 
@@ -486,8 +504,8 @@ mod tests {
         );
         let found = lint_skill(&s, &levels(Level::Deny));
         assert_eq!(found.len(), 1, "{found:?}");
-        assert!(found[0].message.contains("`evil.example`"));
-        assert_eq!((found[0].line, found[0].column), (6, 9));
+        assert!(found[0].message().contains("`evil.example`"));
+        assert_eq!((found[0].line(), found[0].column()), (Some(6), Some(9)));
     }
 
     #[test]
@@ -516,7 +534,7 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(
             found[0]
-                .message
+                .message()
                 .contains("`twin-b` is very close to that of `twin-a`")
         );
     }
@@ -542,16 +560,10 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert!(
             found[0]
-                .message
+                .message()
                 .contains("`b` is very close to that of `a`")
         );
-        assert!(
-            found[0]
-                .help
-                .as_deref()
-                .unwrap()
-                .contains("when-not-to-use")
-        );
+        assert!(found[0].help().unwrap().contains("when-not-to-use"));
         let b_marked = skill(
             "b",
             "description: Review Rust code for style problems and bugs!\nwhen-not-to-use: Bugs.\n",

@@ -1,4 +1,4 @@
-//! The output formats of DESIGN section 4: catalog (Markdown and XML), system prompt,
+//! The output formats: catalog (Markdown and XML), system prompt,
 //! `load_skill` tool definitions and results.
 //!
 //! Written once, with no dependencies: the macro calls these at build time to bake the full
@@ -37,15 +37,16 @@ pub const EMPTY_CATALOG: &str = "(no skills found)";
 pub const LOAD_SKILL_TOOL: &str = "load_skill";
 
 /// Description of the `load_skill` tool, identical on every turn so prompts cache well.
-pub const LOAD_SKILL_DESCRIPTION: &str = "Load the full instructions of one of the skills listed \
+pub(crate) const LOAD_SKILL_DESCRIPTION: &str = "Load the full instructions of one of the skills listed \
 under \"Skills available\" in the system prompt. Call it before starting a task that matches a \
 skill's description, then follow the instructions it returns.";
 
 /// The sentence that closes the skills section of the system prompt.
-pub const LOAD_SKILL_HINT: &str = "When a task matches one of these skills, call the `load_skill` \
+pub(crate) const LOAD_SKILL_HINT: &str = "When a task matches one of these skills, call the `load_skill` \
 tool with the skill's name before you start, and follow the instructions it returns.";
 
 /// Replaces every run of whitespace with one space and trims both ends.
+#[doc(hidden)]
 pub fn collapse_whitespace(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for word in text.split_whitespace() {
@@ -89,7 +90,7 @@ pub fn catalog_xml(entries: &[CatalogEntry<'_>]) -> String {
 }
 
 /// Escapes `& < > " '` as `&amp; &lt; &gt; &quot; &#x27;`.
-pub fn xml_escape(text: &str) -> String {
+pub(crate) fn xml_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -105,6 +106,7 @@ pub fn xml_escape(text: &str) -> String {
 }
 
 /// `text` as a JSON string literal, quotes included.
+#[doc(hidden)]
 pub fn json_string(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
@@ -126,7 +128,7 @@ pub fn json_string(text: &str) -> String {
 }
 
 /// The JSON schema of the `load_skill` input: one required string `name`, restricted to `names`.
-pub fn load_skill_input_schema(names: &[&str]) -> String {
+pub(crate) fn load_skill_input_schema(names: &[&str]) -> String {
     let names: Vec<String> = names.iter().map(|name| json_string(name)).collect();
     format!(
         "{{\"type\":\"object\",\"properties\":{{\"name\":{{\"type\":\"string\",\
@@ -137,6 +139,7 @@ pub fn load_skill_input_schema(names: &[&str]) -> String {
 }
 
 /// The `load_skill` tool in the Anthropic Messages shape (`name`, `description`, `input_schema`).
+#[doc(hidden)]
 pub fn load_skill_tool_anthropic(names: &[&str]) -> String {
     tool_anthropic(
         LOAD_SKILL_TOOL,
@@ -146,6 +149,7 @@ pub fn load_skill_tool_anthropic(names: &[&str]) -> String {
 }
 
 /// The `load_skill` tool in the OpenAI Chat Completions shape (`type: function`, `parameters`).
+#[doc(hidden)]
 pub fn load_skill_tool_openai(names: &[&str]) -> String {
     tool_openai(
         LOAD_SKILL_TOOL,
@@ -155,6 +159,7 @@ pub fn load_skill_tool_openai(names: &[&str]) -> String {
 }
 
 /// A tool definition in the Anthropic Messages shape: `name`, `description`, `input_schema`.
+#[doc(hidden)]
 pub fn tool_anthropic(name: &str, description: &str, input_schema: &str) -> String {
     format!(
         "{{\"name\":{},\"description\":{},\"input_schema\":{input_schema}}}",
@@ -165,6 +170,7 @@ pub fn tool_anthropic(name: &str, description: &str, input_schema: &str) -> Stri
 
 /// A tool definition in the OpenAI Chat Completions shape: `type: function` wrapping `name`,
 /// `description`, `parameters`.
+#[doc(hidden)]
 pub fn tool_openai(name: &str, description: &str, parameters: &str) -> String {
     format!(
         "{{\"type\":\"function\",\"function\":{{\"name\":{},\"description\":{},\"parameters\":{parameters}}}}}",
@@ -174,16 +180,17 @@ pub fn tool_openai(name: &str, description: &str, parameters: &str) -> String {
 }
 
 /// Name of the tool that reads a file shipped with a skill.
+#[doc(hidden)]
 pub const READ_RESOURCE_TOOL: &str = "read_skill_resource";
 
 /// Description of the `read_skill_resource` tool.
-pub const READ_RESOURCE_DESCRIPTION: &str = "Read a file shipped with a skill (listed at the end \
+pub(crate) const READ_RESOURCE_DESCRIPTION: &str = "Read a file shipped with a skill (listed at the end \
 of its load_skill result), such as references/guide.md. Text files are returned by lines from \
 `offset` (1-based), at most `limit` lines; binary files are described, not returned.";
 
 /// The JSON schema of the `read_skill_resource` input: the skill (one of `names`), the path,
 /// and optional `offset` / `limit`.
-pub fn read_resource_input_schema(names: &[&str]) -> String {
+pub(crate) fn read_resource_input_schema(names: &[&str]) -> String {
     let names: Vec<String> = names.iter().map(|name| json_string(name)).collect();
     format!(
         "{{\"type\":\"object\",\"properties\":{{\"skill\":{{\"type\":\"string\",\
@@ -197,6 +204,7 @@ pub fn read_resource_input_schema(names: &[&str]) -> String {
 }
 
 /// The `read_skill_resource` tool in the Anthropic shape.
+#[doc(hidden)]
 pub fn read_resource_tool_anthropic(names: &[&str]) -> String {
     tool_anthropic(
         READ_RESOURCE_TOOL,
@@ -206,6 +214,7 @@ pub fn read_resource_tool_anthropic(names: &[&str]) -> String {
 }
 
 /// The `read_skill_resource` tool in the OpenAI shape.
+#[doc(hidden)]
 pub fn read_resource_tool_openai(names: &[&str]) -> String {
     tool_openai(
         READ_RESOURCE_TOOL,
@@ -215,7 +224,8 @@ pub fn read_resource_tool_openai(names: &[&str]) -> String {
 }
 
 /// The system prompt: the caller's preamble, a blank line, `Skills available:`, the catalog, a
-/// blank line and [`LOAD_SKILL_HINT`]. With no skills it is the preamble alone.
+/// blank line and `LOAD_SKILL_HINT`. With no skills it is the preamble alone.
+#[doc(hidden)]
 pub fn system_prompt(preamble: &str, catalog: &str, skill_count: usize) -> String {
     if skill_count == 0 {
         return preamble.to_owned();
@@ -234,6 +244,7 @@ pub fn system_prompt(preamble: &str, catalog: &str, skill_count: usize) -> Strin
 
 /// One file shipped beside a skill's `SKILL.md`, as the `load_skill` result lists it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct ResourceEntry<'a> {
     /// Path relative to the skill's folder, with `/`.
     pub path: &'a str,
@@ -243,6 +254,7 @@ pub struct ResourceEntry<'a> {
 
 /// The `load_skill` result: the body wrapped in `<skill name=".." version="..">`, then the
 /// resource files when there are any (and where they were written to disk, when they were).
+#[doc(hidden)]
 pub fn load_skill_result(
     name: &str,
     version: Option<&str>,
@@ -274,6 +286,7 @@ pub fn load_skill_result(
 }
 
 /// The short note returned when a skill is loaded a second time in one conversation.
+#[doc(hidden)]
 pub fn already_loaded_note(name: &str) -> String {
     format!(
         "The skill \"{name}\" is already loaded earlier in this conversation; \
@@ -282,6 +295,7 @@ pub fn already_loaded_note(name: &str) -> String {
 }
 
 /// The error text for a `load_skill` call naming no skill of the registry.
+#[doc(hidden)]
 pub fn unknown_skill_message(requested: &str, available: &[&str]) -> String {
     let mut out = format!("No skill named \"{requested}\".");
     if let Some(closest) = closest_match(requested, available.iter().copied()) {
@@ -297,6 +311,7 @@ pub fn unknown_skill_message(requested: &str, available: &[&str]) -> String {
 
 /// The candidate closest to `target` by edit distance, if it is close enough to be a likely typo
 /// (at most a third of the longer word's length, and at least one character).
+#[doc(hidden)]
 pub fn closest_match<'a>(
     target: &str,
     candidates: impl IntoIterator<Item = &'a str>,
@@ -319,7 +334,7 @@ pub fn closest_match<'a>(
 }
 
 /// Levenshtein distance in characters.
-pub fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut previous: Vec<usize> = (0..=b.len()).collect();
     let mut current = vec![0; b.len() + 1];

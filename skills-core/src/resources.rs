@@ -6,17 +6,17 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::files::{ReadError, Unreachable, read_limited, real_path_within};
 use crate::skill::SkillDef;
 
 /// Names skipped in every skill folder, besides hidden files (names starting with `.`, which
 /// covers `.DS_Store`).
-pub const DEFAULT_IGNORE: &[&str] = &["__pycache__", "*.pyc"];
+pub(crate) const DEFAULT_IGNORE: &[&str] = &["__pycache__", "*.pyc"];
 
 /// Folders that, by the Agent Skills convention, hold a skill's files. A code span such as
 /// `scripts/fill.py` is checked when its first segment is one of these or a folder of the skill.
-pub const CONVENTIONAL_DIRS: &[&str] = &["references", "scripts", "assets"];
+pub(crate) const CONVENTIONAL_DIRS: &[&str] = &["references", "scripts", "assets"];
 
 /// One embedded file of a skill.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,7 +36,7 @@ pub struct ResourceDef {
 }
 
 /// Whether `name` matches an ignore pattern: an exact name, or `*` wildcards within one name.
-pub fn is_ignored(name: &str, patterns: &[String]) -> bool {
+pub(crate) fn is_ignored(name: &str, patterns: &[String]) -> bool {
     name.starts_with('.')
         || DEFAULT_IGNORE.iter().any(|p| wildcard_match(p, name))
         || patterns.iter().any(|p| wildcard_match(p, name))
@@ -61,7 +61,7 @@ fn wildcard_match(pattern: &str, name: &str) -> bool {
 
 /// Walks a skill folder and returns every file except `SKILL.md` and ignored names, sorted by
 /// path. Symlinks are followed only while they stay inside `real_root` (rule D4).
-pub fn collect(
+pub(crate) fn collect(
     skill_dir: &Path,
     shown_dir: &str,
     real_root: &Path,
@@ -80,6 +80,7 @@ pub fn collect(
         for entry in entries {
             let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
                 diagnostics.push(Diagnostic::error(
+                    Code::NonUtf8Path,
                     shown_dir,
                     format!("file name {:?} is not valid UTF-8", entry.file_name()),
                 ));
@@ -95,6 +96,7 @@ pub fn collect(
                 Ok(real) => real,
                 Err(Unreachable::Broken) => {
                     diagnostics.push(Diagnostic::error(
+                        Code::BrokenSymlink,
                         &shown,
                         format!("`{shown}` is a broken symlink"),
                     ));
@@ -103,6 +105,7 @@ pub fn collect(
                 Err(Unreachable::Outside(_)) => {
                     diagnostics.push(
                         Diagnostic::error(
+                            Code::SymlinkOutside,
                             &shown,
                             format!("`{shown}` is a symlink to a path outside the skills root"),
                         )
@@ -125,11 +128,11 @@ pub fn collect(
                     bytes,
                 }),
                 Err(ReadError::TooLarge(size)) => diagnostics.push(
-                    Diagnostic::error(&shown, format!("`{shown}` is {size} bytes, over the per-file limit of {max_file_size} bytes"))
+                    Diagnostic::error(Code::FileTooLarge, &shown, format!("`{shown}` is {size} bytes, over the per-file limit of {max_file_size} bytes"))
                         .with_help("raise the limit with `max_file_size = ...`, or ship the file another way"),
                 ),
                 Err(ReadError::Io(error)) => {
-                    diagnostics.push(Diagnostic::error(&shown, format!("cannot read `{shown}`: {error}")))
+                    diagnostics.push(Diagnostic::error(Code::Unreadable, &shown, format!("cannot read `{shown}`: {error}")))
                 }
             }
         }
@@ -151,7 +154,7 @@ fn is_executable(_: &fs::Metadata) -> bool {
 
 /// A reference to a file of the skill found in its body.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LocalReference {
+pub(crate) struct LocalReference {
     /// The path as written (anchor and query removed).
     pub target: String,
     /// 1-based line in `SKILL.md`.
@@ -163,7 +166,10 @@ pub struct LocalReference {
 /// Finds the body's references into its own folder: relative Markdown link and image targets
 /// (inline and reference definitions), and code spans whose first segment is a resource folder.
 /// Fenced code blocks are skipped: what they hold is code, not links.
-pub fn local_references(skill: &SkillDef, resource_dirs: &BTreeSet<String>) -> Vec<LocalReference> {
+pub(crate) fn local_references(
+    skill: &SkillDef,
+    resource_dirs: &BTreeSet<String>,
+) -> Vec<LocalReference> {
     let mut found = Vec::new();
     let mut fence: Option<&str> = None;
     for (index, line) in skill.body().lines().enumerate() {
@@ -268,7 +274,7 @@ fn normalize(target: &str) -> Option<String> {
 
 /// The rule: every local reference in the body resolves to an embedded file (or a folder of
 /// them, or `SKILL.md` itself).
-pub fn check_references(skill: &SkillDef) -> Vec<Diagnostic> {
+pub(crate) fn check_references(skill: &SkillDef) -> Vec<Diagnostic> {
     let dirs: BTreeSet<String> = skill
         .resources
         .iter()
@@ -277,8 +283,8 @@ pub fn check_references(skill: &SkillDef) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
     for reference in local_references(skill, &dirs) {
         let decoded = reference.target.replace("%20", " ");
-        let error = |message: String| {
-            Diagnostic::error(&skill.path, message).at(
+        let error = |code: Code, message: String| {
+            Diagnostic::error(code, &skill.path, message).at(
                 &skill.text,
                 reference.line,
                 reference.column,
@@ -286,10 +292,10 @@ pub fn check_references(skill: &SkillDef) -> Vec<Diagnostic> {
         };
         let Some(normalized) = normalize(&decoded) else {
             diagnostics.push(
-                error(format!(
-                    "`{}` points outside the skill folder",
-                    reference.target
-                ))
+                error(
+                    Code::LinkOutside,
+                    format!("`{}` points outside the skill folder", reference.target),
+                )
                 .with_help("a skill can only use files inside its own folder"),
             );
             continue;
@@ -302,10 +308,13 @@ pub fn check_references(skill: &SkillDef) -> Vec<Diagnostic> {
                         .starts_with(&format!("{}/", normalized.trim_end_matches('/')))
             });
         if !exists {
-            let mut diagnostic = error(format!(
-                "`{}` does not match any file in the skill folder",
-                reference.target
-            ));
+            let mut diagnostic = error(
+                Code::DanglingLink,
+                format!(
+                    "`{}` does not match any file in the skill folder",
+                    reference.target
+                ),
+            );
             let available: Vec<&str> = skill.resources.iter().map(|r| r.path.as_str()).collect();
             diagnostic = match crate::render::closest_match(&normalized, available.iter().copied())
             {
@@ -355,7 +364,10 @@ mod tests {
     fn problems(body: &str, files: &[&str]) -> Vec<String> {
         check_references(&skill_with(body, files))
             .iter()
-            .map(|d| format!("{}:{} {}", d.line, d.column, d.message))
+            .map(|d| {
+                let (line, column) = (d.line().unwrap_or(0), d.column().unwrap_or(0));
+                format!("{line}:{column} {}", d.message())
+            })
             .collect()
     }
 
@@ -399,5 +411,25 @@ mod tests {
         assert!(is_ignored("notes.bak", &["*.bak".into()]));
         assert!(is_ignored("draft-1.md", &["draft-*.md".into()]));
         assert!(!is_ignored("final.md", &["draft-*.md".into()]));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// The link checker and the lints read arbitrary Markdown: they must never panic.
+        #[test]
+        fn link_checker_and_lints_never_panic(body in "[ -~\n\t`\\[\\]()#:/.éü漢]{1,300}") {
+            let text = format!("---\nname: x\ndescription: d\n---\nx{body}\n");
+            if let (Some(mut skill), _) = parse("s/x/SKILL.md", "x", text.as_bytes(), &ParseOptions::default()) {
+                skill.resources.clear();
+                let _ = check_references(&skill);
+                let options = crate::LintOptions {
+                    external_urls: crate::Level::Warn,
+                    ..Default::default()
+                };
+                let _ = crate::lint::lint_skill(&skill, &options);
+                let _ = crate::lint::lint_bundle(&[skill.clone(), skill], &options);
+            }
+        }
     }
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use sha2::{Digest, Sha256};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::render::closest_match;
 use crate::resources::ResourceDef;
 use crate::text;
@@ -27,13 +27,13 @@ pub const KNOWN_KEYS: &[&str] = &[
 ];
 
 /// Limits of the field table.
-pub const MAX_NAME_CHARS: usize = 64;
+pub(crate) const MAX_NAME_CHARS: usize = 64;
 /// Maximum `description` length in characters.
-pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+pub(crate) const MAX_DESCRIPTION_CHARS: usize = 1024;
 /// Maximum `compatibility` length in characters.
-pub const MAX_COMPATIBILITY_CHARS: usize = 500;
+pub(crate) const MAX_COMPATIBILITY_CHARS: usize = 500;
 /// Maximum `when-not-to-use` length in characters.
-pub const MAX_WHEN_NOT_TO_USE_CHARS: usize = 512;
+pub(crate) const MAX_WHEN_NOT_TO_USE_CHARS: usize = 512;
 
 /// A value together with where it was written in `SKILL.md`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -149,7 +149,7 @@ pub fn parse(
     let Some(root) = root else {
         if diagnostics.is_empty() {
             diagnostics.push(
-                Diagnostic::error(path, "frontmatter is empty")
+                Diagnostic::error(Code::EmptyFrontmatter, path, "frontmatter is empty")
                     .at(&document.text, 1, 1)
                     .with_help("add `name:` and `description:` between the `---` lines"),
             );
@@ -220,11 +220,19 @@ impl Located for OpeningLine {
 }
 
 impl FieldReader<'_> {
-    fn error(&mut self, at: &impl Located, message: impl Into<String>, help: Option<String>) {
+    fn error(
+        &mut self,
+        code: Code,
+        at: &impl Located,
+        message: impl Into<String>,
+        help: Option<String>,
+    ) {
         let (line, column) = at.position();
-        let mut diagnostic = Diagnostic::error(self.path, message).at(self.text, line, column);
-        diagnostic.help = help;
-        self.diagnostics.push(diagnostic);
+        let diagnostic = Diagnostic::error(code, self.path, message).at(self.text, line, column);
+        self.diagnostics.push(match help {
+            Some(help) => diagnostic.with_help(help),
+            None => diagnostic,
+        });
     }
 
     fn read(
@@ -236,6 +244,7 @@ impl FieldReader<'_> {
     ) -> Option<SkillDef> {
         let Value::Map(entries) = &root.value else {
             self.error(
+                Code::FrontmatterNotMapping,
                 root,
                 format!(
                     "frontmatter must be a YAML mapping of `key: value` lines, found {}",
@@ -292,6 +301,7 @@ impl FieldReader<'_> {
                     {
                         if description.value.trim().is_empty() {
                             self.error(
+                                Code::EmptyValue,
                                 value,
                                 "`description` is empty",
                                 Some("say what the skill does and when to use it".into()),
@@ -333,6 +343,7 @@ impl FieldReader<'_> {
                         "custom data belongs under `metadata:`, e.g. `metadata: {{ {key}: \"...\" }}`"
                     ));
                     self.error(
+                        Code::UnknownKey,
                         key_node,
                         format!("unknown frontmatter key `{key}`"),
                         Some(help),
@@ -349,6 +360,7 @@ impl FieldReader<'_> {
             };
         } else if !has_name {
             self.error(
+                Code::MissingKey,
                 &opening,
                 "missing required key `name`",
                 Some(format!(
@@ -377,6 +389,7 @@ impl FieldReader<'_> {
             );
         } else if !has_description {
             self.error(
+                Code::MissingKey,
                 &opening,
                 "missing required key `description`",
                 Some("add `description:` saying what the skill does and when to use it".into()),
@@ -394,6 +407,7 @@ impl FieldReader<'_> {
                     .filter(|t| !t.is_empty())
                     .map(|t| format!("quote it: `{key}: \"{t}\"`"));
                 self.error(
+                    Code::WrongType,
                     node,
                     format!("`{key}` must be a string, found {}", other.kind()),
                     help,
@@ -415,6 +429,7 @@ impl FieldReader<'_> {
         let chars = text.chars().count();
         if chars < min || chars > max {
             self.error(
+                Code::FieldLength,
                 node,
                 format!("`{key}` must be {min} to {max} characters long, found {chars}"),
                 None,
@@ -431,6 +446,7 @@ impl FieldReader<'_> {
         let chars = value.chars().count();
         if chars == 0 || chars > MAX_NAME_CHARS {
             self.error(
+                Code::InvalidName,
                 name,
                 format!("`name` must be 1 to {MAX_NAME_CHARS} characters long, found {chars}"),
                 help,
@@ -440,6 +456,7 @@ impl FieldReader<'_> {
             .find(|c| !matches!(c, 'a'..='z' | '0'..='9' | '-'))
         {
             self.error(
+                Code::InvalidName,
                 name,
                 format!(
                     "`name` may only hold lowercase ASCII letters, digits and `-`, found {bad:?}"
@@ -447,11 +464,22 @@ impl FieldReader<'_> {
                 help,
             );
         } else if value.starts_with('-') || value.ends_with('-') {
-            self.error(name, "`name` must not start or end with `-`", help);
+            self.error(
+                Code::InvalidName,
+                name,
+                "`name` must not start or end with `-`",
+                help,
+            );
         } else if value.contains("--") {
-            self.error(name, "`name` must not contain `--`", help);
+            self.error(
+                Code::InvalidName,
+                name,
+                "`name` must not contain `--`",
+                help,
+            );
         } else if value != dir_name {
             self.error(
+                Code::NameMismatch,
                 name,
                 format!("`name` is `{value}` but the folder is `{dir_name}`; they must be equal"),
                 Some(format!(
@@ -464,6 +492,7 @@ impl FieldReader<'_> {
     fn string_list(&mut self, node: &Node, key: &str) -> Vec<Spanned<String>> {
         let Value::Seq(items) = &node.value else {
             self.error(
+                Code::WrongType,
                 node,
                 format!("`{key}` must be a list, found {}", node.value.kind()),
                 Some(format!("write `{key}: [a, b]` or one `- item` per line")),
@@ -474,7 +503,12 @@ impl FieldReader<'_> {
         for item in items {
             if let Some(text) = self.string(item, key) {
                 if text.value.trim().is_empty() {
-                    self.error(item, format!("`{key}` holds an empty entry"), None);
+                    self.error(
+                        Code::EmptyValue,
+                        item,
+                        format!("`{key}` holds an empty entry"),
+                        None,
+                    );
                 } else {
                     out.push(text);
                 }
@@ -486,6 +520,7 @@ impl FieldReader<'_> {
     fn metadata(&mut self, node: &Node) -> Vec<(String, String)> {
         let Value::Map(entries) = &node.value else {
             self.error(
+                Code::WrongType,
                 node,
                 format!(
                     "`metadata` must be a mapping of string keys to string values, found {}",
@@ -506,6 +541,7 @@ impl FieldReader<'_> {
                         _ => "metadata values must be strings; quote them, or encode structure in the key".to_owned(),
                     };
                     self.error(
+                        Code::WrongType,
                         value,
                         format!(
                             "`metadata.{key_text}` must be a string, found {}",
@@ -529,6 +565,7 @@ impl FieldReader<'_> {
                 .collect(),
             other => {
                 self.error(
+                    Code::WrongType,
                     node,
                     format!(
                         "`allowed-tools` must be a string or a list of strings, found {}",
@@ -544,6 +581,7 @@ impl FieldReader<'_> {
     fn version(&mut self, node: &Node) -> Option<Spanned<String>> {
         if let Value::Number(number) = &node.value {
             self.error(
+                Code::WrongType,
                 node,
                 format!("`version` must be a string, found the number {number}"),
                 Some(format!("quote it: `version: \"{number}\"`")),

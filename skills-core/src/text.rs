@@ -2,11 +2,11 @@
 
 use std::ops::Range;
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 
 /// A normalized `SKILL.md` split into its parts. Ranges are byte ranges into `text`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Document {
+pub(crate) struct Document {
     /// The whole file after T2 (BOM dropped, line endings LF): what is embedded and hashed.
     pub text: String,
     /// The YAML between the two `---` lines (may be empty).
@@ -33,7 +33,7 @@ impl Document {
 }
 
 /// T1 and T2: the file as UTF-8 text with one leading BOM dropped and CRLF / lone CR made LF.
-pub fn decode(path: &str, bytes: &[u8]) -> Result<String, Diagnostic> {
+pub(crate) fn decode(path: &str, bytes: &[u8]) -> Result<String, Diagnostic> {
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
         Err(error) => {
@@ -43,6 +43,7 @@ pub fn decode(path: &str, bytes: &[u8]) -> Result<String, Diagnostic> {
             // The prefix is valid UTF-8 by construction, so counting its characters is exact.
             let column = String::from_utf8_lossy(&good[line_start..]).chars().count() + 1;
             return Err(Diagnostic::error(
+                Code::NotUtf8,
                 path,
                 format!(
                     "SKILL.md is not valid UTF-8 (invalid byte 0x{:02X})",
@@ -67,11 +68,11 @@ fn is_delimiter(line: &str) -> bool {
 }
 
 /// T3-T5: splits normalized text into frontmatter and body.
-pub fn split(path: &str, text: String) -> Result<Document, Diagnostic> {
+pub(crate) fn split(path: &str, text: String) -> Result<Document, Diagnostic> {
     let mut lines = text.split_inclusive('\n');
     let first = lines.next().unwrap_or("");
     if !is_delimiter(first.trim_end_matches('\n')) {
-        return Err(Diagnostic::error(path, "no frontmatter: line 1 of SKILL.md must be `---`")
+        return Err(Diagnostic::error(Code::NoFrontmatter, path, "no frontmatter: line 1 of SKILL.md must be `---`")
             .at(&text, 1, 1)
             .with_help("start the file with a `---` line, then `name:` and `description:`, then another `---` line"));
     }
@@ -87,6 +88,7 @@ pub fn split(path: &str, text: String) -> Result<Document, Diagnostic> {
     }
     let Some((closing_line, frontmatter_end, body_search)) = closing else {
         return Err(Diagnostic::error(
+            Code::UnclosedFrontmatter,
             path,
             "frontmatter is not closed: no `---` line after line 1",
         )
@@ -109,6 +111,7 @@ pub fn split(path: &str, text: String) -> Result<Document, Diagnostic> {
     let body_end = body_start + text[body_start..].trim_end().len();
     if body_start >= body_end {
         return Err(Diagnostic::error(
+            Code::EmptyBody,
             path,
             "the skill has no instructions: the body after the frontmatter is empty",
         )
@@ -162,10 +165,10 @@ mod tests {
         ] {
             let error = doc(bad).unwrap_err();
             assert!(
-                error.message.starts_with("no frontmatter"),
+                error.message().starts_with("no frontmatter"),
                 "{bad:?}: {error}"
             );
-            assert_eq!(error.line, 1);
+            assert_eq!(error.line(), Some(1));
         }
     }
 
@@ -184,21 +187,21 @@ mod tests {
     #[test]
     fn unclosed_frontmatter_points_at_line_1() {
         let error = doc("---\nname: a\nbody").unwrap_err();
-        assert!(error.message.contains("not closed"));
-        assert_eq!((error.line, error.column), (1, 1));
+        assert!(error.message().contains("not closed"));
+        assert_eq!((error.line(), error.column()), (Some(1), Some(1)));
     }
 
     #[test]
     fn empty_body_is_an_error_at_the_closing_line() {
         let error = doc("---\nname: a\n---\n \n\t\n").unwrap_err();
-        assert!(error.message.contains("no instructions"));
-        assert_eq!(error.line, 3);
+        assert!(error.message().contains("no instructions"));
+        assert_eq!(error.line(), Some(3));
     }
 
     #[test]
     fn invalid_utf8_reports_line_and_column_of_first_bad_byte() {
         let error = decode("p", b"---\nname: a\ndescription: caf\xE9\n").unwrap_err();
-        assert!(error.message.contains("not valid UTF-8"), "{error}");
-        assert_eq!((error.line, error.column), (3, 17));
+        assert!(error.message().contains("not valid UTF-8"), "{error}");
+        assert_eq!((error.line(), error.column()), (Some(3), Some(17)));
     }
 }

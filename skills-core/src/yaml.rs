@@ -11,14 +11,14 @@ use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Span};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 
 /// Bounds the size of the tree, so aliases cannot blow it up ("billion laughs").
 const MAX_NODES: usize = 10_000;
 
 /// A YAML value with its position.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Node {
+pub(crate) struct Node {
     /// The value.
     pub value: Value,
     /// 1-based line in `SKILL.md`.
@@ -29,7 +29,7 @@ pub struct Node {
 
 /// A YAML value, resolved with the YAML 1.2 core schema.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Value {
+pub(crate) enum Value {
     /// `~`, `null` or nothing.
     Null,
     /// `true` or `false`.
@@ -69,7 +69,7 @@ impl Value {
 }
 
 /// Where the frontmatter sits in the file, to turn fragment positions into file positions.
-pub struct Source<'a> {
+pub(crate) struct Source<'a> {
     /// Path shown in diagnostics.
     pub path: &'a str,
     /// The whole normalized file, for quoting lines.
@@ -83,11 +83,12 @@ pub struct Source<'a> {
 impl Source<'_> {
     fn error(
         &self,
+        code: Code,
         line_in_fragment: usize,
         column: usize,
         message: impl Into<String>,
     ) -> Diagnostic {
-        Diagnostic::error(self.path, message).at(
+        Diagnostic::error(code, self.path, message).at(
             self.file_text,
             line_in_fragment + self.first_line - 1,
             column,
@@ -97,7 +98,7 @@ impl Source<'_> {
 
 /// Parses the frontmatter. Returns the root node (when the YAML could be parsed) and every
 /// problem found: syntax errors, tab indentation, duplicate keys, aliases out of bounds.
-pub fn parse(source: &Source<'_>) -> (Option<Node>, Vec<Diagnostic>) {
+pub(crate) fn parse(source: &Source<'_>) -> (Option<Node>, Vec<Diagnostic>) {
     let tab_errors = tab_indentation(source);
     if !tab_errors.is_empty() {
         // The parser would only repeat the same complaint less clearly.
@@ -123,6 +124,7 @@ pub fn parse(source: &Source<'_>) -> (Option<Node>, Vec<Diagnostic>) {
             Err(error) => {
                 let mark = error.marker();
                 let mut diagnostic = source.error(
+                    Code::YamlSyntax,
                     mark.line(),
                     mark.col() + 1,
                     format!("invalid YAML in frontmatter: {}", error.info()),
@@ -153,7 +155,12 @@ fn tab_indentation(source: &Source<'_>) -> Vec<Diagnostic> {
             let column = indent.find('\t')? + 1;
             (!line.trim().is_empty()).then(|| {
                 source
-                    .error(index + 1, column, "tab used as indentation in frontmatter")
+                    .error(
+                        Code::TabIndentation,
+                        index + 1,
+                        column,
+                        "tab used as indentation in frontmatter",
+                    )
                     .with_help("indent YAML with spaces, not tabs")
             })
         })
@@ -192,6 +199,7 @@ impl Builder<'_, '_> {
         self.nodes += 1;
         if self.nodes > MAX_NODES {
             return Err(self.source.error(
+                Code::FrontmatterTooLarge,
                 span.start.line(),
                 span.start.col() + 1,
                 format!("frontmatter is too large (more than {MAX_NODES} values)"),
@@ -210,6 +218,7 @@ impl Builder<'_, '_> {
                 self.documents += 1;
                 if self.documents > 1 {
                     return Err(self.source.error(
+                        Code::MultipleDocuments,
                         span.start.line(),
                         span.start.col() + 1,
                         "frontmatter holds more than one YAML document",
@@ -229,6 +238,7 @@ impl Builder<'_, '_> {
             Event::Alias(id) => {
                 let Some(target) = self.anchors.get(&id).cloned() else {
                     return Err(self.source.error(
+                        Code::YamlSyntax,
                         span.start.line(),
                         span.start.col() + 1,
                         "unknown YAML alias",
@@ -238,6 +248,7 @@ impl Builder<'_, '_> {
                 self.nodes += size;
                 if self.nodes > MAX_NODES {
                     return Err(self.source.error(
+                        Code::FrontmatterTooLarge,
                         span.start.line(),
                         span.start.col() + 1,
                         format!("frontmatter is too large (more than {MAX_NODES} values)"),
@@ -306,53 +317,57 @@ impl Builder<'_, '_> {
                 pending_key,
                 seen,
                 ..
-            }) => match pending_key.take() {
-                // A key: checked now, so the value that follows knows whether to keep it.
-                None => {
-                    let keep = match node
-                        .value
-                        .scalar_text()
-                        .filter(|_| node.value != Value::Null)
-                    {
-                        None => {
-                            let message = format!(
-                                "a frontmatter key must be a plain word, not {}",
-                                node.value.kind()
-                            );
-                            self.diagnostics
-                                .push(Diagnostic::error(self.source.path, message).at(
-                                    self.source.file_text,
-                                    node.line,
-                                    node.column,
-                                ));
-                            false
-                        }
-                        Some(key) => match seen.get(&key) {
-                            Some(first_line) => {
+            }) => {
+                match pending_key.take() {
+                    // A key: checked now, so the value that follows knows whether to keep it.
+                    None => {
+                        let keep = match node
+                            .value
+                            .scalar_text()
+                            .filter(|_| node.value != Value::Null)
+                        {
+                            None => {
                                 let message = format!(
-                                    "duplicate key `{key}` in frontmatter (first defined on line {first_line})"
+                                    "a frontmatter key must be a plain word, not {}",
+                                    node.value.kind()
                                 );
                                 self.diagnostics.push(
-                                    Diagnostic::error(self.source.path, message)
-                                        .at(self.source.file_text, node.line, node.column)
-                                        .with_help("keep one of the two entries"),
+                                    Diagnostic::error(Code::ComplexKey, self.source.path, message)
+                                        .at(self.source.file_text, node.line, node.column),
                                 );
                                 false
                             }
-                            None => {
-                                seen.insert(key, node.line);
-                                true
-                            }
-                        },
-                    };
-                    *pending_key = Some((node, keep));
-                }
-                Some((key, keep)) => {
-                    if keep {
-                        entries.push((key, node));
+                            Some(key) => match seen.get(&key) {
+                                Some(first_line) => {
+                                    let message = format!(
+                                        "duplicate key `{key}` in frontmatter (first defined on line {first_line})"
+                                    );
+                                    self.diagnostics.push(
+                                        Diagnostic::error(
+                                            Code::DuplicateKey,
+                                            self.source.path,
+                                            message,
+                                        )
+                                        .at(self.source.file_text, node.line, node.column)
+                                        .with_help("keep one of the two entries"),
+                                    );
+                                    false
+                                }
+                                None => {
+                                    seen.insert(key, node.line);
+                                    true
+                                }
+                            },
+                        };
+                        *pending_key = Some((node, keep));
+                    }
+                    Some((key, keep)) => {
+                        if keep {
+                            entries.push((key, node));
+                        }
                     }
                 }
-            },
+            }
         }
     }
 }
@@ -478,19 +493,19 @@ mod tests {
         let (root, diagnostics) = parse_fm("name: a\ndescription: Use this: when testing\n");
         assert!(root.is_none());
         let d = &diagnostics[0];
-        assert_eq!(d.line, 3, "{d}");
-        assert!(d.message.starts_with("invalid YAML"));
-        assert!(d.help.as_deref().unwrap().contains("quoted"));
+        assert_eq!(d.line(), Some(3), "{d}");
+        assert!(d.message().starts_with("invalid YAML"));
+        assert!(d.help().unwrap().contains("quoted"));
     }
 
     #[test]
     fn duplicate_keys_name_both_lines() {
         let (_, diagnostics) = parse_fm("name: a\ndescription: x\nname: b\n");
         assert_eq!(diagnostics.len(), 1);
-        assert_eq!(diagnostics[0].line, 4);
+        assert_eq!(diagnostics[0].line(), Some(4));
         assert!(
             diagnostics[0]
-                .message
+                .message()
                 .contains("duplicate key `name` in frontmatter (first defined on line 2)")
         );
     }
@@ -501,7 +516,7 @@ mod tests {
         assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
         assert!(
             diagnostics[0]
-                .message
+                .message()
                 .contains("must be a plain word, not a list")
         );
         assert_eq!(entries(root.as_ref().unwrap()).len(), 1);
@@ -511,8 +526,11 @@ mod tests {
     fn tab_indentation_is_rejected() {
         let (_, diagnostics) = parse_fm("metadata:\n\tauthor: me\n");
         assert_eq!(diagnostics.len(), 1);
-        assert_eq!((diagnostics[0].line, diagnostics[0].column), (3, 1));
-        assert!(diagnostics[0].message.contains("tab"));
+        assert_eq!(
+            (diagnostics[0].line(), diagnostics[0].column()),
+            (Some(3), Some(1))
+        );
+        assert!(diagnostics[0].message().contains("tab"));
     }
 
     #[test]
@@ -528,6 +546,6 @@ mod tests {
         }
         let (root, diagnostics) = parse_fm(&fragment);
         assert!(root.is_none());
-        assert!(diagnostics[0].message.contains("too large"));
+        assert!(diagnostics[0].message().contains("too large"));
     }
 }

@@ -20,7 +20,7 @@ fn messages(bundle: &skills_core::Bundle) -> Vec<String> {
     bundle
         .diagnostics
         .iter()
-        .map(|d| format!("{}: {}", d.location(), d.message))
+        .map(|d| format!("{}: {}", d.location(), d.message()))
         .collect()
 }
 
@@ -77,12 +77,12 @@ fn folder_without_skill_md_is_an_error_with_near_miss_help() {
     let bundle = load(dir.path(), &["skills"], &Options::default());
     assert_eq!(bundle.diagnostics.len(), 2);
     assert_eq!(
-        bundle.diagnostics[0].help.as_deref(),
+        bundle.diagnostics[0].help(),
         Some("found `Skill.md`: the file must be named exactly `SKILL.md`")
     );
     assert!(
         bundle.diagnostics[1]
-            .message
+            .message()
             .contains("`skills/b` has no SKILL.md")
     );
 }
@@ -163,7 +163,7 @@ fn size_limit_is_configurable() {
     };
     let bundle = load(dir.path(), &["skills"], &below);
     assert!(
-        bundle.diagnostics[0].message.contains("over the limit"),
+        bundle.diagnostics[0].message().contains("over the limit"),
         "{:?}",
         messages(&bundle)
     );
@@ -339,7 +339,7 @@ fn dangling_resource_links_are_errors_at_their_line() {
         ]
     );
     assert_eq!(
-        bundle.diagnostics[0].help.as_deref(),
+        bundle.diagnostics[0].help(),
         Some("did you mean `references/forms.md`?")
     );
 }

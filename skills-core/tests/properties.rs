@@ -139,23 +139,3 @@ proptest! {
         prop_assert_eq!(skill.body(), expected_body(&f.body));
     }
 }
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
-
-    /// The link checker and the lints read arbitrary Markdown: they must never panic.
-    #[test]
-    fn link_checker_and_lints_never_panic(body in "[ -~\n\t`\\[\\]()#:/.éü漢]{1,300}") {
-        let text = format!("---\nname: x\ndescription: d\n---\nx{body}\n");
-        if let (Some(mut skill), _) = parse("s/x/SKILL.md", "x", text.as_bytes(), &ParseOptions::default()) {
-            skill.resources.clear();
-            let _ = skills_core::resources::check_references(&skill);
-            let options = skills_core::LintOptions {
-                external_urls: skills_core::Level::Warn,
-                ..Default::default()
-            };
-            let _ = skills_core::lint::lint_skill(&skill, &options);
-            let _ = skills_core::lint::lint_bundle(&[skill.clone(), skill], &options);
-        }
-    }
-}

@@ -3,7 +3,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use skills_core::render::{self, CatalogEntry};
-use skills_core::{Bundle, SkillDef, discover::display_root};
+use skills_core::{Bundle, SkillDef, display_root};
 
 use crate::args::Args;
 
@@ -36,13 +36,16 @@ pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStr
     let krate = &args.krate;
     let warnings: Vec<TokenStream> = bundle
         .warnings()
-        .map(|d| warning(span_for(args, &d.path), &d.to_string()))
+        .map(|d| warning(span_for(args, d.path()), &d.compile_error_text()))
         .collect();
     if bundle.has_errors() {
         let errors = bundle
             .errors()
             .map(|diagnostic| {
-                syn::Error::new(span_for(args, &diagnostic.path), diagnostic.to_string())
+                syn::Error::new(
+                    span_for(args, diagnostic.path()),
+                    diagnostic.compile_error_text(),
+                )
             })
             .collect();
         let fallback = fallback(krate, errors);

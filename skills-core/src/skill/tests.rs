@@ -68,7 +68,7 @@ fn allowed_tools_as_list() {
 #[test]
 fn missing_required_keys() {
     let errors = errors_of("a", &skill("license: MIT\n"));
-    let messages: Vec<_> = errors.iter().map(|d| d.message.as_str()).collect();
+    let messages: Vec<_> = errors.iter().map(|d| d.message()).collect();
     assert_eq!(
         messages,
         [
@@ -93,7 +93,7 @@ fn name_rules() {
     );
     assert!(
         errors[0]
-            .message
+            .message()
             .contains("1 to 64 characters long, found 65"),
         "{}",
         errors[0]
@@ -108,11 +108,15 @@ fn name_rules() {
         ("\"\"", "1 to 64"),
     ] {
         let errors = errors_of("x", &skill(&format!("name: {bad}\ndescription: x\n")));
-        assert!(errors[0].message.contains(expected), "{bad}: {}", errors[0]);
-        assert_eq!((errors[0].line, errors[0].column), (2, 7));
+        assert!(
+            errors[0].message().contains(expected),
+            "{bad}: {}",
+            errors[0]
+        );
+        assert_eq!((errors[0].line(), errors[0].column()), (Some(2), Some(7)));
     }
     let errors = errors_of("folder", &skill("name: other\ndescription: x\n"));
-    assert!(errors[0].message.contains("but the folder is `folder`"));
+    assert!(errors[0].message().contains("but the folder is `folder`"));
 }
 
 #[test]
@@ -125,9 +129,9 @@ fn description_limit_counts_characters_not_bytes() {
     );
     let over = "é".repeat(1025);
     let errors = errors_of("a", &skill(&format!("name: a\ndescription: {over}\n")));
-    assert!(errors[0].message.contains("found 1025"), "{}", errors[0]);
+    assert!(errors[0].message().contains("found 1025"), "{}", errors[0]);
     let errors = errors_of("a", &skill("name: a\ndescription: \"   \"\n"));
-    assert!(errors[0].message.contains("empty"));
+    assert!(errors[0].message().contains("empty"));
 }
 
 #[test]
@@ -150,7 +154,7 @@ fn compatibility_and_when_not_to_use_limits() {
     );
     assert!(
         errors[0]
-            .message
+            .message()
             .contains("`compatibility` must be 1 to 500 characters long, found 501")
     );
     let errors = errors_of(
@@ -160,15 +164,15 @@ fn compatibility_and_when_not_to_use_limits() {
             "ü".repeat(513)
         )),
     );
-    assert!(errors[0].message.contains("found 513"));
+    assert!(errors[0].message().contains("found 513"));
 }
 
 #[test]
 fn unknown_key_suggests_known_one_and_metadata() {
     let errors = errors_of("a", &skill("name: a\ndescription: x\nlicence: MIT\n"));
-    assert_eq!(errors[0].message, "unknown frontmatter key `licence`");
-    assert_eq!(errors[0].line, 4);
-    let help = errors[0].help.as_deref().unwrap();
+    assert_eq!(errors[0].message(), "unknown frontmatter key `licence`");
+    assert_eq!(errors[0].line(), Some(4));
+    let help = errors[0].help().unwrap();
     assert!(
         help.contains("did you mean `license`?") && help.contains("metadata:"),
         "{help}"
@@ -189,13 +193,10 @@ fn unknown_key_suggests_known_one_and_metadata() {
 fn version_as_number_says_quote_it() {
     let errors = errors_of("a", &skill("name: a\ndescription: x\nversion: 1.0\n"));
     assert_eq!(
-        errors[0].message,
+        errors[0].message(),
         "`version` must be a string, found the number 1.0"
     );
-    assert_eq!(
-        errors[0].help.as_deref(),
-        Some("quote it: `version: \"1.0\"`")
-    );
+    assert_eq!(errors[0].help(), Some("quote it: `version: \"1.0\"`"));
     assert!(
         parse_str("a", &skill("name: a\ndescription: x\nversion: 1.2.0\n"))
             .0
@@ -210,16 +211,16 @@ fn metadata_values_must_be_strings() {
         &skill("name: a\ndescription: x\nmetadata:\n  count: 3\n  flag: true\n  list: [1]\n"),
     );
     assert_eq!(errors.len(), 3);
-    assert_eq!(errors[0].help.as_deref(), Some("quote it: `count: \"3\"`"));
-    assert_eq!(errors[0].line, 5);
+    assert_eq!(errors[0].help(), Some("quote it: `count: \"3\"`"));
+    assert_eq!(errors[0].line(), Some(5));
 }
 
 #[test]
 fn tags_must_be_non_empty_strings() {
     let errors = errors_of("a", &skill("name: a\ndescription: x\ntags: [ok, \"\"]\n"));
-    assert!(errors[0].message.contains("empty entry"));
+    assert!(errors[0].message().contains("empty entry"));
     let errors = errors_of("a", &skill("name: a\ndescription: x\ntags: one\n"));
-    assert!(errors[0].message.contains("must be a list"));
+    assert!(errors[0].message().contains("must be a list"));
 }
 
 #[test]
@@ -249,9 +250,9 @@ fn crlf_and_bom_files_hash_like_their_lf_form() {
 #[test]
 fn non_mapping_frontmatter() {
     let errors = errors_of("a", "---\n- a\n- b\n---\nbody\n");
-    assert!(errors[0].message.contains("must be a YAML mapping"));
+    assert!(errors[0].message().contains("must be a YAML mapping"));
     let errors = errors_of("a", "---\n---\nbody\n");
-    assert!(errors[0].message.contains("frontmatter is empty"));
+    assert!(errors[0].message().contains("frontmatter is empty"));
 }
 
 #[test]
@@ -273,7 +274,7 @@ fn compatibility_option_infers_name_and_description() {
     assert_eq!(diagnostics.len(), 1);
     assert!(
         diagnostics[0]
-            .message
+            .message()
             .contains("`version` must be a string")
     );
 }
