@@ -21,6 +21,7 @@
 
 // Shared with the macro and the runtime, not part of the documented surface: the macro builds
 // the name index the runtime reads, and the runtime renders with the macro's own code.
+pub mod allowed_tools;
 #[doc(hidden)]
 pub mod index;
 pub mod render;
