@@ -19,9 +19,10 @@
 //! no dependencies and is compiled even with the `validate` feature off, so the runtime renders
 //! a filtered catalog with exactly the code the macro used at build time.
 
+pub mod allowed_tools;
+
 // Shared with the macro and the runtime, not part of the documented surface: the macro builds
 // the name index the runtime reads, and the runtime renders with the macro's own code.
-pub mod allowed_tools;
 #[doc(hidden)]
 pub mod index;
 pub mod render;
