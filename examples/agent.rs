@@ -162,7 +162,7 @@ fn make_provider(args: &Args) -> Result<(Arc<dyn Provider>, String), String> {
             ))
         }
         _ => Ok((
-            Arc::new(Demo::with_skills(SKILLS)),
+            Arc::new(Demo::with_skills(&SKILLS)),
             "demo: an offline, scripted stand-in for a model (no API key found). It drives \
              the real loop, load_skill and tools. Set ANTHROPIC_API_KEY, OPENAI_API_KEY or \
              OPENAI_BASE_URL to use a real model."
@@ -256,7 +256,7 @@ async fn main() -> ExitCode {
     };
     let workdir = args.workdir.clone().unwrap_or_else(|| ".".into());
     let mut builder = Agent::builder(provider)
-        .skills(SKILLS)
+        .skills(&SKILLS)
         .workdir(&workdir)
         .max_turns(args.max_turns.unwrap_or(DEFAULT_MAX_TURNS))
         .permissions(policy)

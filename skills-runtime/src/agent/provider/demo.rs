@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 
 use super::{Provider, Request, Response};
-use crate::SkillSet;
+use crate::Registry as SkillSet;
 use crate::agent::conversation::{AssistantTurn, Message, ToolCall, ToolResult, Usage};
 use crate::agent::error::ApiError;
 use crate::agent::retry::BoxFuture;
