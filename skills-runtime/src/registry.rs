@@ -53,7 +53,7 @@ struct Bundle {
 /// A run-time choice among a bundle's skills, and the strings rendered for it.
 struct Selection {
     /// Indices into the bundle's skills, in range and ascending (so the skills stay sorted by
-    /// name); only [`Bundle::position`] produces them.
+    /// name); only [`Bundle::find`] produces them.
     positions: Box<[usize]>,
     catalog: String,
     /// Empty when no skill is chosen (the tool is then left out).
@@ -62,12 +62,13 @@ struct Selection {
 }
 
 impl Bundle {
-    /// The index of the skill called `name`, always in range: one hash and, almost always, one
-    /// string comparison, whatever the number of skills.
-    fn position(&self, name: &str) -> Option<usize> {
+    /// The skill called `name` and its index: one hash and, almost always, one string
+    /// comparison, whatever the number of skills.
+    fn find(&self, name: &str) -> Option<(usize, &'static Skill)> {
         let skills = self.skills;
         let name_at = |i: usize| skills.get(i).map_or("", Skill::name);
-        skills_core::index::lookup(self.index, name, name_at).filter(|&i| i < skills.len())
+        let position = skills_core::index::lookup(self.index, name, name_at)?;
+        skills.get(position).map(|skill| (position, skill))
     }
 }
 
@@ -119,15 +120,15 @@ impl Registry {
         }
     }
 
-    /// The index in the bundle of the skill called `name`, if this registry has it. The only
+    /// The skill called `name` and its index in the bundle, if this registry has it. The only
     /// lookup: every method that takes a name goes through it.
-    fn position(&self, name: &str) -> Option<usize> {
-        let position = self.bundle.position(name)?;
+    fn find(&self, name: &str) -> Option<(usize, &'static Skill)> {
+        let found = self.bundle.find(name)?;
         let chosen = self
             .selection
             .as_ref()
-            .is_none_or(|selection| selection.positions.binary_search(&position).is_ok());
-        chosen.then_some(position)
+            .is_none_or(|selection| selection.positions.binary_search(&found.0).is_ok());
+        chosen.then_some(found)
     }
 
     /// The error for a name this registry does not have: it lists this registry's skills.
@@ -156,12 +157,12 @@ impl Registry {
     /// whatever the number of skills, and no allocation. A restricted registry then also
     /// binary-searches its chosen positions (integers, not names).
     pub fn get(&self, name: &str) -> Option<&'static Skill> {
-        self.position(name).and_then(|i| self.bundle.skills.get(i))
+        self.find(name).map(|(_, skill)| skill)
     }
 
     /// Whether this registry has a skill called `name`.
     pub fn contains(&self, name: &str) -> bool {
-        self.position(name).is_some()
+        self.find(name).is_some()
     }
 
     /// The skills, sorted by name.
@@ -275,7 +276,8 @@ impl Registry {
         let mut positions = Vec::new();
         for name in allow {
             let name = name.as_ref();
-            positions.push(self.position(name).ok_or_else(|| self.unknown(name))?);
+            let (position, _) = self.find(name).ok_or_else(|| self.unknown(name))?;
+            positions.push(position);
         }
         positions.sort_unstable();
         positions.dedup();
