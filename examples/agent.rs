@@ -241,7 +241,7 @@ async fn main() -> ExitCode {
     };
     let workdir = args.workdir.clone().unwrap_or_else(|| ".".into());
     let mut builder = Agent::builder(provider)
-        .skills(SKILLS)
+        .skills(&SKILLS)
         .workdir(&workdir)
         .max_turns(args.max_turns)
         .permissions(policy)

@@ -129,7 +129,7 @@ async fn latency() {
     let provider =
         Arc::new(Anthropic::with_options(KEY, "bench", &server.url(), options()).unwrap());
     let agent = Agent::builder(provider.clone())
-        .skills(SKILLS)
+        .skills(&SKILLS)
         .build()
         .unwrap();
     let messages = conversation_100kb();
@@ -269,7 +269,7 @@ async fn rss_child(mode: &str) {
     server.stop_recording();
     let provider = Anthropic::with_options(KEY, "bench", &server.url(), options()).unwrap();
     let agent = Agent::builder(Arc::new(provider))
-        .skills(SKILLS)
+        .skills(&SKILLS)
         .workdir(&dir)
         .max_turns(50)
         .permissions(PermissionPolicy::new())

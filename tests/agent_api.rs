@@ -49,7 +49,7 @@ async fn anthropic_full_tool_loop() {
     .await;
     let (provider, delays) = anthropic(&server.url());
     let agent = Agent::builder(Arc::new(provider))
-        .skills(SKILLS)
+        .skills(&SKILLS)
         .workdir(dir.path())
         .build()
         .unwrap();
@@ -206,7 +206,7 @@ async fn openai_full_tool_loop_with_parallel_calls() {
     .await;
     let (provider, _) = openai(&server.url());
     let agent = Agent::builder(Arc::new(provider))
-        .skills(SKILLS)
+        .skills(&SKILLS)
         .workdir(dir.path())
         .build()
         .unwrap();
@@ -650,7 +650,7 @@ async fn restricted_skills_and_tools() {
     agent.run(&mut agent.session(), "x").await.unwrap();
     // A sub-agent without load_skill: no catalog, no skill tool.
     let sub = Agent::builder(provider.clone())
-        .skills(SKILLS)
+        .skills(&SKILLS)
         .without_load_skill()
         .only_tools(["glob"])
         .preamble("You are a file finder.")
@@ -724,7 +724,7 @@ async fn second_load_and_unknown_skill() {
     .await;
     let (provider, _) = anthropic(&server.url());
     let agent = Agent::builder(Arc::new(provider))
-        .skills(SKILLS)
+        .skills(&SKILLS)
         .build()
         .unwrap();
     let mut session = agent.session();
@@ -877,7 +877,7 @@ async fn resource_dir_puts_a_loaded_skills_files_on_disk() {
     // A folder of its own: materialize creates it private (0700) and refuses a shared one.
     let cache = temp.path().join("skills");
     let agent = Agent::builder(Arc::new(provider))
-        .skills(SKILLS)
+        .skills(&SKILLS)
         .resource_dir(&cache)
         .build()
         .unwrap();
@@ -912,7 +912,7 @@ async fn skill_resources_are_read_from_the_binary() {
     .await;
     let (provider, _) = anthropic(&server.url());
     let agent = Agent::builder(Arc::new(provider))
-        .skills(SKILLS)
+        .skills(&SKILLS)
         .build()
         .unwrap();
     agent.run(&mut agent.session(), "x").await.unwrap();
@@ -925,7 +925,7 @@ async fn skill_resources_are_read_from_the_binary() {
         .unwrap()
         .clone();
     let expected: Value =
-        serde_json::from_str(&SKILLS.to_set().read_resource_tool_anthropic().unwrap()).unwrap();
+        serde_json::from_str(&SKILLS.read_resource_tool_anthropic().unwrap()).unwrap();
     assert_eq!(tool, expected);
     // Only skills with files are offered.
     assert_eq!(

@@ -15,7 +15,7 @@ static BUNDLE: skills_runtime::Registry = skills_runtime::embed_skills!("skills"
 async fn demo_loads_the_matching_skill_and_uses_the_real_tools() {
     let dir = agent_support::project();
     let agent = Agent::builder(Arc::new(ScriptedModel::with_skills(&BUNDLE)))
-        .skills(BUNDLE)
+        .skills(&BUNDLE)
         .workdir(dir.path())
         .permissions(PermissionPolicy::new())
         .build()
@@ -84,7 +84,7 @@ async fn demo_loads_the_matching_skill_and_uses_the_real_tools() {
 async fn demo_picks_another_skill_for_another_task() {
     let dir = agent_support::project();
     let agent = Agent::builder(Arc::new(ScriptedModel::new()))
-        .skills(BUNDLE)
+        .skills(&BUNDLE)
         .workdir(dir.path())
         .build()
         .unwrap();
@@ -98,7 +98,7 @@ async fn demo_picks_another_skill_for_another_task() {
     assert_eq!(out.skills_loaded, vec!["write-tests"]);
     // Without a load_skill tool it does not call one.
     let plain = Agent::builder(Arc::new(ScriptedModel::new()))
-        .skills(BUNDLE)
+        .skills(&BUNDLE)
         .without_load_skill()
         .workdir(dir.path())
         .build()

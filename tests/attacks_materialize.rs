@@ -281,9 +281,8 @@ mod hostile_disk {
 
 #[test]
 fn read_resource_survives_hostile_offsets_and_limits() {
-    let set = SKILLS.to_set();
     let read =
-        |offset, limit| set.read_resource("pdf-forms", "references/fields.md", offset, limit);
+        |offset, limit| SKILLS.read_resource("pdf-forms", "references/fields.md", offset, limit);
     // `offset - 1 + limit` used to overflow here.
     assert_eq!(
         read(Some(2), Some(usize::MAX)).unwrap(),

@@ -218,10 +218,9 @@ proptest! {
         limit in proptest::option::of(prop_oneof![0usize..30, Just(usize::MAX), any::<usize>()]),
     ) {
         static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("skills");
-        let set = SKILLS.to_set();
         for skill in ["debug-failing-test", "missing"] {
-            let _ = set.read_resource(skill, &path, offset, limit);
-            let _ = set.read_resource(skill, "references/flaky-tests.md", offset, limit);
+            let _ = SKILLS.read_resource(skill, &path, offset, limit);
+            let _ = SKILLS.read_resource(skill, "references/flaky-tests.md", offset, limit);
         }
     }
 }

@@ -48,25 +48,26 @@ fn load_result_lists_the_files() {
 
 #[test]
 fn read_skill_resource_reads_text_by_lines_and_describes_binaries() {
-    let set = SKILLS.to_set();
     assert_eq!(
-        set.read_resource("pdf-forms", "references/fields.md", Some(3), Some(2))
+        SKILLS
+            .read_resource("pdf-forms", "references/fields.md", Some(3), Some(2))
             .unwrap(),
         "line 2\nline 3\n[... 1 more lines; read on with offset=5]"
     );
     assert_eq!(
-        set.read_resource("pdf-forms", "references/fields.md", None, None)
+        SKILLS
+            .read_resource("pdf-forms", "references/fields.md", None, None)
             .unwrap(),
         "# Fields\n\nline 2\nline 3\nline 4"
     );
-    let binary = set
+    let binary = SKILLS
         .read_resource("pdf-forms", "assets/logo.png", None, None)
         .unwrap();
     assert_eq!(
         binary,
         "`assets/logo.png` is binary (image, 10 bytes) and cannot be shown as text. Use it from the skill's files on disk."
     );
-    let unknown = set
+    let unknown = SKILLS
         .read_resource("pdf-forms", "references/field.md", None, None)
         .unwrap_err();
     assert_eq!(
@@ -75,17 +76,17 @@ fn read_skill_resource_reads_text_by_lines_and_describes_binaries() {
          Its files: assets/logo.png, references/fields.md, scripts/fill.py."
     );
     assert!(matches!(
-        set.read_resource("pdf", "x", None, None),
+        SKILLS.read_resource("pdf", "x", None, None),
         Err(ResourceError::UnknownSkill(_))
     ));
     assert!(matches!(
-        set.read_resource("pdf-forms", "references/fields.md", Some(99), None),
+        SKILLS.read_resource("pdf-forms", "references/fields.md", Some(99), None),
         Err(ResourceError::OffsetOutOfRange {
             offset: 99,
             lines: 5
         })
     ));
-    let tool = set.read_resource_tool_anthropic().unwrap();
+    let tool = SKILLS.read_resource_tool_anthropic().unwrap();
     assert!(
         tool.contains("\"name\":\"read_skill_resource\"")
             && tool.contains("\"enum\":[\"pdf-forms\"]"),
@@ -156,7 +157,7 @@ fn materialize_is_atomic_reused_when_intact_and_keeps_the_executable_bit() {
 fn loader_writes_files_only_when_a_skill_with_files_is_loaded() {
     let base = tempfile::tempdir().unwrap();
     let resource_dir = base.path().join("cache");
-    let mut loader = SkillLoader::new(SKILLS).with_resource_dir(&resource_dir);
+    let mut loader = SkillLoader::new(&SKILLS).with_resource_dir(&resource_dir);
     loader.load("plain").unwrap();
     assert!(
         !resource_dir.exists(),

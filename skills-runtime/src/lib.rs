@@ -26,7 +26,8 @@
 //!
 //! - [`Registry`]: the static bundle. [`Registry::catalog`] (Markdown, built at compile time),
 //!   [`Registry::catalog_xml`], [`Registry::get`], [`Registry::iter`], and
-//!   [`Registry::restrict`] to switch skills off at run time without a rebuild.
+//!   [`Registry::restrict`] to switch skills off at run time without a rebuild: it returns a
+//!   `Registry` too, so a whole bundle and a restricted one answer every question the same way.
 //! - [`Skill`]: name, description, body, the whole normalized file, its SHA-256, and every
 //!   optional frontmatter field.
 //! - The `load_skill` tool: its JSON definition for Anthropic and OpenAI
@@ -35,6 +36,9 @@
 //!   has already loaded.
 //! - [`Registry::system_prompt`]: your preamble plus the catalog and one sentence about
 //!   `load_skill`.
+//! - Resources (files beside `SKILL.md`): [`Skill::resources`], the `read_skill_resource` tool
+//!   ([`Registry::read_resource_tool_anthropic`], [`Registry::read_resource`]) and
+//!   [`Skill::materialize`].
 //!
 //! # Rebuilds
 //!
@@ -67,7 +71,7 @@ mod skill;
 pub mod __private;
 
 pub use load::{SkillLoad, SkillLoader};
-pub use registry::{Registry, SkillSet, UnknownSkill};
+pub use registry::{Iter, Registry, UnknownSkill};
 pub use resources::{DEFAULT_READ_LIMIT, Resource, ResourceError, default_resource_dir};
 pub use skill::Skill;
 pub use skills_core::render::{CatalogEntry, EMPTY_CATALOG, LOAD_SKILL_TOOL};

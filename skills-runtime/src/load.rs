@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use skills_core::render;
 
-use crate::{Skill, SkillSet, UnknownSkill};
+use crate::{Registry, Skill, UnknownSkill};
 
 /// Handles `load_skill` calls for one conversation.
 ///
@@ -13,7 +13,7 @@ use crate::{Skill, SkillSet, UnknownSkill};
 /// short note instead, so the context does not fill up with copies.
 #[derive(Clone, Debug)]
 pub struct SkillLoader {
-    skills: SkillSet,
+    skills: Registry,
     loaded: BTreeSet<&'static str>,
     resource_dir: Option<PathBuf>,
 }
@@ -55,7 +55,7 @@ impl SkillLoad {
 
 impl SkillLoader {
     /// A loader for a new conversation over `skills`.
-    pub fn new(skills: impl Into<SkillSet>) -> Self {
+    pub fn new(skills: impl Into<Registry>) -> Self {
         SkillLoader {
             skills: skills.into(),
             loaded: BTreeSet::new(),
@@ -78,7 +78,7 @@ impl SkillLoader {
     }
 
     /// The skills this loader serves.
-    pub fn skills(&self) -> &SkillSet {
+    pub fn skills(&self) -> &Registry {
         &self.skills
     }
 
@@ -87,7 +87,7 @@ impl SkillLoader {
         let skill = self
             .skills
             .get(name)
-            .ok_or_else(|| UnknownSkill::new(name, self.skills.names()))?;
+            .ok_or_else(|| self.skills.unknown(name))?;
         Ok(if self.loaded.insert(skill.name()) {
             SkillLoad::Loaded {
                 skill,

@@ -100,13 +100,7 @@ pub const fn registry(
     tool_anthropic: &'static str,
     tool_openai: &'static str,
 ) -> Registry {
-    Registry {
-        skills,
-        index,
-        catalog,
-        tool_anthropic,
-        tool_openai,
-    }
+    Registry::from_bundle(skills, index, catalog, tool_anthropic, tool_openai)
 }
 
 /// What the macro expands to after reporting errors: an empty registry of the right type, so

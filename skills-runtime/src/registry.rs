@@ -1,184 +1,82 @@
-//! [`Registry`], the static bundle, and [`SkillSet`], a registry restricted at run time.
+//! [`Registry`]: the skills compiled into the binary, whole or restricted at run time.
+//!
+//! There is one type for both, so every question (the catalog, a skill, the tool definitions,
+//! `load_skill`, resources) is asked and answered one way. The representation differs only
+//! underneath: the whole bundle is the macro's constant data; a restricted registry adds the
+//! positions of its skills in that bundle and the strings rendered for them.
 
-use std::borrow::Cow;
-use std::collections::BTreeSet;
 use std::fmt;
+use std::iter::FusedIterator;
+use std::slice;
+use std::sync::Arc;
 
 use skills_core::render;
 
 use crate::{ResourceError, Skill};
 
-/// The skills compiled into the binary by [`embed_skills!`](crate::embed_skills).
+/// The skills compiled into the binary by [`embed_skills!`](crate::embed_skills), or a subset of
+/// them chosen at run time with [`restrict`](Self::restrict).
 ///
-/// A `Registry` is `Copy` and usable in a `static`: it only points at data in the binary.
-/// Skills are sorted by name; lookups are a binary search.
-#[derive(Clone, Copy)]
+/// The whole bundle is a constant that only points at data in the binary: usable in a `static`
+/// or `const`, and cloned by copying pointers. A restricted registry answers every method for its
+/// own skills only (catalog, tool schemas, lookups, `load_skill`, resources); it renders its
+/// catalog and tool definitions once, with the renderer the macro uses, and its clones share
+/// them. Skills are sorted by name.
+///
+/// ```
+/// static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/skills");
+///
+/// let none = SKILLS.restrict::<_, &str>([]).unwrap();
+/// assert!(none.get("greet").is_none());
+/// assert_eq!(none.catalog(), skills_runtime::EMPTY_CATALOG);
+/// assert!(SKILLS.restrict(["gret"]).is_err(), "a typo is an error, not a silent drop");
+/// ```
+#[derive(Clone)]
 pub struct Registry {
-    pub(crate) skills: &'static [Skill],
-    /// Hash table of the names (see `skills_core::index`), built at compile time.
-    pub(crate) index: &'static [u32],
-    pub(crate) catalog: &'static str,
-    pub(crate) tool_anthropic: &'static str,
-    pub(crate) tool_openai: &'static str,
+    bundle: Bundle,
+    /// `None`: the whole bundle.
+    selection: Option<Arc<Selection>>,
 }
 
-impl Registry {
-    /// A registry with no skills.
-    pub const fn empty() -> Self {
-        Registry {
-            skills: &[],
-            index: &[],
-            catalog: render::EMPTY_CATALOG,
-            tool_anthropic: "",
-            tool_openai: "",
-        }
-    }
+/// What `embed_skills!` compiled: every skill, sorted by name, and the strings rendered at build
+/// time.
+#[derive(Clone, Copy)]
+struct Bundle {
+    skills: &'static [Skill],
+    /// Hash table of the names (see `skills_core::index`), built at compile time.
+    index: &'static [u32],
+    catalog: &'static str,
+    tool_anthropic: &'static str,
+    tool_openai: &'static str,
+}
 
-    /// The Markdown catalog, one line per skill (`- name: description`), computed at build time.
-    /// `(no skills found)` when empty.
-    pub fn catalog(&self) -> &'static str {
-        self.catalog
-    }
+/// A run-time choice among a bundle's skills, and the strings rendered for it.
+struct Selection {
+    /// Indices into the bundle's skills, in range and ascending (so the skills stay sorted by
+    /// name); only [`Bundle::find`] produces them.
+    positions: Box<[usize]>,
+    catalog: String,
+    /// Empty when no skill is chosen (the tool is then left out).
+    tool_anthropic: String,
+    tool_openai: String,
+}
 
-    /// The XML catalog (`<available_skills>`), the agentskills.io prompt format. Rendered on
-    /// each call, so the binary carries only one catalog.
-    pub fn catalog_xml(&self) -> String {
-        let entries: Vec<_> = self.skills.iter().map(Skill::catalog_entry).collect();
-        render::catalog_xml(&entries)
-    }
-
-    /// The skill called `name`.
-    /// One hash and, almost always, one string comparison, whatever the number of skills.
-    pub fn get(&self, name: &str) -> Option<&'static Skill> {
+impl Bundle {
+    /// The skill called `name` and its index: one hash and, almost always, one string
+    /// comparison, whatever the number of skills.
+    fn find(&self, name: &str) -> Option<(usize, &'static Skill)> {
         let skills = self.skills;
         let name_at = |i: usize| skills.get(i).map_or("", Skill::name);
-        skills_core::index::lookup(self.index, name, name_at).and_then(|i| skills.get(i))
-    }
-
-    /// Whether a skill called `name` exists.
-    pub fn contains(&self, name: &str) -> bool {
-        self.get(name).is_some()
-    }
-
-    /// All skills, sorted by name.
-    pub fn iter(&self) -> std::slice::Iter<'static, Skill> {
-        self.skills.iter()
-    }
-
-    /// The names of all skills, sorted.
-    pub fn names(&self) -> impl Iterator<Item = &'static str> + 'static {
-        self.skills.iter().map(Skill::name)
-    }
-
-    /// Number of skills.
-    pub fn len(&self) -> usize {
-        self.skills.len()
-    }
-
-    /// Whether there are no skills.
-    pub fn is_empty(&self) -> bool {
-        self.skills.is_empty()
-    }
-
-    /// The system prompt: `preamble`, then the catalog and a sentence about `load_skill`
-    /// (DESIGN section 4). With no skills, just the preamble.
-    pub fn system_prompt(&self, preamble: &str) -> String {
-        render::system_prompt(preamble, self.catalog, self.len())
-    }
-
-    /// The `load_skill` tool definition in the Anthropic shape (`input_schema`), as JSON text
-    /// computed at build time. `None` when there are no skills (the tool is left out).
-    pub fn load_skill_tool_anthropic(&self) -> Option<&'static str> {
-        (!self.is_empty()).then_some(self.tool_anthropic)
-    }
-
-    /// The `load_skill` tool definition in the OpenAI shape (`function.parameters`).
-    pub fn load_skill_tool_openai(&self) -> Option<&'static str> {
-        (!self.is_empty()).then_some(self.tool_openai)
-    }
-
-    /// The `load_skill` result for `name`, or an error that lists the available skills and
-    /// suggests the closest name.
-    pub fn load_skill(&self, name: &str) -> Result<String, UnknownSkill> {
-        self.get(name)
-            .map(Skill::load_result)
-            .ok_or_else(|| UnknownSkill::new(name, self.names()))
-    }
-
-    /// Every skill, as a [`SkillSet`].
-    pub fn to_set(&self) -> SkillSet {
-        SkillSet {
-            skills: self.skills.iter().collect(),
-            catalog: Cow::Borrowed(self.catalog),
-            tool_anthropic: Cow::Borrowed(self.tool_anthropic),
-            tool_openai: Cow::Borrowed(self.tool_openai),
-        }
-    }
-
-    /// Only the skills named in `allow` (a deployment can switch skills off without a rebuild).
-    /// The returned set's catalog, tool schema and lookups all respect the list.
-    ///
-    /// Fails on the first name that is not in the registry, so a typo in a deployment's
-    /// configuration is loud rather than silently dropping a skill.
-    pub fn restrict<I, S>(&self, allow: I) -> Result<SkillSet, UnknownSkill>
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<str>,
-    {
-        let mut chosen = BTreeSet::new();
-        for name in allow {
-            let name = name.as_ref();
-            let skill = self
-                .get(name)
-                .ok_or_else(|| UnknownSkill::new(name, self.names()))?;
-            chosen.insert(skill.name());
-        }
-        let skills: Vec<&'static Skill> = self
-            .skills
-            .iter()
-            .filter(|s| chosen.contains(s.name()))
-            .collect();
-        Ok(SkillSet::from_sorted(skills))
+        let position = skills_core::index::lookup(self.index, name, name_at)?;
+        skills.get(position).map(|skill| (position, skill))
     }
 }
 
-impl Default for Registry {
-    fn default() -> Self {
-        Registry::empty()
-    }
-}
-
-impl fmt::Debug for Registry {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.names()).finish()
-    }
-}
-
-impl IntoIterator for &Registry {
-    type Item = &'static Skill;
-    type IntoIter = std::slice::Iter<'static, Skill>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter()
-    }
-}
-
-/// A subset of a [`Registry`] chosen at run time, with its own catalog and tool schema.
-///
-/// Build one with [`Registry::restrict`] or [`Registry::to_set`]. The full set borrows the
-/// build-time strings; a restricted one renders its own once, with the same renderer.
-#[derive(Clone, Debug)]
-pub struct SkillSet {
-    skills: Vec<&'static Skill>,
-    catalog: Cow<'static, str>,
-    tool_anthropic: Cow<'static, str>,
-    tool_openai: Cow<'static, str>,
-}
-
-impl SkillSet {
-    fn from_sorted(skills: Vec<&'static Skill>) -> Self {
-        let entries: Vec<_> = skills.iter().map(|s| s.catalog_entry()).collect();
-        let names: Vec<&str> = skills.iter().map(|s| s.name()).collect();
+impl Selection {
+    fn new(skills: &'static [Skill], positions: Box<[usize]>) -> Self {
+        let chosen: Vec<&Skill> = positions.iter().map(|&i| &skills[i]).collect();
+        let entries: Vec<_> = chosen.iter().map(|s| s.catalog_entry()).collect();
+        let names: Vec<&str> = chosen.iter().map(|s| s.name()).collect();
         let (tool_anthropic, tool_openai) = if names.is_empty() {
             (String::new(), String::new())
         } else {
@@ -187,91 +85,159 @@ impl SkillSet {
                 render::load_skill_tool_openai(&names),
             )
         };
-        SkillSet {
-            catalog: Cow::Owned(render::catalog_markdown(&entries)),
-            tool_anthropic: Cow::Owned(tool_anthropic),
-            tool_openai: Cow::Owned(tool_openai),
-            skills,
+        Selection {
+            positions,
+            catalog: render::catalog_markdown(&entries),
+            tool_anthropic,
+            tool_openai,
+        }
+    }
+}
+
+impl Registry {
+    /// A registry with no skills.
+    pub const fn empty() -> Self {
+        Registry::from_bundle(&[], &[], render::EMPTY_CATALOG, "", "")
+    }
+
+    /// The whole bundle the macro generated (see `__private::registry`).
+    pub(crate) const fn from_bundle(
+        skills: &'static [Skill],
+        index: &'static [u32],
+        catalog: &'static str,
+        tool_anthropic: &'static str,
+        tool_openai: &'static str,
+    ) -> Self {
+        Registry {
+            bundle: Bundle {
+                skills,
+                index,
+                catalog,
+                tool_anthropic,
+                tool_openai,
+            },
+            selection: None,
         }
     }
 
-    /// The Markdown catalog of the skills in this set.
-    pub fn catalog(&self) -> &str {
-        &self.catalog
+    /// The skill called `name` and its index in the bundle, if this registry has it. The only
+    /// lookup: every method that takes a name goes through it.
+    fn find(&self, name: &str) -> Option<(usize, &'static Skill)> {
+        let found = self.bundle.find(name)?;
+        let chosen = self
+            .selection
+            .as_ref()
+            .is_none_or(|selection| selection.positions.binary_search(&found.0).is_ok());
+        chosen.then_some(found)
     }
 
-    /// The XML catalog of the skills in this set.
+    /// The error for a name this registry does not have: it lists this registry's skills.
+    pub(crate) fn unknown(&self, name: &str) -> UnknownSkill {
+        UnknownSkill::new(name, self.names())
+    }
+
+    /// The Markdown catalog, one line per skill (`- name: description`); `(no skills found)`
+    /// when empty. For the whole bundle it was computed at build time; nothing is allocated.
+    pub fn catalog(&self) -> &str {
+        self.selection
+            .as_ref()
+            .map_or(self.bundle.catalog, |s| &s.catalog)
+    }
+
+    /// The XML catalog (`<available_skills>`), the agentskills.io prompt format. Rendered on
+    /// each call, so the binary carries only one catalog.
     pub fn catalog_xml(&self) -> String {
-        let entries: Vec<_> = self.skills.iter().map(|s| s.catalog_entry()).collect();
+        let entries: Vec<_> = self.iter().map(Skill::catalog_entry).collect();
         render::catalog_xml(&entries)
     }
 
-    /// The skill called `name`, if it is in this set.
+    /// The skill called `name`, if this registry has it.
+    ///
+    /// The compile-time hash index: one hash and, almost always, one string comparison,
+    /// whatever the number of skills, and no allocation. A restricted registry then also
+    /// binary-searches its chosen positions (integers, not names).
     pub fn get(&self, name: &str) -> Option<&'static Skill> {
-        self.skills
-            .binary_search_by(|skill| skill.name().cmp(name))
-            .ok()
-            .map(|index| self.skills[index])
+        self.find(name).map(|(_, skill)| skill)
     }
 
-    /// Whether a skill called `name` is in this set.
+    /// Whether this registry has a skill called `name`.
     pub fn contains(&self, name: &str) -> bool {
-        self.get(name).is_some()
+        self.find(name).is_some()
     }
 
     /// The skills, sorted by name.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &'static Skill> + '_ {
-        self.skills.iter().copied()
+    pub fn iter(&self) -> Iter<'_> {
+        Iter(match &self.selection {
+            None => Positions::All(self.bundle.skills.iter()),
+            Some(selection) => Positions::Chosen {
+                skills: self.bundle.skills,
+                positions: selection.positions.iter(),
+            },
+        })
     }
 
     /// The names of the skills, sorted.
-    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.skills.iter().map(|s| s.name())
+    pub fn names(&self) -> impl DoubleEndedIterator<Item = &'static str> + ExactSizeIterator + '_ {
+        self.iter().map(Skill::name)
     }
 
     /// Number of skills.
     pub fn len(&self) -> usize {
-        self.skills.len()
+        self.selection
+            .as_ref()
+            .map_or(self.bundle.skills.len(), |s| s.positions.len())
     }
 
-    /// Whether the set is empty.
+    /// Whether there are no skills.
     pub fn is_empty(&self) -> bool {
-        self.skills.is_empty()
+        self.len() == 0
     }
 
-    /// The system prompt for this set (see [`Registry::system_prompt`]).
+    /// The system prompt: `preamble`, then the catalog and a sentence about `load_skill`.
+    /// With no skills, just the preamble.
     pub fn system_prompt(&self, preamble: &str) -> String {
-        render::system_prompt(preamble, &self.catalog, self.len())
+        render::system_prompt(preamble, self.catalog(), self.len())
     }
 
-    /// The `load_skill` tool (Anthropic shape) listing this set's names; `None` when empty.
+    /// The `load_skill` tool definition in the Anthropic shape (`input_schema`), as JSON text
+    /// listing this registry's names. `None` when there are no skills (the tool is left out).
     pub fn load_skill_tool_anthropic(&self) -> Option<&str> {
-        (!self.is_empty()).then_some(&*self.tool_anthropic)
+        let tool = self
+            .selection
+            .as_ref()
+            .map_or(self.bundle.tool_anthropic, |s| &s.tool_anthropic);
+        (!self.is_empty()).then_some(tool)
     }
 
-    /// The `load_skill` tool (OpenAI shape) listing this set's names; `None` when empty.
+    /// The `load_skill` tool definition in the OpenAI shape (`function.parameters`); `None`
+    /// when there are no skills.
     pub fn load_skill_tool_openai(&self) -> Option<&str> {
-        (!self.is_empty()).then_some(&*self.tool_openai)
+        let tool = self
+            .selection
+            .as_ref()
+            .map_or(self.bundle.tool_openai, |s| &s.tool_openai);
+        (!self.is_empty()).then_some(tool)
     }
 
-    /// The `load_skill` result for `name`, or an error naming the skills of this set.
+    /// The `load_skill` result for `name`, or an error that lists this registry's skills and
+    /// suggests the closest name. (A conversation that should not get the same body twice uses
+    /// a [`SkillLoader`](crate::SkillLoader).)
     pub fn load_skill(&self, name: &str) -> Result<String, UnknownSkill> {
         self.get(name)
             .map(Skill::load_result)
-            .ok_or_else(|| UnknownSkill::new(name, self.names()))
+            .ok_or_else(|| self.unknown(name))
     }
 
-    /// The skills that ship files besides `SKILL.md`.
+    /// The names of the skills that ship files besides `SKILL.md`, sorted.
     pub fn names_with_resources(&self) -> Vec<&'static str> {
-        self.skills
-            .iter()
+        self.iter()
             .filter(|s| !s.resources().is_empty())
-            .map(|s| s.name())
+            .map(Skill::name)
             .collect()
     }
 
-    /// The `read_skill_resource` tool (Anthropic shape), or `None` when no skill of this set
-    /// ships files (the tool is then left out).
+    /// The `read_skill_resource` tool (Anthropic shape), or `None` when no skill of this
+    /// registry ships files (the tool is then left out).
     pub fn read_resource_tool_anthropic(&self) -> Option<String> {
         let names = self.names_with_resources();
         (!names.is_empty()).then(|| render::read_resource_tool_anthropic(&names))
@@ -291,26 +257,113 @@ impl SkillSet {
         offset: Option<usize>,
         limit: Option<usize>,
     ) -> Result<String, ResourceError> {
-        let found = self
-            .get(skill)
-            .ok_or_else(|| ResourceError::UnknownSkill(UnknownSkill::new(skill, self.names())))?;
-        found.read_resource(path, offset, limit)
+        self.get(skill)
+            .ok_or_else(|| ResourceError::UnknownSkill(self.unknown(skill)))?
+            .read_resource(path, offset, limit)
+    }
+
+    /// Only the skills named in `allow` (a deployment can switch skills off without a rebuild):
+    /// every method of the returned registry respects the list. Restricting a restricted
+    /// registry narrows it further.
+    ///
+    /// Fails on the first name that this registry does not have, so a typo in a deployment's
+    /// configuration is loud rather than silently dropping a skill.
+    pub fn restrict<I, S>(&self, allow: I) -> Result<Registry, UnknownSkill>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut positions = Vec::new();
+        for name in allow {
+            let name = name.as_ref();
+            let (position, _) = self.find(name).ok_or_else(|| self.unknown(name))?;
+            positions.push(position);
+        }
+        positions.sort_unstable();
+        positions.dedup();
+        Ok(Registry {
+            bundle: self.bundle,
+            selection: Some(Arc::new(Selection::new(
+                self.bundle.skills,
+                positions.into_boxed_slice(),
+            ))),
+        })
     }
 }
 
-impl From<Registry> for SkillSet {
-    fn from(registry: Registry) -> Self {
-        registry.to_set()
+impl Default for Registry {
+    fn default() -> Self {
+        Registry::empty()
     }
 }
 
-impl From<&Registry> for SkillSet {
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.names()).finish()
+    }
+}
+
+/// A clone: lets APIs that take `impl Into<Registry>` borrow a `static`.
+impl From<&Registry> for Registry {
     fn from(registry: &Registry) -> Self {
-        registry.to_set()
+        registry.clone()
     }
 }
 
-/// A skill name that is not in the registry or set.
+impl<'a> IntoIterator for &'a Registry {
+    type Item = &'static Skill;
+    type IntoIter = Iter<'a>;
+
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+/// The skills of a [`Registry`], sorted by name: see [`Registry::iter`].
+#[derive(Clone, Debug)]
+pub struct Iter<'a>(Positions<'a>);
+
+#[derive(Clone, Debug)]
+enum Positions<'a> {
+    All(slice::Iter<'static, Skill>),
+    Chosen {
+        skills: &'static [Skill],
+        positions: slice::Iter<'a, usize>,
+    },
+}
+
+impl Iterator for Iter<'_> {
+    type Item = &'static Skill;
+
+    fn next(&mut self) -> Option<&'static Skill> {
+        match &mut self.0 {
+            Positions::All(skills) => skills.next(),
+            Positions::Chosen { skills, positions } => positions.next().map(|&i| &skills[i]),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match &self.0 {
+            Positions::All(skills) => skills.size_hint(),
+            Positions::Chosen { positions, .. } => positions.size_hint(),
+        }
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    fn next_back(&mut self) -> Option<&'static Skill> {
+        match &mut self.0 {
+            Positions::All(skills) => skills.next_back(),
+            Positions::Chosen { skills, positions } => positions.next_back().map(|&i| &skills[i]),
+        }
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
+impl FusedIterator for Iter<'_> {}
+
+/// A skill name that is not in the registry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownSkill {
     requested: String,

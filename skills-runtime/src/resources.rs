@@ -66,7 +66,8 @@ impl fmt::Debug for Resource {
     }
 }
 
-/// Default number of lines [`Skill::read_resource`] returns.
+/// Lines a read returns when no `limit` is given: [`Skill::read_resource`] (the
+/// `read_skill_resource` tool) and, with feature `agent`, the `read_file` tool.
 pub const DEFAULT_READ_LIMIT: usize = 2_000;
 
 /// Why a resource could not be read.

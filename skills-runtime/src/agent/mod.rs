@@ -11,7 +11,7 @@
 //! let key = std::env::var("ANTHROPIC_API_KEY")?;
 //! let provider = Anthropic::new(key, "claude-sonnet-4-5")?;
 //! let agent = Agent::builder(Arc::new(provider))
-//!     .skills(SKILLS)
+//!     .skills(&SKILLS)
 //!     .workdir(".")
 //!     .permissions(PermissionPolicy::new()) // bash and writes are refused without an approver
 //!     .build()?;

@@ -15,7 +15,7 @@ use super::tools::{
     self, FailureTracker, LOAD_SKILL, READ_SKILL_RESOURCE, Tool, ToolContext, ToolError,
     ToolErrorKind,
 };
-use crate::{SkillLoad, SkillLoader, SkillSet};
+use crate::{Registry, SkillLoad, SkillLoader};
 
 /// Default limit on model requests per [`Agent::run`].
 pub const DEFAULT_MAX_TURNS: u32 = 30;
@@ -33,7 +33,7 @@ the working directory. Be concise, and say what you did.";
 /// Builds an [`Agent`].
 pub struct AgentBuilder {
     provider: Arc<dyn Provider>,
-    skills: SkillSet,
+    skills: Registry,
     load_skill: bool,
     tools: Vec<Arc<dyn Tool>>,
     only_tools: Option<Vec<String>>,
@@ -65,7 +65,7 @@ impl AgentBuilder {
     pub fn new(provider: Arc<dyn Provider>) -> Self {
         AgentBuilder {
             provider,
-            skills: crate::Registry::empty().to_set(),
+            skills: Registry::empty(),
             load_skill: true,
             tools: tools::builtin(),
             only_tools: None,
@@ -90,9 +90,9 @@ impl AgentBuilder {
         self
     }
 
-    /// The skills in the catalog and behind `load_skill` (a whole `Registry`, or a
-    /// [`Registry::restrict`](crate::Registry::restrict)ed set).
-    pub fn skills(mut self, skills: impl Into<SkillSet>) -> Self {
+    /// The skills in the catalog and behind `load_skill`: a whole bundle (`&SKILLS` for a
+    /// `static`) or a [`Registry::restrict`]ed one.
+    pub fn skills(mut self, skills: impl Into<Registry>) -> Self {
         self.skills = skills.into();
         self
     }
@@ -287,7 +287,7 @@ impl AgentBuilder {
 /// An agent: a provider, skills, tools and policies. Shared by any number of [`Session`]s.
 pub struct Agent {
     provider: Arc<dyn Provider>,
-    skills: SkillSet,
+    skills: Registry,
     load_skill: bool,
     read_resource: bool,
     tools: Vec<Arc<dyn Tool>>,
@@ -372,7 +372,7 @@ impl Agent {
     }
 
     /// The skills behind `load_skill` (empty of use when the tool is left out).
-    pub fn skills(&self) -> &SkillSet {
+    pub fn skills(&self) -> &Registry {
         &self.skills
     }
 

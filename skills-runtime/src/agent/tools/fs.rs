@@ -25,11 +25,10 @@ use serde_json::{Value, json};
 use super::{
     Tool, ToolContext, ToolError, ToolErrorKind, blocking, fs_error, outside, str_arg, uint_arg,
 };
+use crate::DEFAULT_READ_LIMIT;
 use crate::agent::BoxFuture;
 use crate::agent::permission::Permission;
 
-/// Lines returned by `read_file` when no `limit` is given.
-pub const DEFAULT_READ_LIMIT: u64 = 2000;
 /// Longest line `read_file` shows before cutting it.
 pub const MAX_LINE_CHARS: usize = 2000;
 /// Most characters one `read_file` result holds.
@@ -47,7 +46,7 @@ const MAX_LINE_BYTES: usize = MAX_LINE_CHARS * 4;
 const COUNT_AHEAD_BYTES: u64 = 4 << 20;
 
 /// `read_file`: a text file with line numbers, from line `offset` (1-based), at most `limit`
-/// lines and [`MAX_READ_CHARS`] characters.
+/// lines (default [`DEFAULT_READ_LIMIT`]) and [`MAX_READ_CHARS`] characters.
 ///
 /// The result is `N\tline` rows, lines longer than [`MAX_LINE_CHARS`] ending in `[line cut]`.
 /// When it does not show the whole file, a last row says which lines it shows and where to go on:
@@ -103,7 +102,7 @@ impl Tool for ReadFile {
             let path = str_arg(input, "path")?.to_owned();
             let offset = uint_arg(input, "offset")?.unwrap_or(1).max(1);
             let limit = uint_arg(input, "limit")?
-                .unwrap_or(DEFAULT_READ_LIMIT)
+                .unwrap_or(DEFAULT_READ_LIMIT as u64)
                 .max(1);
             let context = context.clone();
             blocking(move || read_file(&context, &path, offset, limit)).await
@@ -694,4 +693,15 @@ fn edit_file(
         ));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_file_tells_the_model_the_default_limit_it_applies() {
+        let said = format!("default {DEFAULT_READ_LIMIT})");
+        assert!(ReadFile.description().contains(&said), "{said}");
+    }
 }
