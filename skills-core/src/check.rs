@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::diagnostic::Diagnostic;
 use crate::discover::FoundSkill;
 use crate::render::closest_match;
-use crate::skill::{SkillDef, Spanned};
+use crate::skill::{FrontmatterKey, SkillDef, Spanned};
 
 /// C1: two folders with the same name (from two roots) would shadow each other. One error per
 /// name, naming every path involved.
@@ -44,8 +44,11 @@ pub fn references(skill: &SkillDef, bundle_names: &BTreeSet<String>) -> Vec<Diag
         Diagnostic::error(&skill.path, message).at(&skill.text, at.line, at.column)
     };
     for (key, targets) in [
-        ("requires", &skill.requires),
-        ("conflicts-with", &skill.conflicts_with),
+        (FrontmatterKey::Requires.as_str(), &skill.requires),
+        (
+            FrontmatterKey::ConflictsWith.as_str(),
+            &skill.conflicts_with,
+        ),
     ] {
         for target in targets {
             if target.value == skill.name.value {

@@ -150,10 +150,8 @@ proptest! {
         if let (Some(mut skill), _) = parse("s/x/SKILL.md", "x", text.as_bytes(), &ParseOptions::default()) {
             skill.resources.clear();
             let _ = skills_core::resources::check_references(&skill);
-            let options = skills_core::LintOptions {
-                external_urls: skills_core::Level::Warn,
-                ..Default::default()
-            };
+            let mut options = skills_core::LintOptions::default();
+            options.set_level(skills_core::Lint::ExternalUrls, skills_core::Level::Warn);
             let _ = skills_core::lint::lint_skill(&skill, &options);
             let _ = skills_core::lint::lint_bundle(&[skill.clone(), skill], &options);
         }
