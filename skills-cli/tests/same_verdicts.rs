@@ -32,6 +32,8 @@ const MACRO_ARGUMENT_CASES: &[&str] = &[
     "bad-lint-level",
     // `embed_skills!(max_file_size = 10)`: no root at all.
     "no-root",
+    // `max_file_size` given twice.
+    "repeated-option",
     // `allow_unknown = true`: not an option.
     "unknown-option",
 ];
@@ -140,7 +142,9 @@ fn string_list(text: &str) -> Result<Vec<String>, String> {
 fn check_args(call: &str) -> Result<Vec<String>, String> {
     let mut roots = Vec::new();
     let mut flags = Vec::new();
-    for arg in split_top_level(call) {
+    let parts = split_top_level(call);
+    let mut seen: Vec<&str> = Vec::new();
+    for arg in &parts {
         if arg.starts_with('"') {
             roots.push(string_literal(&arg)?);
             continue;
@@ -149,6 +153,10 @@ fn check_args(call: &str) -> Result<Vec<String>, String> {
             .split_once('=')
             .ok_or_else(|| format!("expected a root or `key = value`, found `{arg}`"))?;
         let (key, value) = (key.trim(), value.trim());
+        if seen.contains(&key) {
+            return Err(format!("option `{key}` given twice"));
+        }
+        seen.push(key);
         let mut flag = |name: &str, value: String| {
             flags.push(name.to_owned());
             flags.push(value);
@@ -511,6 +519,7 @@ fn macro_calls_map_to_flags() {
     assert!(check_args("max_file_size = 10").is_err());
     assert!(check_args(r#""a", allow_unknown = true"#).is_err());
     assert!(check_args(r#""a", long_body = "error""#).is_err());
+    assert!(check_args(r#""a", ignore = ["x"], ignore = ["y"]"#).is_err());
 }
 
 #[test]
