@@ -142,9 +142,8 @@ fn string_list(text: &str) -> Result<Vec<String>, String> {
 fn check_args(call: &str) -> Result<Vec<String>, String> {
     let mut roots = Vec::new();
     let mut flags = Vec::new();
-    let parts = split_top_level(call);
-    let mut seen: Vec<&str> = Vec::new();
-    for arg in &parts {
+    let mut seen: Vec<String> = Vec::new();
+    for arg in split_top_level(call) {
         if arg.starts_with('"') {
             roots.push(string_literal(&arg)?);
             continue;
@@ -153,10 +152,10 @@ fn check_args(call: &str) -> Result<Vec<String>, String> {
             .split_once('=')
             .ok_or_else(|| format!("expected a root or `key = value`, found `{arg}`"))?;
         let (key, value) = (key.trim(), value.trim());
-        if seen.contains(&key) {
+        if seen.iter().any(|given| given == key) {
             return Err(format!("option `{key}` given twice"));
         }
-        seen.push(key);
+        seen.push(key.to_owned());
         let mut flag = |name: &str, value: String| {
             flags.push(name.to_owned());
             flags.push(value);
