@@ -72,8 +72,10 @@ errors, then `checked N skills: M errors`. Exits 1 when there is any error, 0 ot
 do not fail). A folder passes exactly when `embed_skills!` would compile it."
     )]
     Check {
+        /// How to report
+        ///
         /// `json`: one document with `diagnostics` (severity, path, line, column, message,
-        /// help, source_line, rendered) and `summary`
+        /// help, source_line, rendered) and `summary`.
         #[arg(long, value_enum, default_value_t)]
         format: CheckFormat,
         /// What to read.

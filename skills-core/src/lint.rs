@@ -543,6 +543,16 @@ mod tests {
         }
         assert_eq!(Level::parse("error"), None);
         assert_eq!(Lint::from_name("long-body"), None);
+        // The summary spells out the limits; keep it in step with them.
+        let summary = Lint::LongBody.summary().replace(',', "");
+        assert!(
+            summary.contains(&format!("{MAX_BODY_LINES} lines")),
+            "{summary}"
+        );
+        assert!(
+            summary.contains(&format!("{MAX_BODY_TOKENS} tokens")),
+            "{summary}"
+        );
     }
 
     #[test]
