@@ -1,42 +1,193 @@
-//! The command line, parsed by hand: a subcommand, its positionals and a few `--flags`.
+//! The command line, declared with clap: the subcommands by derive, and the flags that stand for
+//! the macro's options generated from [`skills_core::options::OPTIONS`], so every option has its
+//! flag, with the table's help and default.
 //!
-//! Every mistake becomes a [`UsageError`] (exit code 2) that says what was wrong and, for a
-//! misspelled subcommand or flag, what was probably meant.
+//! Every mistake is a clap error (exit code 2) that says what was wrong and, for a misspelled
+//! subcommand, flag or value, what was probably meant.
 
-use std::ffi::OsString;
-use std::fmt;
-
-use skills_core::lint::LINT_NAMES;
-use skills_core::render::closest_match;
+use clap::builder::{NonEmptyStringValueParser, PossibleValuesParser};
+use clap::error::ErrorKind;
+use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
+use skills_core::lint::{LINT_NAMES, Lint};
+use skills_core::options::{self, Flag, Kind, LINT_LEVEL_FLAGS, OPTIONS, OptionSpec, Value};
 use skills_core::{Level, Options};
 
 /// The folder every command reads (or `new` writes into) when none is given.
 pub const DEFAULT_DIR: &str = "skills";
 
-/// The subcommands, in the order `skills help` lists them.
-pub const COMMANDS: &[&str] = &["check", "list", "show", "prompt", "stats", "new", "help"];
+/// The lint group that stands for every warning, as in rustc: `-D warnings` turns each warning
+/// into an error (what `#![deny(warnings)]` does to the macro's warnings), `-A warnings` hides them.
+pub const WARNINGS: &str = options::WARNINGS;
+
+/// The heading the bundle options are listed under in `--help`.
+const BUNDLE_OPTIONS: &str = "Bundle options (each as the `embed_skills!` option in brackets)";
+
+/// `skills`: check and inspect Agent Skills folders (SKILL.md) without compiling.
+#[derive(Debug, Parser)]
+#[command(
+    name = "skills",
+    version,
+    about = "Check and inspect Agent Skills folders (SKILL.md) without compiling",
+    after_help = "DIR defaults to `skills`, relative to the current directory; several DIRs are \
+read as one bundle, like `embed_skills!(\"a\", \"b\")`. The commands that read a bundle take every \
+option of the macro (`max_file_size = N` is `--max-file-size N`, `long_body = \"deny\"` is \
+`-D long_body`, ...): see `skills help check`.\n\
+Exit codes: 0 success, 1 errors in the bundle (or a failed command), 2 a bad command line.",
+    subcommand_required = true
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
 
 /// What `skills check` prints.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum CheckFormat {
     /// The diagnostics as the compiler shows them, then a summary line.
+    #[default]
     Text,
     /// One JSON document for machines.
     Json,
 }
 
 /// Which catalog format `prompt` prints and `stats` measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum CatalogFormat {
     /// `- name: description` lines ([`skills_core::render::catalog_markdown`]).
+    #[default]
+    #[value(name = "md", alias = "markdown")]
     Markdown,
     /// The agentskills.io `<available_skills>` block ([`skills_core::render::catalog_xml`]).
     Xml,
 }
 
-/// The lint group that stands for every warning, as in rustc: `-D warnings` turns each warning
-/// into an error (what `#![deny(warnings)]` does to the macro's warnings), `-A warnings` hides them.
-pub const WARNINGS: &str = "warnings";
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Report every problem, as `embed_skills!` would; exit 1 on any error
+    #[command(
+        long_about = "Reports every problem in every skill, in the format of the compile \
+errors, then `checked N skills: M errors`. Exits 1 when there is any error, 0 otherwise (warnings \
+do not fail). A folder passes exactly when `embed_skills!` would compile it."
+    )]
+    Check {
+        /// How to report
+        ///
+        /// `json`: one document with `diagnostics` (severity, path, line, column, message,
+        /// help, source_line, rendered) and `summary`.
+        #[arg(long, value_enum, default_value_t)]
+        format: CheckFormat,
+        /// What to read.
+        #[command(flatten)]
+        source: Source,
+    },
+    /// One line per skill: name, version, description
+    #[command(
+        long_about = "Prints one line per skill, sorted by name: name, version (`-` when \
+unset) and the description with whitespace collapsed. A bundle with errors prints its diagnostics \
+to stderr and exits 1."
+    )]
+    List {
+        /// What to read.
+        #[command(flatten)]
+        source: Source,
+    },
+    /// A skill's metadata, sha256, resources and body
+    #[command(
+        long_about = "Prints every frontmatter field that is set, the path, the SHA-256 the \
+binary records, the resources, then a blank line and the body. Exits 1 when no skill has that \
+name."
+    )]
+    Show {
+        /// The skill to show
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// What to read.
+        #[command(flatten)]
+        source: Source,
+    },
+    /// The catalog the binary would carry
+    #[command(
+        long_about = "Prints the catalog exactly as the binary carries it, and nothing \
+else: Markdown (`- name: description` lines) or the agentskills.io XML block. No trailing newline \
+unless stdout is a terminal."
+    )]
+    Prompt {
+        /// The catalog format
+        #[arg(long, value_enum, default_value_t)]
+        format: CatalogFormat,
+        /// What to read.
+        #[command(flatten)]
+        source: Source,
+    },
+    /// Sizes and estimated tokens; what progressive disclosure saves
+    #[command(
+        long_about = "Per skill and in total: description length (characters the catalog \
+shows), body lines, body bytes, estimated body tokens and resources (files beside SKILL.md); then \
+the catalog, sent in every request, against all bodies together, which progressive disclosure \
+sends only on `load_skill`. Tokens are estimated as characters / 4, rounded up."
+    )]
+    Stats {
+        /// The catalog format to measure
+        #[arg(long, value_enum, default_value_t)]
+        format: CatalogFormat,
+        /// What to read.
+        #[command(flatten)]
+        source: Source,
+    },
+    /// Create DIR/NAME/SKILL.md from a skeleton that passes `check`
+    #[command(
+        long_about = "Creates DIR/NAME/SKILL.md from a skeleton that passes `skills check`: \
+a description template to fill in and a body outline. NAME must follow the name rules (lowercase \
+ASCII letters, digits and single hyphens, at most 64 characters); an existing folder is never \
+overwritten."
+    )]
+    New {
+        /// Name of the new skill (and its folder)
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// The skills root to create it in (created if missing)
+        #[arg(long, value_name = "DIR", default_value = DEFAULT_DIR,
+              value_parser = NonEmptyStringValueParser::new())]
+        dir: String,
+    },
+    /// Print a shell completion script
+    #[command(long_about = "Prints the completion script for SHELL on stdout, e.g. \
+`skills completions bash > ~/.local/share/bash-completion/completions/skills`.")]
+    Completions {
+        /// The shell to complete in
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Parses the command line, program name first.
+pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Command, clap::Error> {
+    Cli::try_parse_from(args)
+        .map(|cli| cli.command)
+        .map_err(suggest_lint_flag)
+}
+
+/// A lowercase `-d` is a likely slip for `-D` (and so on): clap suggests only long flags, so
+/// add the short one it probably meant.
+fn suggest_lint_flag(mut error: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue};
+    if error.kind() != ErrorKind::UnknownArgument {
+        return error;
+    }
+    let Some(ContextValue::String(arg)) = error.get(ContextKind::InvalidArg) else {
+        return error;
+    };
+    let meant = LINT_LEVEL_FLAGS.iter().find_map(|(short, _, _)| {
+        let slip = format!("-{}", short.to_ascii_lowercase());
+        arg.starts_with(&slip).then(|| format!("-{short}"))
+    });
+    if let Some(meant) = meant {
+        error.insert(ContextKind::SuggestedArg, ContextValue::String(meant));
+    }
+    error
+}
 
 /// The folders to read and how to judge them: the same knobs as the macro's options.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,549 +209,219 @@ impl Source {
     }
 }
 
-/// A parsed command line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
-    /// `skills help [COMMAND]`, `--help`: the general help or one command's.
-    Help(Option<&'static str>),
-    /// `skills --version`.
-    Version,
-    /// `skills check`.
-    Check {
-        /// What to read.
-        source: Source,
-        /// How to report.
-        format: CheckFormat,
-    },
-    /// `skills list`.
-    List {
-        /// What to read.
-        source: Source,
-    },
-    /// `skills show NAME`.
-    Show {
-        /// The skill to show.
-        name: String,
-        /// What to read.
-        source: Source,
-    },
-    /// `skills prompt`.
-    Prompt {
-        /// What to read.
-        source: Source,
-        /// Which catalog.
-        format: CatalogFormat,
-    },
-    /// `skills stats`.
-    Stats {
-        /// What to read.
-        source: Source,
-        /// Which catalog to weigh against the bodies.
-        format: CatalogFormat,
-    },
-    /// `skills new NAME`.
-    New {
-        /// Name of the new skill (and its folder).
-        name: String,
-        /// The root to create it in.
-        dir: String,
-    },
+/// The id of the positional `DIR...` argument.
+const DIRS: &str = "dirs";
+
+/// `name = <syntax>` as the help shows the macro option a flag stands for.
+fn macro_form(spec: &OptionSpec) -> String {
+    match spec.kind {
+        Kind::Bool => format!("{} = true", spec.name),
+        _ => spec.syntax(),
+    }
 }
 
-/// A command line that cannot be run: exit code 2.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UsageError {
-    /// What is wrong.
-    pub message: String,
-    /// A likely fix (`did you mean ...`), when there is one.
-    pub hint: Option<String>,
-    /// The subcommand whose usage line to show, when known.
-    pub command: Option<&'static str>,
+/// One option's value from one command-line word, by the table's kind.
+fn parse_value(kind: Kind, text: &str) -> Result<Value, String> {
+    match kind {
+        Kind::Bytes => options::parse_bytes(text)
+            .map(Value::Bytes)
+            .ok_or_else(|| "expected a number of bytes".to_owned()),
+        Kind::Bool => match text {
+            "true" => Ok(Value::Bool(true)),
+            "false" => Ok(Value::Bool(false)),
+            _ => Err("expected true or false".to_owned()),
+        },
+        Kind::Level => Level::parse(text)
+            .map(Value::Level)
+            .ok_or_else(|| "expected allow, warn or deny".to_owned()),
+        Kind::List => Ok(Value::List(vec![text.to_owned()])),
+        Kind::Path => Err("not an option of `skills`".to_owned()),
+    }
 }
 
-impl UsageError {
-    fn new(command: Option<&'static str>, message: impl Into<String>) -> Self {
-        UsageError {
-            message: message.into(),
-            hint: None,
-            command,
+/// The flag of one option, or `None` when the option has none of its own.
+fn option_arg(spec: &'static OptionSpec) -> Option<Arg> {
+    let arg = Arg::new(spec.name).help_heading(BUNDLE_OPTIONS);
+    let arg = match spec.flag {
+        Flag::Value { long, value_name } => {
+            let kind = spec.kind;
+            arg.long(long)
+                .value_name(value_name)
+                .action(ArgAction::Set)
+                .value_parser(move |text: &str| parse_value(kind, text))
+                .help(format!(
+                    "{} [default: {}] [{}]",
+                    spec.help,
+                    spec.default,
+                    macro_form(spec)
+                ))
         }
-    }
-
-    fn with_hint(mut self, hint: Option<String>) -> Self {
-        self.hint = hint;
-        self
-    }
-}
-
-impl fmt::Display for UsageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error: {}", self.message)?;
-        if let Some(hint) = &self.hint {
-            write!(f, "\n  = help: {hint}")?;
-        }
-        match self.command {
-            Some(command) => write!(
-                f,
-                "\n\nUsage: {}\n\nFor more information, run `skills help {command}`.",
-                usage(command)
-            ),
-            None => write!(
-                f,
-                "\n\nUsage: skills <COMMAND> [ARGS]\n\nFor more information, run `skills help`."
-            ),
-        }
-    }
-}
-
-/// One `--flag` a subcommand accepts.
-#[derive(Clone, Copy)]
-struct Flag {
-    name: &'static str,
-    /// The one-letter form (`-D`), which takes its value separately or attached (`-Dwarnings`).
-    short: Option<&'static str>,
-    /// The placeholder of its value, or `None` for a switch.
-    value: Option<&'static str>,
-    /// Whether it may be given more than once (each value counts, in order).
-    repeatable: bool,
-}
-
-impl Flag {
-    const fn switch(name: &'static str) -> Self {
-        Flag {
-            name,
-            short: None,
-            value: None,
-            repeatable: false,
-        }
-    }
-
-    const fn valued(name: &'static str, placeholder: &'static str) -> Self {
-        Flag {
-            name,
-            short: None,
-            value: Some(placeholder),
-            repeatable: false,
-        }
-    }
-
-    const fn repeated(mut self) -> Self {
-        self.repeatable = true;
-        self
-    }
-
-    const fn short(mut self, short: &'static str) -> Self {
-        self.short = Some(short);
-        self
-    }
-}
-
-/// The macro's options, for every command that reads a bundle.
-const SOURCE_FLAGS: [Flag; 9] = [
-    Flag::switch("--allow-unknown-keys"),
-    Flag::switch("--infer-missing-fields"),
-    Flag::valued("--max-file-size", "BYTES"),
-    Flag::valued("--max-bundle-size", "BYTES"),
-    Flag::valued("--ignore", "PATTERN").repeated(),
-    Flag::valued("--allowed-host", "HOST").repeated(),
-    Flag::valued("--allow", "LINT").short("-A").repeated(),
-    Flag::valued("--warn", "LINT").short("-W").repeated(),
-    Flag::valued("--deny", "LINT").short("-D").repeated(),
-];
-
-/// The flags of `command`, besides `--help`.
-fn flags_of(command: &str) -> Vec<Flag> {
-    let format = |placeholder| Flag::valued("--format", placeholder);
-    let mut flags = match command {
-        "check" => vec![format("text|json")],
-        "prompt" | "stats" => vec![format("md|xml")],
-        "new" => return vec![Flag::valued("--dir", "DIR")],
-        "list" | "show" => Vec::new(),
-        _ => return Vec::new(),
-    };
-    flags.extend(SOURCE_FLAGS);
-    flags
-}
-
-/// The one-line usage of `command`.
-pub fn usage(command: &str) -> &'static str {
-    match command {
-        "check" => "skills check [DIR...] [--format text|json] [BUNDLE OPTIONS]",
-        "list" => "skills list [DIR...] [BUNDLE OPTIONS]",
-        "show" => "skills show NAME [DIR...] [BUNDLE OPTIONS]",
-        "prompt" => "skills prompt [DIR...] [--format md|xml] [BUNDLE OPTIONS]",
-        "stats" => "skills stats [DIR...] [--format md|xml] [BUNDLE OPTIONS]",
-        "new" => "skills new NAME [--dir DIR]",
-        "help" => "skills help [COMMAND]",
-        _ => "skills <COMMAND> [ARGS]",
-    }
-}
-
-/// What the flags of one subcommand said.
-#[derive(Default)]
-struct Parsed {
-    positionals: Vec<String>,
-    values: Vec<(&'static str, String)>,
-    help: bool,
-}
-
-impl Parsed {
-    fn value(&self, name: &str) -> Option<&str> {
-        self.values
-            .iter()
-            .find(|(flag, _)| *flag == name)
-            .map(|(_, value)| value.as_str())
-    }
-
-    fn is_set(&self, name: &str) -> bool {
-        self.values.iter().any(|(flag, _)| *flag == name)
-    }
-
-    /// Every value of a repeatable flag, in the order given.
-    fn all(&self, name: &str) -> Vec<String> {
-        self.values
-            .iter()
-            .filter(|(flag, _)| *flag == name)
-            .map(|(_, value)| value.clone())
-            .collect()
-    }
-}
-
-/// Parses the arguments after the program name.
-pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, UsageError> {
-    let args = args
-        .into_iter()
-        .map(|arg| {
-            arg.into_string().map_err(|arg| {
-                UsageError::new(
-                    None,
-                    format!("argument {arg:?} is not valid UTF-8 (skill roots and names must be)"),
-                )
-            })
-        })
-        .collect::<Result<Vec<String>, _>>()?;
-    let Some((first, rest)) = args.split_first() else {
-        return Err(UsageError::new(None, "no command given"));
-    };
-    let command = match first.as_str() {
-        "-h" | "--help" => return Ok(Command::Help(None)),
-        "-V" | "--version" => return Ok(Command::Version),
-        "help" => return parse_help(rest),
-        flag if flag.starts_with('-') => {
-            let hint = did_you_mean(flag, ["--help", "--version"]);
-            return Err(UsageError::new(None, format!("unknown option `{flag}`")).with_hint(hint));
-        }
-        name => known_command(name)?,
-    };
-    let parsed = parse_flags(command, rest)?;
-    if parsed.help {
-        return Ok(Command::Help(Some(command)));
-    }
-    build(command, parsed)
-}
-
-/// `did you mean `X`?` when a candidate is close to `target`.
-fn did_you_mean<'a>(target: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
-    closest_match(target, candidates).map(|close| format!("did you mean `{close}`?"))
-}
-
-fn known_command(name: &str) -> Result<&'static str, UsageError> {
-    COMMANDS
-        .iter()
-        .copied()
-        .find(|c| *c == name)
-        .ok_or_else(|| {
-            let hint = did_you_mean(name, COMMANDS.iter().copied());
-            UsageError::new(None, format!("unknown command `{name}`")).with_hint(hint)
-        })
-}
-
-fn parse_help(rest: &[String]) -> Result<Command, UsageError> {
-    match rest {
-        [] => Ok(Command::Help(None)),
-        [topic] => Ok(Command::Help(Some(known_command(topic)?))),
-        [_, extra, ..] => Err(UsageError::new(
-            Some("help"),
-            format!("unexpected argument `{extra}`"),
+        Flag::Switch { long } => arg.long(long).action(ArgAction::SetTrue).help(format!(
+            "{} [{}]",
+            spec.help,
+            macro_form(spec)
         )),
-    }
-}
-
-/// Splits `args` into positionals and the flags `command` accepts. Accepts `--flag value`,
-/// `--flag=value` and `--` (everything after it is positional).
-fn parse_flags(command: &'static str, args: &[String]) -> Result<Parsed, UsageError> {
-    let flags = flags_of(command);
-    let mut parsed = Parsed::default();
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        if arg == "--" {
-            parsed.positionals.extend(args.by_ref().cloned());
-            break;
-        }
-        if arg == "-h" || arg == "--help" {
-            parsed.help = true;
-            continue;
-        }
-        if !arg.starts_with('-') || arg == "-" {
-            parsed.positionals.push(arg.clone());
-            continue;
-        }
-        // `--name`, `--name=value`, or a short form: `-D NAME`, `-DNAME`.
-        let short = (!arg.starts_with("--"))
-            .then(|| {
-                flags
-                    .iter()
-                    .find(|flag| flag.short.is_some_and(|short| arg.starts_with(short)))
-            })
-            .flatten();
-        let (flag, inline_value) = match short {
-            Some(flag) => {
-                let rest = &arg[2..];
-                (flag, (!rest.is_empty()).then(|| rest.to_owned()))
-            }
-            None => {
-                let (name, inline_value) = match arg.split_once('=') {
-                    Some((name, value)) => (name, Some(value.to_owned())),
-                    None => (arg.as_str(), None),
-                };
-                let Some(flag) = flags.iter().find(|flag| flag.name == name) else {
-                    return Err(unknown_flag(command, &flags, name, arg));
-                };
-                (flag, inline_value)
-            }
-        };
-        if !flag.repeatable && parsed.is_set(flag.name) {
-            return Err(UsageError::new(
-                Some(command),
-                format!("`{}` given more than once", flag.name),
-            ));
-        }
-        let value = match (flag.value, inline_value) {
-            (None, None) => String::new(),
-            (None, Some(_)) => {
-                return Err(UsageError::new(
-                    Some(command),
-                    format!("`{}` takes no value", flag.name),
-                ));
-            }
-            (Some(_), Some(value)) => value,
-            (Some(placeholder), None) => match args.next() {
-                Some(value) if !value.starts_with('-') || value == "-" => value.clone(),
-                _ => {
-                    return Err(UsageError::new(
-                        Some(command),
-                        format!(
-                            "`{}` needs a value: `{} {placeholder}`",
-                            flag.name, flag.name
-                        ),
-                    ));
-                }
-            },
-        };
-        parsed.values.push((flag.name, value));
-    }
-    Ok(parsed)
-}
-
-fn unknown_flag(command: &'static str, flags: &[Flag], name: &str, arg: &str) -> UsageError {
-    let mut names: Vec<&str> = flags.iter().map(|flag| flag.name).collect();
-    names.push("--help");
-    // A lowercase `-d` is a likely slip for `-D`; other short forms only match exactly, so a
-    // folder called `-x` is not "corrected" into a lint flag.
-    let short_slip = || {
-        let upper = arg.get(..2)?.to_ascii_uppercase();
-        flags
-            .iter()
-            .filter_map(|flag| flag.short)
-            .find(|short| *short == upper)
+        Flag::Repeated { long, value_name } => arg
+            .long(long)
+            .value_name(value_name)
+            .action(ArgAction::Append)
+            .help(format!(
+                "{}; repeatable [{} = [\"{value_name}\", ...]]",
+                spec.help, spec.name
+            )),
+        Flag::LintLevel | Flag::None => return None,
     };
-    let hint = closest_match(name, names.iter().copied())
-        .or_else(|| (!arg.starts_with("--")).then(short_slip).flatten())
-        .map(|close| format!("did you mean `{close}`?"))
-        .or_else(|| {
-            (!arg.starts_with("--") && arg.len() > 1).then(|| {
-                "to pass a folder whose name starts with `-`, put `--` before it".to_owned()
-            })
-        });
-    UsageError::new(
-        Some(command),
-        format!("unknown option `{name}` for `skills {command}`"),
-    )
-    .with_hint(hint)
+    Some(arg)
 }
 
-fn build(command: &'static str, mut parsed: Parsed) -> Result<Command, UsageError> {
-    let mut positionals = std::mem::take(&mut parsed.positionals);
-    Ok(match command {
-        "check" => Command::Check {
-            format: match parsed.value("--format") {
-                None | Some("text") => CheckFormat::Text,
-                Some("json") => CheckFormat::Json,
-                Some(other) => {
-                    return Err(bad_value(command, "--format", other, &["text", "json"]));
-                }
-            },
-            source: source(command, &parsed, positionals)?,
-        },
-        "list" => Command::List {
-            source: source(command, &parsed, positionals)?,
-        },
-        "show" => {
-            if positionals.is_empty() {
-                return Err(UsageError::new(
-                    Some(command),
-                    "missing the NAME of the skill to show",
-                ));
-            }
-            let name = positionals.remove(0);
-            Command::Show {
-                source: source(command, &parsed, positionals)?,
-                name,
-            }
-        }
-        "prompt" | "stats" => {
-            let format = catalog_format(command, &parsed)?;
-            let source = source(command, &parsed, positionals)?;
-            if command == "prompt" {
-                Command::Prompt { source, format }
-            } else {
-                Command::Stats { source, format }
-            }
-        }
-        "new" => {
-            let name = match positionals.as_slice() {
-                [name] => name.clone(),
-                [] => {
-                    return Err(UsageError::new(
-                        Some(command),
-                        "missing the NAME of the skill to create",
-                    ));
-                }
-                [_, extra, ..] => {
-                    return Err(UsageError::new(
-                        Some(command),
-                        format!(
-                            "unexpected argument `{extra}`: `skills new` creates one skill; \
-                             choose its root with `--dir`"
-                        ),
-                    ));
-                }
+/// The lint-level flags' shared text: every lint with its default level, and `warnings`.
+fn lints_help() -> String {
+    let lints = Lint::ALL
+        .iter()
+        .map(|lint| {
+            format!(
+                "  {:<22}{} (default {})",
+                lint.name(),
+                lint.summary(),
+                lint.default_level().name()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    format!(
+        "Lints (for -A, -W, -D; as `embed_skills!` options, `LINT = \"allow\"|\"warn\"|\"deny\"`):\n\
+         {lints}\n  {WARNINGS:<22}every warning: `-D warnings` makes them errors, as \
+         `#![deny(warnings)]` does in the crate; `-A warnings` hides them\n\
+         Lint flags repeat; the last one for a lint wins, as in rustc."
+    )
+}
+
+impl Args for Source {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        let mut cmd = cmd.arg(
+            Arg::new(DIRS)
+                .value_name("DIR")
+                .num_args(0..)
+                .action(ArgAction::Append)
+                .value_parser(NonEmptyStringValueParser::new())
+                .help("Skill roots, read as one bundle [default: skills]"),
+        );
+        cmd = cmd.args(OPTIONS.iter().filter_map(option_arg));
+        let lint_names = PossibleValuesParser::new(LINT_NAMES.iter().copied().chain([WARNINGS]));
+        for (short, long, level) in LINT_LEVEL_FLAGS {
+            let what = match level {
+                Level::Allow => "silence a lint",
+                Level::Warn => "report a lint as a warning",
+                Level::Deny => "report a lint as an error, failing the check",
             };
-            let dir = parsed.value("--dir").unwrap_or(DEFAULT_DIR).to_owned();
-            if dir.is_empty() {
-                return Err(UsageError::new(Some(command), "`--dir` must not be empty"));
+            cmd = cmd.arg(
+                Arg::new(long)
+                    .short(short)
+                    .long(long)
+                    .value_name("LINT")
+                    .action(ArgAction::Append)
+                    .value_parser(lint_names.clone())
+                    .hide_possible_values(true)
+                    .help_heading(BUNDLE_OPTIONS)
+                    .help(format!("{what} [LINT = \"{}\"]", level.name())),
+            );
+        }
+        cmd.after_help(lints_help())
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+fn invalid(message: String) -> clap::Error {
+    clap::Error::raw(ErrorKind::ValueValidation, message)
+}
+
+impl FromArgMatches for Source {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut dirs: Vec<String> = matches
+            .get_many::<String>(DIRS)
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
+        if dirs.is_empty() {
+            dirs.push(DEFAULT_DIR.to_owned());
+        }
+        let mut options = Options::default();
+        for spec in OPTIONS {
+            let value = match spec.flag {
+                Flag::Value { .. } => matches.get_one::<Value>(spec.name).cloned(),
+                Flag::Switch { .. } => matches.get_flag(spec.name).then_some(Value::Bool(true)),
+                Flag::Repeated { .. } => matches
+                    .get_many::<String>(spec.name)
+                    .map(|items| Value::List(items.cloned().collect())),
+                Flag::LintLevel | Flag::None => None,
+            };
+            if let Some(value) = value {
+                options
+                    .set(spec.key, value)
+                    .map_err(|error| invalid(error.to_string()))?;
             }
-            Command::New { name, dir }
         }
-        // `help` is handled before the flags are parsed; keep the parser total anyway.
-        _ => Command::Help(None),
-    })
-}
-
-fn catalog_format(command: &'static str, parsed: &Parsed) -> Result<CatalogFormat, UsageError> {
-    match parsed.value("--format") {
-        None | Some("md" | "markdown") => Ok(CatalogFormat::Markdown),
-        Some("xml") => Ok(CatalogFormat::Xml),
-        Some(other) => Err(bad_value(command, "--format", other, &["md", "xml"])),
-    }
-}
-
-fn source(
-    command: &'static str,
-    parsed: &Parsed,
-    mut dirs: Vec<String>,
-) -> Result<Source, UsageError> {
-    if let Some(empty) = dirs.iter().position(String::is_empty) {
-        return Err(UsageError::new(
-            Some(command),
-            format!("folder argument {} is empty", empty + 1),
-        ));
-    }
-    if dirs.is_empty() {
-        dirs.push(DEFAULT_DIR.to_owned());
-    }
-    let mut options = Options {
-        allow_unknown_keys: parsed.is_set("--allow-unknown-keys"),
-        infer_missing_fields: parsed.is_set("--infer-missing-fields"),
-        ignore: parsed.all("--ignore"),
-        ..Options::default()
-    };
-    options.lints.allowed_hosts = parsed.all("--allowed-host");
-    if let Some(size) = parsed.value("--max-file-size") {
-        options.max_file_size = bytes(command, "--max-file-size", size)?;
-    }
-    if let Some(size) = parsed.value("--max-bundle-size") {
-        options.max_bundle_size = bytes(command, "--max-bundle-size", size)?;
-    }
-    // Lint levels in the order given, so the last one for a lint wins (as in rustc).
-    let mut warnings = Level::Warn;
-    for (flag, lint) in &parsed.values {
-        let level = match *flag {
-            "--allow" => Level::Allow,
-            "--warn" => Level::Warn,
-            "--deny" => Level::Deny,
-            _ => continue,
-        };
-        if lint == WARNINGS {
-            warnings = level;
-        } else if !options.lints.set(lint, level) {
-            return Err(unknown_lint(command, lint));
+        // Lint levels in the order given, so the last one for a lint wins (as in rustc).
+        let mut levels: Vec<(usize, Level, &String)> = Vec::new();
+        for (_, long, level) in LINT_LEVEL_FLAGS {
+            if let (Some(indices), Some(names)) =
+                (matches.indices_of(long), matches.get_many::<String>(long))
+            {
+                levels.extend(indices.zip(names).map(|(index, name)| (index, level, name)));
+            }
         }
+        levels.sort_by_key(|(index, _, _)| *index);
+        let mut warnings = Level::Warn;
+        for (_, level, name) in levels {
+            if name == WARNINGS {
+                warnings = level;
+            } else if !options.lints.set(name, level) {
+                return Err(invalid(format!("unknown lint `{name}`")));
+            }
+        }
+        Ok(Source {
+            dirs,
+            options,
+            warnings,
+        })
     }
-    Ok(Source {
-        dirs,
-        options,
-        warnings,
-    })
-}
 
-/// A size in bytes: decimal digits, `_` allowed between them as in the macro's `1_000_000`.
-fn bytes(command: &'static str, flag: &str, value: &str) -> Result<u64, UsageError> {
-    let digits = value.replace('_', "");
-    let valid = value.starts_with(|c: char| c.is_ascii_digit())
-        && digits.chars().all(|c| c.is_ascii_digit());
-    valid.then(|| digits.parse().ok()).flatten().ok_or_else(|| {
-        UsageError::new(
-            Some(command),
-            format!("invalid value `{value}` for `{flag}`: expected a number of bytes"),
-        )
-    })
-}
-
-fn unknown_lint(command: &'static str, lint: &str) -> UsageError {
-    let names = LINT_NAMES.iter().copied().chain([WARNINGS]);
-    let hint = match closest_match(lint, names) {
-        Some(close) => format!("did you mean `{close}`?"),
-        None => format!(
-            "the lints are {}, and `{WARNINGS}` for every warning",
-            LINT_NAMES
-                .iter()
-                .map(|name| format!("`{name}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
-    UsageError::new(Some(command), format!("unknown lint `{lint}`")).with_hint(Some(hint))
-}
-
-fn bad_value(command: &'static str, flag: &str, value: &str, expected: &[&str]) -> UsageError {
-    let hint = did_you_mean(value, expected.iter().copied());
-    UsageError::new(
-        Some(command),
-        format!(
-            "invalid value `{value}` for `{flag}`: expected {}",
-            expected.join(" or ")
-        ),
-    )
-    .with_hint(hint)
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::ffi::OsString;
+
+    use clap::CommandFactory;
+    use skills_core::options::{DefaultValue, Key};
+
     use super::*;
 
-    fn run(args: &[&str]) -> Result<Command, UsageError> {
-        parse(args.iter().map(OsString::from))
+    fn run(args: &[&str]) -> Result<Command, clap::Error> {
+        let args = std::iter::once("skills").chain(args.iter().copied());
+        parse(args.map(OsString::from))
+    }
+
+    fn check_source(args: &[&str]) -> Source {
+        let mut line = vec!["check"];
+        line.extend(args);
+        match run(&line) {
+            Ok(Command::Check { source, .. }) => source,
+            other => panic!("{args:?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_command_is_well_formed() {
+        Cli::command().debug_assert();
     }
 
     #[test]
@@ -610,24 +431,86 @@ mod tests {
         };
         assert_eq!(source.dirs, ["skills"]);
         assert_eq!(source.options, Options::default());
+        assert_eq!(source.warnings, Level::Warn);
     }
 
     #[test]
     fn flags_take_values_inline_or_separately() {
-        let a = run(&["check", "a", "--format", "json", "b"]);
-        let b = run(&["check", "--format=json", "a", "b"]);
-        assert_eq!(a, b);
-        let Ok(Command::Check { source, format }) = a else {
+        let a = run(&["check", "a", "--format", "json", "b"]).unwrap();
+        let Command::Check { source, format } = a else {
             panic!("check did not parse");
         };
+        let Ok(Command::Check {
+            source: source_b,
+            format: format_b,
+        }) = run(&["check", "--format=json", "a", "b"])
+        else {
+            panic!("check did not parse");
+        };
+        assert_eq!((&source, format), (&source_b, format_b));
         assert_eq!(format, CheckFormat::Json);
         assert_eq!(source.dirs, ["a", "b"]);
     }
 
+    /// Every option of the table has its flag, of the right shape, with the table's default in
+    /// its help and as the value the command starts from.
+    #[test]
+    fn every_table_option_has_a_flag_with_the_same_default() {
+        let cli = Cli::command();
+        let check = cli.find_subcommand("check").unwrap();
+        let help = check.clone().render_long_help().to_string();
+        for spec in OPTIONS {
+            let arg = |long: &str| {
+                check
+                    .get_arguments()
+                    .find(|arg| arg.get_long() == Some(long))
+                    .unwrap_or_else(|| panic!("no --{long} for `{}`", spec.name))
+                    .clone()
+            };
+            match (spec.flag, spec.default) {
+                (Flag::Value { long, value_name }, DefaultValue::Bytes(bytes)) => {
+                    let arg = arg(long);
+                    assert_eq!(arg.get_value_names().unwrap(), [value_name]);
+                    let shown = arg.get_help().unwrap().to_string();
+                    assert!(shown.contains(&format!("[default: {bytes}]")), "{shown}");
+                    let given = check_source(&[&format!("--{long}"), &bytes.to_string()]);
+                    assert_eq!(given.options, Options::default(), "{long}");
+                }
+                (Flag::Switch { long }, DefaultValue::Bool(false)) => {
+                    assert!(!arg(long).get_action().takes_values());
+                }
+                (Flag::Repeated { long, .. }, DefaultValue::EmptyList) => {
+                    assert!(matches!(arg(long).get_action(), ArgAction::Append));
+                }
+                (Flag::LintLevel, DefaultValue::Level(level)) => {
+                    let Key::Lint(lint) = spec.key else {
+                        panic!("{} is not a lint", spec.name);
+                    };
+                    assert_eq!(Options::default().lints.level(lint), level);
+                    assert!(
+                        help.contains(&format!("(default {})", level.name())),
+                        "{help}"
+                    );
+                    for (short, _, level) in LINT_LEVEL_FLAGS {
+                        let given = check_source(&[&format!("-{short}"), spec.name]);
+                        assert_eq!(given.options.lints.level(lint), level);
+                    }
+                }
+                (Flag::None, _) => assert_eq!(spec.key, Key::Crate),
+                (flag, default) => panic!("{}: no CLI form for {flag:?} {default:?}", spec.name),
+            }
+            let named = match spec.flag {
+                Flag::LintLevel => format!("  {} ", spec.name),
+                Flag::None => continue,
+                _ => format!("[{} = ", spec.name),
+            };
+            assert!(help.contains(&named), "{named} missing:\n{help}");
+        }
+    }
+
     #[test]
     fn every_macro_option_has_a_flag() {
-        let Ok(Command::Check { source, .. }) = run(&[
-            "check",
+        let source = check_source(&[
             "--max-file-size=10",
             "--max-bundle-size",
             "1_000",
@@ -648,19 +531,17 @@ mod tests {
             "similar_descriptions",
             "-D",
             "warnings",
-        ]) else {
-            panic!("check did not parse");
-        };
+        ]);
         let options = &source.options;
         assert_eq!((options.max_file_size, options.max_bundle_size), (10, 1000));
         assert!(options.allow_unknown_keys && options.infer_missing_fields);
         assert_eq!(options.ignore, ["*.bak", "*.tmp"]);
         assert_eq!(options.lints.allowed_hosts, ["docs.rs"]);
-        assert_eq!(options.lints.long_body, Level::Deny);
-        assert_eq!(options.lints.external_urls, Level::Warn);
-        assert_eq!(options.lints.prompt_override, Level::Allow);
+        assert_eq!(options.lints.level(Lint::LongBody), Level::Deny);
+        assert_eq!(options.lints.level(Lint::ExternalUrls), Level::Warn);
+        assert_eq!(options.lints.level(Lint::PromptOverride), Level::Allow);
         assert_eq!(
-            options.lints.similar_descriptions,
+            options.lints.level(Lint::SimilarDescriptions),
             Level::Allow,
             "last wins"
         );
@@ -676,17 +557,37 @@ mod tests {
     }
 
     #[test]
+    fn a_repeated_option_flag_is_an_error() {
+        for args in [
+            &["check", "--max-file-size", "1", "--max-file-size", "2"][..],
+            &["check", "--allow-unknown-keys", "--allow-unknown-keys"],
+            &["check", "--format", "json", "--format", "text"],
+        ] {
+            let error = run(args).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::ArgumentConflict, "{args:?}");
+            assert!(error.to_string().contains("cannot be used multiple times"));
+        }
+    }
+
+    #[test]
     fn usage_errors_explain_themselves() {
         let error = run(&["chek"]).unwrap_err();
-        assert_eq!(error.hint.as_deref(), Some("did you mean `check`?"));
+        assert!(error.to_string().contains("'check'"), "{error}");
         let error = run(&["check", "--fromat", "json"]).unwrap_err();
-        assert_eq!(error.hint.as_deref(), Some("did you mean `--format`?"));
+        assert!(error.to_string().contains("'--format'"), "{error}");
         let error = run(&["prompt", "--format"]).unwrap_err();
-        assert!(error.message.contains("needs a value"), "{error}");
+        assert!(error.to_string().contains("a value is required"), "{error}");
         let error = run(&["check", "--max-file-size", "big"]).unwrap_err();
-        assert!(error.message.contains("number of bytes"), "{error}");
+        assert!(error.to_string().contains("number of bytes"), "{error}");
+        let error = run(&["check", "-D", "long-body"]).unwrap_err();
+        assert!(error.to_string().contains("'long_body'"), "{error}");
         let error = run(&["list", "--format", "xml"]).unwrap_err();
-        assert!(error.message.contains("unknown option"), "{error}");
+        assert_eq!(error.kind(), ErrorKind::UnknownArgument);
         assert!(run(&[]).is_err());
+        let error = run(&["check", "-d", "warnings"]).unwrap_err().to_string();
+        assert!(error.contains("a similar argument exists: '-D'"), "{error}");
+        for error in [run(&["chek"]), run(&["check", "--max-file-size", "x"])] {
+            assert_eq!(error.unwrap_err().exit_code(), 2);
+        }
     }
 }

@@ -95,12 +95,14 @@ fn help_and_version() {
     for args in [&["help", "check"][..], &["check", "--help"]] {
         let run = skills(args);
         assert_eq!(run.code, 0);
-        assert_contains(&run.stdout, "Usage: skills check [DIR...]");
-        assert_contains(&run.stdout, "--format text|json");
+        assert_contains(&run.stdout, "Usage: skills check [OPTIONS] [DIR]...");
+        assert_contains(&run.stdout, "--format <FORMAT>");
+        assert_contains(&run.stdout, "json: One JSON document");
     }
     let run = skills(&["new", "-h"]);
     assert_eq!(run.code, 0);
-    assert_contains(&run.stdout, "Usage: skills new NAME [--dir DIR]");
+    assert_contains(&run.stdout, "Usage: skills new [OPTIONS] <NAME>");
+    assert_contains(&run.stdout, "--dir <DIR>");
     for args in [&["--version"][..], &["-V"]] {
         let run = skills(args);
         assert_eq!(run.code, 0);
@@ -114,59 +116,97 @@ fn help_and_version() {
 #[test]
 fn bad_arguments_exit_2_with_a_clear_error() {
     let cases: &[(&[&str], &str)] = &[
-        (&[], "error: no command given"),
-        (&["chek"], "unknown command `chek`"),
-        (&["--verbose"], "unknown option `--verbose`"),
+        // No command: the general help, on stderr.
+        (&[], "Usage: skills <COMMAND>"),
+        (&["chek"], "error: unrecognized subcommand 'chek'"),
+        (
+            &["--verbose"],
+            "error: unexpected argument '--verbose' found",
+        ),
         (
             &["check", "--fromat", "json"],
-            "unknown option `--fromat` for `skills check`",
+            "error: unexpected argument '--fromat' found",
         ),
-        (&["check", "--format"], "`--format` needs a value"),
+        (
+            &["check", "--format"],
+            "error: a value is required for '--format <FORMAT>'",
+        ),
         (
             &["check", "--format", "yaml"],
-            "invalid value `yaml` for `--format`",
+            "error: invalid value 'yaml' for '--format <FORMAT>'\n  [possible values: text, json]",
         ),
-        (&["prompt", "--format=html"], "expected md or xml"),
+        (&["prompt", "--format=html"], "[possible values: md, xml]"),
         (
             &["check", "--max-file-size", "lots"],
-            "expected a number of bytes",
+            "error: invalid value 'lots' for '--max-file-size <BYTES>': expected a number of bytes",
         ),
-        (&["check", "--allow-unknown-keys=yes"], "takes no value"),
+        (
+            &["check", "--allow-unknown-keys=yes"],
+            "error: unexpected value 'yes' for '--allow-unknown-keys' found; no more were expected",
+        ),
         (
             &["check", "--max-bundle-size", "1e6"],
-            "invalid value `1e6` for `--max-bundle-size`: expected a number of bytes",
+            "error: invalid value '1e6' for '--max-bundle-size <BYTES>': expected a number of bytes",
         ),
         (
             &["check", "--infer-missing-fields", "--infer-missing-fields"],
-            "given more than once",
+            "error: the argument '--infer-missing-fields' cannot be used multiple times",
         ),
-        (&["check", "--ignore"], "`--ignore` needs a value"),
-        (&["check", "-D"], "`--deny` needs a value"),
+        (
+            &["check", "--max-file-size", "1", "--max-file-size=2"],
+            "error: the argument '--max-file-size <BYTES>' cannot be used multiple times",
+        ),
+        (
+            &["check", "--ignore"],
+            "error: a value is required for '--ignore <PATTERN>'",
+        ),
+        (
+            &["check", "-D"],
+            "error: a value is required for '--deny <LINT>'",
+        ),
         (
             &["check", "--allowed-host"],
-            "`--allowed-host` needs a value",
+            "error: a value is required for '--allowed-host <HOST>'",
         ),
-        (&["check", "-D", "long_bdy"], "unknown lint `long_bdy`"),
-        (&["list", "--warn=nope"], "unknown lint `nope`"),
+        (
+            &["check", "-D", "long_bdy"],
+            "error: invalid value 'long_bdy' for '--deny <LINT>'",
+        ),
+        (
+            &["list", "--warn=nope"],
+            "error: invalid value 'nope' for '--warn <LINT>'",
+        ),
         (
             &["check", "--format", "json", "--format", "text"],
-            "given more than once",
+            "error: the argument '--format <FORMAT>' cannot be used multiple times",
         ),
         (
             &["list", "--format", "md"],
-            "unknown option `--format` for `skills list`",
+            "error: unexpected argument '--format' found",
         ),
-        (&["show"], "missing the NAME"),
-        (&["new"], "missing the NAME"),
-        (&["new", "a", "b"], "unexpected argument `b`"),
-        (&["help", "nope"], "unknown command `nope`"),
+        (
+            &["show"],
+            "error: the following required arguments were not provided:\n  <NAME>",
+        ),
+        (
+            &["new"],
+            "error: the following required arguments were not provided:\n  <NAME>",
+        ),
+        (&["new", "a", "b"], "error: unexpected argument 'b' found"),
+        (&["help", "nope"], "error: unrecognized subcommand 'nope'"),
+        (
+            &["completions", "tcsh"],
+            "error: invalid value 'tcsh' for '<SHELL>'",
+        ),
     ];
     for (args, expected) in cases {
         let run = skills(args);
         assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
         assert!(run.stderr.contains(expected), "{args:?}: {}", run.stderr);
+        // clap's closing line (and a usage line, except after a bad value).
         assert!(
-            run.stderr.contains("Usage: skills"),
+            run.stderr.contains("For more information, try '--help'.")
+                || run.stderr.contains("Usage: skills <COMMAND>"),
             "{args:?}: {}",
             run.stderr
         );
@@ -178,15 +218,15 @@ fn bad_arguments_exit_2_with_a_clear_error() {
 #[test]
 fn misspellings_get_a_did_you_mean() {
     let run = skills(&["chek"]);
-    assert_contains(&run.stderr, "did you mean `check`?");
+    assert_contains(&run.stderr, "tip: a similar subcommand exists: 'check'");
     let run = skills(&["stat"]);
-    assert_contains(&run.stderr, "did you mean `stats`?");
+    assert_contains(&run.stderr, "tip: a similar subcommand exists: 'stats'");
     let run = skills(&["check", "--fromat", "json"]);
-    assert_contains(&run.stderr, "did you mean `--format`?");
+    assert_contains(&run.stderr, "tip: a similar argument exists: '--format'");
     let run = skills(&["check", "--format", "jsn"]);
-    assert_contains(&run.stderr, "did you mean `json`?");
+    assert_contains(&run.stderr, "tip: a similar value exists: 'json'");
     let run = skills(&["bogus-command"]);
-    assert!(!run.stderr.contains("did you mean"), "{}", run.stderr);
+    assert!(!run.stderr.contains("similar"), "{}", run.stderr);
 }
 
 // ---- check ------------------------------------------------------------------------------
@@ -630,33 +670,34 @@ fn an_unknown_lint_is_a_bad_command_line() {
     assert_eq!(run.code, 2);
     assert_starts_with(
         &run.stderr,
-        "error: unknown lint `long-body`\n  = help: did you mean `long_body`?",
+        "error: invalid value 'long-body' for '--warn <LINT>'",
     );
+    assert_contains(&run.stderr, "tip: a similar value exists: 'long_body'");
     assert_eq!(run.stdout, "");
     let run = skills(&["stats", "valid", "--allow", "everything"]);
     assert_eq!(run.code, 2);
     assert_contains(
         &run.stderr,
-        "the lints are `long_body`, `similar_descriptions`, `prompt_override`, `external_urls`",
+        "[possible values: long_body, similar_descriptions, prompt_override, external_urls, warnings]",
     );
     let run = skills(&["check", "valid", "-d", "warnings"]);
     assert_eq!(run.code, 2);
-    assert_contains(&run.stderr, "did you mean `-D`?");
+    assert_contains(&run.stderr, "tip: a similar argument exists: '-D'");
 }
 
 #[test]
 fn help_names_every_macro_option() {
     let run = skills(&["help", "check"]);
     for needle in [
-        "--max-file-size BYTES",
-        "--max-bundle-size BYTES",
+        "--max-file-size <BYTES>",
+        "--max-bundle-size <BYTES>",
         "--allow-unknown-keys",
         "--infer-missing-fields",
-        "--ignore PATTERN",
-        "--allowed-host HOST",
-        "-A, --allow LINT",
-        "-W, --warn LINT",
-        "-D, --deny LINT",
+        "--ignore <PATTERN>",
+        "--allowed-host <HOST>",
+        "-A, --allow <LINT>",
+        "-W, --warn <LINT>",
+        "-D, --deny <LINT>",
         "-D warnings",
     ] {
         assert!(
@@ -668,8 +709,29 @@ fn help_names_every_macro_option() {
     for lint in skills_core::lint::LINT_NAMES {
         assert!(run.stdout.contains(lint), "{lint} missing:\n{}", run.stdout);
     }
+    for spec in skills_core::OPTIONS {
+        if spec.name != "crate" {
+            assert!(
+                run.stdout.contains(spec.name),
+                "{} missing:\n{}",
+                spec.name,
+                run.stdout
+            );
+        }
+    }
     let run = skills(&["help", "list"]);
-    assert_contains(&run.stdout, "-D, --deny LINT");
+    assert_contains(&run.stdout, "-D, --deny <LINT>");
+}
+
+#[test]
+fn completions_for_every_common_shell() {
+    for shell in ["bash", "zsh", "fish"] {
+        let run = skills(&["completions", shell]);
+        assert_eq!(run.code, 0, "{shell}: {}", run.stderr);
+        for word in ["skills", "check", "prompt", "max-file-size", "allowed-host"] {
+            assert!(run.stdout.contains(word), "{shell}: {word} missing");
+        }
+    }
 }
 
 // ---- list, show ---------------------------------------------------------------------------

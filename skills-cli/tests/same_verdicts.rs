@@ -37,6 +37,8 @@ const MACRO_ARGUMENT_CASES: &[&str] = &[
     "bad-lint-level",
     // `embed_skills!(max_file_size = 10)`: no root at all.
     "no-root",
+    // `max_file_size` given twice.
+    "repeated-option",
     // `allow_unknown = true`: not an option.
     "unknown-option",
 ];
@@ -182,6 +184,7 @@ fn integer(key: &str, value: &syn::Expr) -> Result<String, String> {
 fn check_args(call: &MacroArgs) -> Result<Vec<String>, String> {
     let mut roots = Vec::new();
     let mut flags = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
     for arg in &call.0 {
         let (key, value) = match arg {
             MacroArg::Root(root) => {
@@ -190,6 +193,10 @@ fn check_args(call: &MacroArgs) -> Result<Vec<String>, String> {
             }
             MacroArg::Option { key, value } => (key.as_str(), value),
         };
+        if seen.contains(&key) {
+            return Err(format!("option `{key}` given twice"));
+        }
+        seen.push(key);
         let mut flag = |name: &str, value: String| {
             flags.push(name.to_owned());
             flags.push(value);
@@ -613,6 +620,7 @@ fn macro_calls_map_to_flags() {
         r#"embed_skills!("a", allow_unknown = true)"#,
         r#"embed_skills!("a", long_body = "error")"#,
         r#"embed_skills!("a" "b")"#,
+        r#"embed_skills!("a", ignore = ["x"], ignore = ["y"])"#,
     ] {
         let flags = flags_of(&format!("static S: R = {malformed};"));
         assert!(

@@ -9,45 +9,10 @@ use crate::check;
 use crate::diagnostic::{self, Code, Diagnostic};
 use crate::discover::{self, FoundSkill};
 use crate::files::{ReadError, read_limited};
-use crate::lint::{self, LintOptions};
+use crate::lint;
+use crate::options::Options;
 use crate::resources;
 use crate::skill::{self, ParseOptions, SkillDef, hex};
-
-/// Default per-file size limit (D5): 1 MiB.
-pub const DEFAULT_MAX_FILE_SIZE: u64 = 1024 * 1024;
-/// Default limit for everything a bundle embeds: 64 MiB.
-pub const DEFAULT_MAX_BUNDLE_SIZE: u64 = 64 * 1024 * 1024;
-
-/// Options shared by the macro and the CLI.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Options {
-    /// Largest accepted file (`SKILL.md` or resource), in bytes.
-    pub max_file_size: u64,
-    /// Largest total of all embedded files, in bytes.
-    pub max_bundle_size: u64,
-    /// Accept (and ignore) unknown frontmatter keys.
-    pub allow_unknown_keys: bool,
-    /// Compatibility with old folders: infer a missing `name` and `description`.
-    pub infer_missing_fields: bool,
-    /// Extra file names or `*` patterns to leave out of resources (hidden files, `__pycache__`
-    /// and `*.pyc` are always left out).
-    pub ignore: Vec<String>,
-    /// Lint levels.
-    pub lints: LintOptions,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            max_file_size: DEFAULT_MAX_FILE_SIZE,
-            max_bundle_size: DEFAULT_MAX_BUNDLE_SIZE,
-            allow_unknown_keys: false,
-            infer_missing_fields: false,
-            ignore: Vec::new(),
-            lints: LintOptions::default(),
-        }
-    }
-}
 
 /// The result of loading one or more roots.
 #[derive(Clone, Debug, Default)]

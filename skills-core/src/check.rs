@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::discover::FoundSkill;
 use crate::render::closest_match;
-use crate::skill::{SkillDef, Spanned};
+use crate::skill::{FrontmatterKey, SkillDef, Spanned};
 
 /// C1: two folders with the same name (from two roots) would shadow each other. One error per
 /// name, naming every path involved.
@@ -45,9 +45,13 @@ pub(crate) fn references(skill: &SkillDef, bundle_names: &BTreeSet<String>) -> V
         Diagnostic::error(code, &skill.path, message).at(&skill.text, at.line, at.column)
     };
     for (key, dangling, targets) in [
-        ("requires", Code::DanglingRequires, &skill.requires),
         (
-            "conflicts-with",
+            FrontmatterKey::Requires.as_str(),
+            Code::DanglingRequires,
+            &skill.requires,
+        ),
+        (
+            FrontmatterKey::ConflictsWith.as_str(),
             Code::DanglingConflict,
             &skill.conflicts_with,
         ),

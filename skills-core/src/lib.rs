@@ -12,6 +12,9 @@
 //! 5. `check` applies the rules that look at several skills at once (C1-C2), and [`lint`]
 //!    gives advice at a level the user chooses.
 //!
+//! [`options`] defines the options of a bundle once, for the macro's `key = value` pairs, the
+//! command's flags and the docs.
+//!
 //! [`load`] wires the stages together. Every stage returns what it could parse *and*
 //! every [`Diagnostic`] it found, so one build reports every problem in every file.
 //!
@@ -40,6 +43,8 @@ mod files;
 #[cfg(feature = "validate")]
 pub mod lint;
 #[cfg(feature = "validate")]
+pub mod options;
+#[cfg(feature = "validate")]
 mod resources;
 #[cfg(feature = "validate")]
 pub mod skill;
@@ -49,14 +54,16 @@ mod text;
 mod yaml;
 
 #[cfg(feature = "validate")]
-pub use bundle::{Bundle, Options, load};
+pub use bundle::{Bundle, load};
 #[cfg(feature = "validate")]
 pub use diagnostic::{Code, Diagnostic, Severity};
 #[cfg(feature = "validate")]
 #[doc(hidden)]
 pub use discover::display_root;
 #[cfg(feature = "validate")]
-pub use lint::{Level, LintOptions};
+pub use lint::{Level, Lint, LintOptions};
+#[cfg(feature = "validate")]
+pub use options::{OPTIONS, OptionSpec, Options};
 #[cfg(feature = "validate")]
 pub use resources::ResourceDef;
 #[cfg(feature = "validate")]

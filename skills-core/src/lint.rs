@@ -18,24 +18,105 @@ pub enum Level {
 }
 
 impl Level {
+    /// Every level, in increasing severity.
+    pub const ALL: [Level; 3] = [Level::Allow, Level::Warn, Level::Deny];
+
     /// Parses `allow`, `warn` or `deny`.
     pub fn parse(text: &str) -> Option<Level> {
-        match text {
-            "allow" => Some(Level::Allow),
-            "warn" => Some(Level::Warn),
-            "deny" => Some(Level::Deny),
-            _ => None,
+        Level::ALL.into_iter().find(|level| level.name() == text)
+    }
+
+    /// `allow`, `warn` or `deny`: the word an option or flag uses.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Level::Allow => "allow",
+            Level::Warn => "warn",
+            Level::Deny => "deny",
         }
     }
 }
 
-/// The lints, by the name used in options.
-pub const LINT_NAMES: &[&str] = &[
-    "long_body",
-    "similar_descriptions",
-    "prompt_override",
-    "external_urls",
-];
+/// The lints. Each one's name (as an `embed_skills!` option and a `skills` lint flag), default
+/// level and summary are defined here and nowhere else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Lint {
+    /// Body over [`MAX_BODY_LINES`] lines or [`MAX_BODY_TOKENS`] estimated tokens.
+    LongBody,
+    /// Two descriptions so alike the model may pick the wrong skill.
+    SimilarDescriptions,
+    /// Text that tries to override the system prompt ("ignore previous instructions").
+    PromptOverride,
+    /// Absolute URLs to hosts outside `allowed_hosts`.
+    ExternalUrls,
+}
+
+impl Lint {
+    /// Every lint, in the order help texts list them.
+    pub const ALL: [Lint; 4] = [
+        Lint::LongBody,
+        Lint::SimilarDescriptions,
+        Lint::PromptOverride,
+        Lint::ExternalUrls,
+    ];
+
+    /// The name used in options, flags and diagnostics: `long_body`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Lint::LongBody => "long_body",
+            Lint::SimilarDescriptions => "similar_descriptions",
+            Lint::PromptOverride => "prompt_override",
+            Lint::ExternalUrls => "external_urls",
+        }
+    }
+
+    /// The diagnostic code its findings carry.
+    pub const fn code(self) -> Code {
+        match self {
+            Lint::LongBody => Code::LongBody,
+            Lint::SimilarDescriptions => Code::SimilarDescriptions,
+            Lint::PromptOverride => Code::PromptOverride,
+            Lint::ExternalUrls => Code::ExternalUrls,
+        }
+    }
+
+    /// The level a lint has unless an option says otherwise.
+    pub const fn default_level(self) -> Level {
+        match self {
+            Lint::ExternalUrls => Level::Allow,
+            _ => Level::Warn,
+        }
+    }
+
+    /// What the lint reports, in a few words (for help texts and docs).
+    pub const fn summary(self) -> &'static str {
+        match self {
+            Lint::LongBody => "a body over 500 lines or about 5,000 tokens",
+            Lint::SimilarDescriptions => {
+                "two descriptions so alike that the model may pick the wrong skill"
+            }
+            Lint::PromptOverride => {
+                "text that tries to override the system prompt (\"ignore previous instructions\")"
+            }
+            Lint::ExternalUrls => "links to hosts outside `allowed_hosts`",
+        }
+    }
+
+    /// The lint called `name`.
+    pub fn from_name(name: &str) -> Option<Lint> {
+        Lint::ALL.into_iter().find(|lint| lint.name() == name)
+    }
+}
+
+/// The names of [`Lint::ALL`], in the same order.
+pub const LINT_NAMES: &[&str] = &{
+    let mut names = [""; Lint::ALL.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = Lint::ALL[i].name();
+        i += 1;
+    }
+    names
+};
 
 /// Body length guidance of the Agent Skills spec.
 pub const MAX_BODY_LINES: usize = 500;
@@ -49,14 +130,8 @@ pub(crate) const MIN_SHARED_WORDS: usize = 4;
 /// Lint levels and settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LintOptions {
-    /// Body over [`MAX_BODY_LINES`] lines or [`MAX_BODY_TOKENS`] estimated tokens.
-    pub long_body: Level,
-    /// Two descriptions so alike the model may pick the wrong skill.
-    pub similar_descriptions: Level,
-    /// Text that tries to override the system prompt ("ignore previous instructions").
-    pub prompt_override: Level,
-    /// Absolute URLs to hosts outside `allowed_hosts`.
-    pub external_urls: Level,
+    /// The level of each lint, indexed like [`Lint::ALL`].
+    levels: [Level; Lint::ALL.len()],
     /// Hosts (and their subdomains) that `external_urls` accepts.
     pub allowed_hosts: Vec<String>,
 }
@@ -64,38 +139,44 @@ pub struct LintOptions {
 impl Default for LintOptions {
     fn default() -> Self {
         LintOptions {
-            long_body: Level::Warn,
-            similar_descriptions: Level::Warn,
-            prompt_override: Level::Warn,
-            external_urls: Level::Allow,
+            levels: Lint::ALL.map(Lint::default_level),
             allowed_hosts: Vec::new(),
         }
     }
 }
 
 impl LintOptions {
+    /// The level of `lint`.
+    pub fn level(&self, lint: Lint) -> Level {
+        self.levels[lint as usize]
+    }
+
+    /// Sets the level of `lint`.
+    pub fn set_level(&mut self, lint: Lint, level: Level) {
+        self.levels[lint as usize] = level;
+    }
+
     /// Sets the level of the lint called `name`; `false` if there is no such lint.
     pub fn set(&mut self, name: &str, level: Level) -> bool {
-        let slot = match name {
-            "long_body" => &mut self.long_body,
-            "similar_descriptions" => &mut self.similar_descriptions,
-            "prompt_override" => &mut self.prompt_override,
-            "external_urls" => &mut self.external_urls,
-            _ => return false,
+        let Some(lint) = Lint::from_name(name) else {
+            return false;
         };
-        *slot = level;
+        self.set_level(lint, level);
         true
+    }
+
+    /// Every lint at `level`, no host allowed.
+    pub fn all_at(level: Level) -> Self {
+        LintOptions {
+            levels: [level; Lint::ALL.len()],
+            allowed_hosts: Vec::new(),
+        }
     }
 
     /// What a `warnings` group level does (`#![deny(warnings)]` around the macro, `-D warnings`
     /// in `skills check`): every lint still at `warn` moves to `level`.
     pub fn set_warnings(&mut self, level: Level) {
-        for slot in [
-            &mut self.long_body,
-            &mut self.similar_descriptions,
-            &mut self.prompt_override,
-            &mut self.external_urls,
-        ] {
+        for slot in &mut self.levels {
             if *slot == Level::Warn {
                 *slot = level;
             }
@@ -115,19 +196,20 @@ pub fn estimate_tokens(text: &str) -> usize {
 #[allow(clippy::too_many_arguments)]
 fn finding(
     level: Level,
-    lint: &str,
-    code: Code,
+    lint: Lint,
     skill: &SkillDef,
     line: usize,
     column: usize,
     message: String,
     help: &str,
 ) -> Option<Diagnostic> {
+    let code = lint.code();
     let diagnostic = match level {
         Level::Allow => return None,
         Level::Warn => Diagnostic::warning(code, &skill.path, message),
         Level::Deny => Diagnostic::error(code, &skill.path, message),
     };
+    let lint = lint.name();
     Some(diagnostic.at(&skill.text, line, column).with_help(format!(
         "{help} (lint `{lint}`: `{lint} = \"allow\"` in `embed_skills!` or `-A {lint}` in `skills check` silences it)"
     )))
@@ -136,15 +218,15 @@ fn finding(
 /// The per-skill lints.
 pub(crate) fn lint_skill(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    out.extend(long_body(skill, options.long_body));
-    out.extend(prompt_override(skill, options.prompt_override));
+    out.extend(long_body(skill, options.level(Lint::LongBody)));
+    out.extend(prompt_override(skill, options.level(Lint::PromptOverride)));
     out.extend(external_urls(skill, options));
     out
 }
 
 /// The lints across skills.
 pub(crate) fn lint_bundle(skills: &[SkillDef], options: &LintOptions) -> Vec<Diagnostic> {
-    similar_descriptions(skills, options.similar_descriptions)
+    similar_descriptions(skills, options.level(Lint::SimilarDescriptions))
 }
 
 /// A long body costs context every time it is loaded; the spec suggests moving detail into
@@ -157,8 +239,7 @@ fn long_body(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
     }
     finding(
         level,
-        "long_body",
-        Code::LongBody,
+        Lint::LongBody,
         skill,
         skill.body_line,
         1,
@@ -225,8 +306,7 @@ fn prompt_override(skill: &SkillDef, level: Level) -> Vec<Diagnostic> {
                 .map_or(1, |b| lower[..b].chars().count() + 1);
             out.extend(finding(
                 level,
-                "prompt_override",
-                Code::PromptOverride,
+                Lint::PromptOverride,
                 skill,
                 index + 1,
                 column,
@@ -241,7 +321,8 @@ fn prompt_override(skill: &SkillDef, level: Level) -> Vec<Diagnostic> {
 /// Links to unknown hosts can leak data or pull in instructions from outside the bundle.
 fn external_urls(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    if options.external_urls == Level::Allow {
+    let level = options.level(Lint::ExternalUrls);
+    if level == Level::Allow {
         return out;
     }
     for (index, line) in skill.text.lines().enumerate() {
@@ -260,9 +341,8 @@ fn external_urls(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnostic> {
                     .any(|a| host == *a || host.ends_with(&format!(".{a}")));
                 if !allowed {
                     out.extend(finding(
-                        options.external_urls,
-                        "external_urls",
-                        Code::ExternalUrls,
+                        level,
+                        Lint::ExternalUrls,
                         skill,
                         index + 1,
                         line[..start].chars().count() + 1,
@@ -354,8 +434,7 @@ fn similar_descriptions(skills: &[SkillDef], level: Level) -> Vec<Diagnostic> {
         if shared >= MIN_SHARED_WORDS && score >= SIMILARITY_THRESHOLD {
             out.extend(finding(
                 level,
-                "similar_descriptions",
-                Code::SimilarDescriptions,
+                Lint::SimilarDescriptions,
                 second,
                 second.description.line,
                 second.description.column,
@@ -392,11 +471,8 @@ mod tests {
 
     fn levels(level: Level) -> LintOptions {
         LintOptions {
-            long_body: level,
-            similar_descriptions: level,
-            prompt_override: level,
-            external_urls: level,
             allowed_hosts: vec!["docs.rs".into()],
+            ..LintOptions::all_at(level)
         }
     }
 
@@ -466,6 +542,36 @@ mod tests {
             }
         }
         assert!(!levels(Level::Warn).set("no_such_lint", Level::Deny));
+        let mut tested: Vec<&str> = offenders.iter().map(|(lint, _)| *lint).collect();
+        let mut all = LINT_NAMES.to_vec();
+        tested.sort_unstable();
+        all.sort_unstable();
+        assert_eq!(tested, all, "every lint has an offender here");
+    }
+
+    #[test]
+    fn lint_names_and_levels_round_trip() {
+        assert_eq!(LINT_NAMES.len(), Lint::ALL.len());
+        for (lint, name) in Lint::ALL.into_iter().zip(LINT_NAMES) {
+            assert_eq!(lint.name(), *name);
+            assert_eq!(Lint::from_name(name), Some(lint));
+            assert_eq!(LintOptions::default().level(lint), lint.default_level());
+        }
+        for level in Level::ALL {
+            assert_eq!(Level::parse(level.name()), Some(level));
+        }
+        assert_eq!(Level::parse("error"), None);
+        assert_eq!(Lint::from_name("long-body"), None);
+        // The summary spells out the limits; keep it in step with them.
+        let summary = Lint::LongBody.summary().replace(',', "");
+        assert!(
+            summary.contains(&format!("{MAX_BODY_LINES} lines")),
+            "{summary}"
+        );
+        assert!(
+            summary.contains(&format!("{MAX_BODY_TOKENS} tokens")),
+            "{summary}"
+        );
     }
 
     #[test]

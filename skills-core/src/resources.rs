@@ -423,10 +423,8 @@ mod tests {
             if let (Some(mut skill), _) = parse("s/x/SKILL.md", "x", text.as_bytes(), &ParseOptions::default()) {
                 skill.resources.clear();
                 let _ = check_references(&skill);
-                let options = crate::LintOptions {
-                    external_urls: crate::Level::Warn,
-                    ..Default::default()
-                };
+                let mut options = crate::LintOptions::default();
+                options.set_level(crate::Lint::ExternalUrls, crate::Level::Warn);
                 let _ = crate::lint::lint_skill(&skill, &options);
                 let _ = crate::lint::lint_bundle(&[skill.clone(), skill], &options);
             }

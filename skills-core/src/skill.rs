@@ -11,20 +11,85 @@ use crate::resources::ResourceDef;
 use crate::text;
 use crate::yaml::{self, Node, Value};
 
-/// The keys a frontmatter may hold: the Agent Skills spec's, then ours.
-pub const KNOWN_KEYS: &[&str] = &[
-    "name",
-    "description",
-    "license",
-    "compatibility",
-    "metadata",
-    "allowed-tools",
-    "version",
-    "tags",
-    "when-not-to-use",
-    "requires",
-    "conflicts-with",
-];
+/// A key a frontmatter may hold: the Agent Skills spec's, then ours. The parser matches on
+/// this, and [`KNOWN_KEYS`] lists its names, so the two cannot disagree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FrontmatterKey {
+    /// `name`.
+    Name,
+    /// `description`.
+    Description,
+    /// `license`.
+    License,
+    /// `compatibility`.
+    Compatibility,
+    /// `metadata`.
+    Metadata,
+    /// `allowed-tools`.
+    AllowedTools,
+    /// `version`.
+    Version,
+    /// `tags`.
+    Tags,
+    /// `when-not-to-use`.
+    WhenNotToUse,
+    /// `requires`.
+    Requires,
+    /// `conflicts-with`.
+    ConflictsWith,
+}
+
+impl FrontmatterKey {
+    /// Every key, the spec's first.
+    pub const ALL: [FrontmatterKey; 11] = [
+        FrontmatterKey::Name,
+        FrontmatterKey::Description,
+        FrontmatterKey::License,
+        FrontmatterKey::Compatibility,
+        FrontmatterKey::Metadata,
+        FrontmatterKey::AllowedTools,
+        FrontmatterKey::Version,
+        FrontmatterKey::Tags,
+        FrontmatterKey::WhenNotToUse,
+        FrontmatterKey::Requires,
+        FrontmatterKey::ConflictsWith,
+    ];
+
+    /// The key as written in `SKILL.md`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FrontmatterKey::Name => "name",
+            FrontmatterKey::Description => "description",
+            FrontmatterKey::License => "license",
+            FrontmatterKey::Compatibility => "compatibility",
+            FrontmatterKey::Metadata => "metadata",
+            FrontmatterKey::AllowedTools => "allowed-tools",
+            FrontmatterKey::Version => "version",
+            FrontmatterKey::Tags => "tags",
+            FrontmatterKey::WhenNotToUse => "when-not-to-use",
+            FrontmatterKey::Requires => "requires",
+            FrontmatterKey::ConflictsWith => "conflicts-with",
+        }
+    }
+
+    /// The known key spelled exactly `text`.
+    pub fn from_name(text: &str) -> Option<FrontmatterKey> {
+        FrontmatterKey::ALL
+            .into_iter()
+            .find(|key| key.as_str() == text)
+    }
+}
+
+/// The names of [`FrontmatterKey::ALL`], in the same order.
+pub const KNOWN_KEYS: &[&str] = &{
+    let mut names = [""; FrontmatterKey::ALL.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = FrontmatterKey::ALL[i].as_str();
+        i += 1;
+    }
+    names
+};
 
 /// Limits of the field table.
 pub(crate) const MAX_NAME_CHARS: usize = 64;
@@ -286,18 +351,25 @@ impl FieldReader<'_> {
         let (mut has_name, mut has_description) = (false, false);
         for (key_node, value) in entries {
             let key = key_node.value.scalar_text().unwrap_or_default();
-            match key.as_str() {
-                "name" => {
+            let Some(known) = FrontmatterKey::from_name(&key) else {
+                if !options.allow_unknown_keys {
+                    self.unknown_key(key_node, &key);
+                }
+                continue;
+            };
+            let key = known.as_str();
+            match known {
+                FrontmatterKey::Name => {
                     has_name = true;
-                    if let Some(name) = self.string(value, "name") {
+                    if let Some(name) = self.string(value, key) {
                         self.check_name(&name, dir_name);
                         skill.name = name;
                     }
                 }
-                "description" => {
+                FrontmatterKey::Description => {
                     has_description = true;
                     if let Some(description) =
-                        self.bounded_string(value, "description", MAX_DESCRIPTION_CHARS)
+                        self.bounded_string(value, key, MAX_DESCRIPTION_CHARS)
                     {
                         if description.value.trim().is_empty() {
                             self.error(
@@ -310,44 +382,27 @@ impl FieldReader<'_> {
                         skill.description = description;
                     }
                 }
-                "license" => skill.license = self.string(value, "license"),
-                "compatibility" => {
-                    skill.compatibility =
-                        self.bounded_string(value, "compatibility", MAX_COMPATIBILITY_CHARS);
+                FrontmatterKey::License => skill.license = self.string(value, key),
+                FrontmatterKey::Compatibility => {
+                    skill.compatibility = self.bounded_string(value, key, MAX_COMPATIBILITY_CHARS);
                 }
-                "metadata" => skill.metadata = self.metadata(value),
-                "allowed-tools" => skill.allowed_tools = self.allowed_tools(value),
-                "version" => skill.version = self.version(value),
-                "tags" => {
+                FrontmatterKey::Metadata => skill.metadata = self.metadata(value),
+                FrontmatterKey::AllowedTools => skill.allowed_tools = self.allowed_tools(value),
+                FrontmatterKey::Version => skill.version = self.version(value),
+                FrontmatterKey::Tags => {
                     skill.tags = self
-                        .string_list(value, "tags")
+                        .string_list(value, key)
                         .into_iter()
                         .map(|tag| tag.value)
                         .collect();
                 }
-                "when-not-to-use" => {
+                FrontmatterKey::WhenNotToUse => {
                     skill.when_not_to_use =
-                        self.bounded_string(value, "when-not-to-use", MAX_WHEN_NOT_TO_USE_CHARS);
+                        self.bounded_string(value, key, MAX_WHEN_NOT_TO_USE_CHARS);
                 }
-                "requires" => skill.requires = self.string_list(value, "requires"),
-                "conflicts-with" => {
-                    skill.conflicts_with = self.string_list(value, "conflicts-with")
-                }
-                _ if options.allow_unknown_keys => {}
-                _ => {
-                    let mut help = String::new();
-                    if let Some(known) = closest_match(&key, KNOWN_KEYS.iter().copied()) {
-                        help.push_str(&format!("did you mean `{known}`? "));
-                    }
-                    help.push_str(&format!(
-                        "custom data belongs under `metadata:`, e.g. `metadata: {{ {key}: \"...\" }}`"
-                    ));
-                    self.error(
-                        Code::UnknownKey,
-                        key_node,
-                        format!("unknown frontmatter key `{key}`"),
-                        Some(help),
-                    );
+                FrontmatterKey::Requires => skill.requires = self.string_list(value, key),
+                FrontmatterKey::ConflictsWith => {
+                    skill.conflicts_with = self.string_list(value, key)
                 }
             }
         }
@@ -382,7 +437,7 @@ impl FieldReader<'_> {
             };
             self.check_length(
                 &opening,
-                "description",
+                FrontmatterKey::Description.as_str(),
                 first_line,
                 1,
                 MAX_DESCRIPTION_CHARS,
@@ -396,6 +451,23 @@ impl FieldReader<'_> {
             );
         }
         Some(skill)
+    }
+
+    /// Y3: a key outside [`KNOWN_KEYS`].
+    fn unknown_key(&mut self, key_node: &Node, key: &str) {
+        let mut help = String::new();
+        if let Some(known) = closest_match(key, KNOWN_KEYS.iter().copied()) {
+            help.push_str(&format!("did you mean `{known}`? "));
+        }
+        help.push_str(&format!(
+            "custom data belongs under `metadata:`, e.g. `metadata: {{ {key}: \"...\" }}`"
+        ));
+        self.error(
+            Code::UnknownKey,
+            key_node,
+            format!("unknown frontmatter key `{key}`"),
+            Some(help),
+        );
     }
 
     fn string(&mut self, node: &Node, key: &str) -> Option<Spanned<String>> {
@@ -588,7 +660,7 @@ impl FieldReader<'_> {
             );
             return None;
         }
-        self.string(node, "version")
+        self.string(node, FrontmatterKey::Version.as_str())
     }
 }
 

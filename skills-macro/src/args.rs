@@ -1,5 +1,8 @@
-//! Parses `embed_skills!("root", "other/root", key = value, ...)`.
+//! Parses `embed_skills!("root", "other/root", key = value, ...)`. The options and the kind of
+//! value each takes come from [`skills_core::options::OPTIONS`].
 
+use skills_core::options::{self, Key, Kind, Value};
+use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::{Ident, LitBool, LitInt, LitStr, Token};
 
@@ -13,11 +16,6 @@ pub struct Args {
     pub krate: syn::Path,
 }
 
-const OPTIONS_HELP: &str = "known options: `max_file_size = <bytes>`, `max_bundle_size = <bytes>`, \
-`allow_unknown_keys = <bool>`, `infer_missing_fields = <bool>`, `ignore = [\"pattern\", ...]`, \
-`allowed_hosts = [\"host\", ...]`, a lint level such as `long_body = \"deny\"` (lints: long_body, \
-similar_descriptions, prompt_override, external_urls), `crate = <path>`";
-
 /// `["a", "b"]`.
 fn string_list(input: ParseStream<'_>) -> syn::Result<Vec<String>> {
     let content;
@@ -28,7 +26,36 @@ fn string_list(input: ParseStream<'_>) -> syn::Result<Vec<String>> {
 }
 
 pub fn default_crate_path() -> syn::Path {
+    // `skills_core::options::DEFAULT_CRATE`, as tokens; a unit test keeps the two equal.
     syn::parse_quote!(::skills_runtime)
+}
+
+/// One option's value, of the kind the table gives it.
+enum Parsed {
+    /// A validation setting.
+    Value(Value),
+    /// A path (`crate = ...`).
+    Path(syn::Path),
+}
+
+fn value(input: ParseStream<'_>, kind: Kind) -> syn::Result<Parsed> {
+    let value = match kind {
+        Kind::Bytes => Value::Bytes(input.parse::<LitInt>()?.base10_parse()?),
+        Kind::Bool => Value::Bool(input.parse::<LitBool>()?.value),
+        Kind::List => Value::List(string_list(input)?),
+        Kind::Level => {
+            let level: LitStr = input.parse()?;
+            let Some(parsed) = skills_core::Level::parse(&level.value()) else {
+                return Err(syn::Error::new(
+                    level.span(),
+                    "a lint level is \"allow\", \"warn\" or \"deny\"",
+                ));
+            };
+            Value::Level(parsed)
+        }
+        Kind::Path => return Ok(Parsed::Path(input.parse()?)),
+    };
+    Ok(Parsed::Value(value))
 }
 
 impl Parse for Args {
@@ -50,50 +77,44 @@ impl Parse for Args {
                 input.error("expected at least one skills root, e.g. `embed_skills!(\"skills\")`")
             );
         }
+        let mut given: Vec<&'static str> = Vec::new();
         while !input.is_empty() {
-            if input.peek(Token![crate]) {
-                input.parse::<Token![crate]>()?;
-                input.parse::<Token![=]>()?;
-                args.krate = input.parse()?;
-            } else {
-                let key: Ident = input.parse().map_err(|e| {
-                    syn::Error::new(
-                        e.span(),
-                        format!("expected a root string or an option; {OPTIONS_HELP}"),
-                    )
-                })?;
-                input.parse::<Token![=]>()?;
-                match key.to_string().as_str() {
-                    "max_file_size" => {
-                        args.options.max_file_size = input.parse::<LitInt>()?.base10_parse()?
-                    }
-                    "allow_unknown_keys" => {
-                        args.options.allow_unknown_keys = input.parse::<LitBool>()?.value
-                    }
-                    "max_bundle_size" => {
-                        args.options.max_bundle_size = input.parse::<LitInt>()?.base10_parse()?
-                    }
-                    "infer_missing_fields" => {
-                        args.options.infer_missing_fields = input.parse::<LitBool>()?.value
-                    }
-                    "ignore" => args.options.ignore = string_list(input)?,
-                    "allowed_hosts" => args.options.lints.allowed_hosts = string_list(input)?,
-                    lint if skills_core::lint::LINT_NAMES.contains(&lint) => {
-                        let level: LitStr = input.parse()?;
-                        let Some(parsed) = skills_core::Level::parse(&level.value()) else {
-                            return Err(syn::Error::new(
-                                level.span(),
-                                "a lint level is \"allow\", \"warn\" or \"deny\"",
-                            ));
-                        };
-                        args.options.lints.set(lint, parsed);
-                    }
-                    other => {
-                        return Err(syn::Error::new(
-                            key.span(),
-                            format!("unknown option `{other}`; {OPTIONS_HELP}"),
-                        ));
-                    }
+            // `Ident::parse_any` also takes the keyword `crate`.
+            let key = input.call(Ident::parse_any).map_err(|e| {
+                syn::Error::new(
+                    e.span(),
+                    format!(
+                        "expected a root string or an option; the options are {}",
+                        options::known_options()
+                    ),
+                )
+            })?;
+            let name = key.to_string();
+            let Some(spec) = options::find(&name) else {
+                return Err(syn::Error::new(
+                    key.span(),
+                    options::unknown_option_message(&name),
+                ));
+            };
+            if given.contains(&spec.name) {
+                return Err(syn::Error::new(
+                    key.span(),
+                    options::repeated_option_message(spec.name),
+                ));
+            }
+            given.push(spec.name);
+            input.parse::<Token![=]>()?;
+            match (spec.key, value(input, spec.kind)?) {
+                (Key::Crate, Parsed::Path(path)) => args.krate = path,
+                (key_of_spec, Parsed::Value(value)) => args
+                    .options
+                    .set(key_of_spec, value)
+                    .map_err(|error| syn::Error::new(key.span(), error.to_string()))?,
+                (_, Parsed::Path(_)) => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!("option `{name}` takes no path"),
+                    ));
                 }
             }
             if input.is_empty() {

@@ -80,3 +80,84 @@ fn errors_expand_to_compile_errors_and_an_empty_registry() {
         "the crate option is honoured: {code}"
     );
 }
+
+#[test]
+fn the_default_crate_path_is_the_tables() {
+    use quote::ToTokens;
+    let path: syn::Path = syn::parse_str(skills_core::options::DEFAULT_CRATE).unwrap();
+    assert_eq!(
+        crate::args::default_crate_path()
+            .to_token_stream()
+            .to_string(),
+        path.to_token_stream().to_string()
+    );
+}
+
+fn parse_error(invocation: &str) -> String {
+    match syn::parse_str::<Args>(invocation) {
+        Ok(_) => panic!("`{invocation}` parsed"),
+        Err(error) => error.to_string(),
+    }
+}
+
+#[test]
+fn every_option_of_the_table_parses() {
+    let args: Args = syn::parse_str(
+        "\"skills\", max_file_size = 10, max_bundle_size = 1_000, allow_unknown_keys = true, \
+         infer_missing_fields = true, ignore = [\"*.bak\"], long_body = \"deny\", \
+         similar_descriptions = \"allow\", prompt_override = \"deny\", external_urls = \"warn\", \
+         allowed_hosts = [\"docs.rs\"], crate = ::renamed,",
+    )
+    .unwrap();
+    let options = &args.options;
+    assert_eq!((options.max_file_size, options.max_bundle_size), (10, 1000));
+    assert!(options.allow_unknown_keys && options.infer_missing_fields);
+    assert_eq!(options.ignore, ["*.bak"]);
+    assert_eq!(options.lints.allowed_hosts, ["docs.rs"]);
+    use skills_core::{Level, Lint};
+    assert_eq!(options.lints.level(Lint::LongBody), Level::Deny);
+    assert_eq!(options.lints.level(Lint::SimilarDescriptions), Level::Allow);
+    assert_eq!(options.lints.level(Lint::PromptOverride), Level::Deny);
+    assert_eq!(options.lints.level(Lint::ExternalUrls), Level::Warn);
+    // Every option of the table is in the call above.
+    let call = "max_file_size max_bundle_size allow_unknown_keys infer_missing_fields ignore \
+                long_body similar_descriptions prompt_override external_urls allowed_hosts crate";
+    for spec in skills_core::OPTIONS {
+        assert!(
+            call.split(' ').any(|name| name == spec.name),
+            "{}",
+            spec.name
+        );
+    }
+}
+
+#[test]
+fn a_repeated_option_is_an_error() {
+    for (invocation, name) in [
+        (
+            "\"s\", max_file_size = 1, max_file_size = 2",
+            "max_file_size",
+        ),
+        (
+            "\"s\", long_body = \"deny\", long_body = \"allow\"",
+            "long_body",
+        ),
+        ("\"s\", crate = ::a, crate = ::b", "crate"),
+    ] {
+        let error = parse_error(invocation);
+        assert!(
+            error.contains(&format!("option `{name}` is given more than once")),
+            "{error}"
+        );
+    }
+    assert!(parse_error("\"s\", ignore = [\"a\"], ignore = [\"b\"]").contains("one list"));
+}
+
+#[test]
+fn an_unknown_option_lists_the_table() {
+    let error = parse_error("\"s\", max_size = 1");
+    assert!(error.starts_with("unknown option `max_size`"), "{error}");
+    for spec in skills_core::OPTIONS {
+        assert!(error.contains(&format!("`{}`", spec.syntax())), "{error}");
+    }
+}

@@ -87,14 +87,17 @@ pub use skills_core::render::{CatalogEntry, EMPTY_CATALOG, LOAD_SKILL_TOOL};
 ///
 /// | option | default | meaning |
 /// |---|---|---|
-/// | `max_file_size = 1048576` | 1 MiB | largest `SKILL.md` or resource file, in bytes |
-/// | `max_bundle_size = 67108864` | 64 MiB | largest total of everything embedded |
-/// | `allow_unknown_keys = true` | `false` | accept frontmatter keys outside the spec |
-/// | `infer_missing_fields = true` | `false` | old folders: a missing `name` is the folder name, a missing `description` the first body line |
-/// | `ignore = ["*.bak"]` | hidden files, `__pycache__`, `*.pyc` | more names or `*` patterns to leave out of resources |
-/// | `long_body = "deny"`, `similar_descriptions`, `prompt_override`, `external_urls` | `"warn"` (`external_urls`: `"allow"`) | lint levels: `"allow"`, `"warn"`, `"deny"` |
-/// | `allowed_hosts = ["docs.rs"]` | none | hosts the `external_urls` lint accepts |
-/// | `crate = path` | `::skills_runtime` | where this crate is, for renamed dependencies |
+/// | `max_file_size = <bytes>` | `1048576` (1 MiB) | largest accepted file, `SKILL.md` or resource, in bytes |
+/// | `max_bundle_size = <bytes>` | `67108864` (64 MiB) | largest total of all embedded files, in bytes |
+/// | `allow_unknown_keys = true` | `false` | accept (and ignore) frontmatter keys outside the spec; custom data belongs under `metadata:` |
+/// | `infer_missing_fields = true` | `false` | importing old folders: a missing `name` is the folder name, a missing `description` the first body line |
+/// | `ignore = ["*.bak", "drafts"]` | `[]` | more file names or `*` patterns to leave out of the resources (hidden files, `__pycache__` and `*.pyc` always are) |
+/// | `long_body = "deny"` | `"warn"` | lint level (`"allow"`, `"warn"` or `"deny"`) for a body over 500 lines or about 5,000 tokens |
+/// | `similar_descriptions = "deny"` | `"warn"` | lint level for two descriptions so alike that the model may pick the wrong skill |
+/// | `prompt_override = "deny"` | `"warn"` | lint level for text that tries to override the system prompt ("ignore previous instructions") |
+/// | `external_urls = "warn"` | `"allow"` | lint level for links to hosts outside `allowed_hosts` |
+/// | `allowed_hosts = ["docs.rs"]` | `[]` | hosts (and their subdomains) that the `external_urls` lint accepts |
+/// | `crate = ::my_runtime` | `::skills_runtime` | path of the runtime crate in generated code, for a renamed dependency |
 ///
 /// Every problem in every file is its own compile error, pointing at the file and line.
 pub use skills_macro::embed_skills;

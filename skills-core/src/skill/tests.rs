@@ -54,6 +54,35 @@ fn all_fields_are_read() {
     assert_eq!(def.requires[0].value, "other");
     assert_eq!(def.conflicts_with[0].value, "third");
     assert_eq!(def.conflicts_with[0].line, 15);
+    // The text above sets every known key, so each one is accepted by the parser.
+    for key in KNOWN_KEYS {
+        assert!(text.contains(&format!("\n{key}:")), "{key} not covered");
+    }
+}
+
+#[test]
+fn known_keys_are_the_names_of_the_key_enum() {
+    assert_eq!(
+        KNOWN_KEYS,
+        [
+            "name",
+            "description",
+            "license",
+            "compatibility",
+            "metadata",
+            "allowed-tools",
+            "version",
+            "tags",
+            "when-not-to-use",
+            "requires",
+            "conflicts-with",
+        ]
+    );
+    for key in FrontmatterKey::ALL {
+        assert_eq!(FrontmatterKey::from_name(key.as_str()), Some(key));
+    }
+    assert_eq!(FrontmatterKey::from_name("Name"), None);
+    assert_eq!(FrontmatterKey::from_name("allowed_tools"), None);
 }
 
 #[test]
