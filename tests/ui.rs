@@ -1,4 +1,4 @@
-//! Compile-error snapshots: one case per error class of DESIGN section 3, each with its own
+//! Compile-error snapshots: one case per error class of the validation rules, each with its own
 //! fixture folder under `tests/fixtures/`, plus valid files that must compile.
 
 #[test]

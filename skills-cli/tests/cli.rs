@@ -360,7 +360,7 @@ fn check_reads_several_roots_as_one_bundle() {
     let run = skills(&["check", "valid", "empty", "broken"]);
     assert_eq!(run.code, 1);
     assert_ends_with(&run.stdout, "checked 7 skills: 5 errors\n");
-    // The same root twice defines every skill twice (rule C1), as in the macro.
+    // The same root twice defines every skill twice , an error, as in the macro.
     let run = skills(&["check", "valid", "valid"]);
     assert_eq!(run.code, 1);
     assert_contains(&run.stdout, "skill `alpha` is defined more than once");

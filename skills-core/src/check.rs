@@ -1,4 +1,4 @@
-//! Rules C1-C2 and the cross-field rules of `requires` / `conflicts-with`: checks that look at
+//! Duplicate names across roots and the cross-field rules of `requires` / `conflicts-with`: checks that look at
 //! more than one skill, or at one skill against the bundle. One small function per rule.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -8,7 +8,7 @@ use crate::discover::FoundSkill;
 use crate::render::closest_match;
 use crate::skill::{FrontmatterKey, SkillDef, Spanned};
 
-/// C1: two folders with the same name (from two roots) would shadow each other. One error per
+/// Two folders with the same name (from two roots) would shadow each other. One error per
 /// name, naming every path involved.
 pub(crate) fn duplicate_names(found: &[FoundSkill]) -> Vec<Diagnostic> {
     let mut by_name: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
@@ -35,7 +35,7 @@ pub(crate) fn duplicate_names(found: &[FoundSkill]) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// C2 and the table's rules for `requires` and `conflicts-with`: every target exists in the
+/// The rules for `requires` and `conflicts-with`: every target exists in the
 /// bundle, no skill names itself, and no skill both requires and conflicts with the same one.
 /// `bundle_names` holds every discovered skill, valid or not, so a broken target is not
 /// reported twice.

@@ -1,4 +1,5 @@
-//! Rules D1-D5: find the skill folders under each root.
+//! Discovery: find the skill folders under each root, resolved against the crate's manifest
+//! directory, with symlinks kept inside the root and files within the size limit.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -169,7 +170,7 @@ pub(crate) fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec
     (found, diagnostics)
 }
 
-/// D3: a folder without `SKILL.md`, with a hint when a near miss is there.
+/// A folder without `SKILL.md`, with a hint when a near miss is there.
 fn missing_skill_file(dir_path: &Path, shown_dir: &str) -> Diagnostic {
     let near_miss = fs::read_dir(dir_path).ok().and_then(|entries| {
         let mut names: Vec<String> = entries

@@ -1,12 +1,12 @@
 //! The two file-system rules every file we embed goes through, written once for `SKILL.md`
-//! files, skill folders and resources alike: D4 (a symlink must resolve inside the root) and D5
+//! files, skill folders and resources alike: a symlink must resolve inside the root, and
 //! (a size limit enforced while reading).
 
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// Why a path cannot be used (rule D4).
+/// Why a path cannot be used (a symlink that leads out of the root).
 pub(crate) enum Unreachable {
     /// The path, or a symlink on it, leads nowhere.
     Broken,
@@ -23,7 +23,7 @@ pub(crate) fn real_path_within(path: &Path, real_root: &Path) -> Result<PathBuf,
     }
 }
 
-/// Why a file could not be read (rule D5 or I/O).
+/// Why a file could not be read (over the size limit, or I/O).
 pub(crate) enum ReadError {
     /// More bytes than the limit; the size seen.
     TooLarge(u64),

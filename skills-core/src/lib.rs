@@ -3,13 +3,13 @@
 //!
 //! A bundle goes through four stages, one module each:
 //!
-//! 1. `discover` walks the roots and finds `SKILL.md` files (rules D1-D5);
-//! 2. `text` decodes and normalizes a file and splits frontmatter from body (T1-T5);
-//! 3. `yaml` turns the frontmatter into a small positioned tree (Y1-Y2) and
-//!    [`skill`] reads the fields out of it (Y3 and the field table);
+//! 1. `discover` walks the roots and finds `SKILL.md` files;
+//! 2. `text` decodes and normalizes a file and splits frontmatter from body;
+//! 3. `yaml` turns the frontmatter into a small positioned tree and
+//!    [`skill`] reads the fields out of it;
 //! 4. `resources` collects the files beside each `SKILL.md` and checks the body's links to
 //!    them;
-//! 5. `check` applies the rules that look at several skills at once (C1-C2), and [`lint`]
+//! 5. `check` applies the rules that look at several skills at once, and [`lint`]
 //!    gives advice at a level the user chooses.
 //!
 //! [`options`] defines the options of a bundle once, for the macro's `key = value` pairs, the

@@ -60,7 +60,7 @@ fn wildcard_match(pattern: &str, name: &str) -> bool {
 }
 
 /// Walks a skill folder and returns every file except `SKILL.md` and ignored names, sorted by
-/// path. Symlinks are followed only while they stay inside `real_root` (rule D4).
+/// path. Symlinks are followed only while they stay inside `real_root`.
 pub(crate) fn collect(
     skill_dir: &Path,
     shown_dir: &str,

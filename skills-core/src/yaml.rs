@@ -1,5 +1,5 @@
-//! Rules Y1-Y2: frontmatter YAML to a small tree in which every node knows its line and column
-//! in `SKILL.md`.
+//! Frontmatter YAML (a mapping; no duplicate keys, no tab indentation) to a small tree in
+//! which every node knows its line and column in `SKILL.md`.
 //!
 //! This is the only module that talks to the YAML library (`saphyr-parser`, a maintained
 //! YAML 1.2 parser that reports positions), so swapping it touches nothing else. We build our own
@@ -144,7 +144,7 @@ pub(crate) fn parse(source: &Source<'_>) -> (Option<Node>, Vec<Diagnostic>) {
     (builder.root, builder.diagnostics)
 }
 
-/// Y2: a line indented with a tab. YAML forbids it, and parsers word it obscurely.
+/// A line indented with a tab. YAML forbids it, and parsers word it obscurely.
 fn tab_indentation(source: &Source<'_>) -> Vec<Diagnostic> {
     source
         .fragment

@@ -1,4 +1,4 @@
-//! Discovery and cross-skill rules on real folders (D1-D6, C1-C2).
+//! Discovery and cross-skill rules on real folders (roots, folders, symlinks, sizes, determinism, duplicates and references).
 
 use std::fs;
 use std::path::Path;

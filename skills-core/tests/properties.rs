@@ -92,7 +92,7 @@ fn render(f: &Fields) -> String {
     out
 }
 
-/// T5: leading blank lines dropped, trailing whitespace trimmed.
+/// The body: leading blank lines dropped, trailing whitespace trimmed.
 fn expected_body(body: &str) -> &str {
     let mut rest = body;
     while let Some((line, after)) = rest.split_once('\n') {
