@@ -38,25 +38,10 @@ pub struct ResourceDef {
 /// Whether `name` matches an ignore pattern: an exact name, or `*` wildcards within one name.
 pub(crate) fn is_ignored(name: &str, patterns: &[String]) -> bool {
     name.starts_with('.')
-        || DEFAULT_IGNORE.iter().any(|p| wildcard_match(p, name))
-        || patterns.iter().any(|p| wildcard_match(p, name))
-}
-
-fn wildcard_match(pattern: &str, name: &str) -> bool {
-    match pattern.split_once('*') {
-        None => pattern == name,
-        Some((prefix, rest)) => {
-            let Some(after) = name.strip_prefix(prefix) else {
-                return false;
-            };
-            if rest.is_empty() {
-                return true;
-            }
-            (0..=after.len())
-                .filter(|&i| after.is_char_boundary(i))
-                .any(|i| wildcard_match(rest, &after[i..]))
-        }
-    }
+        || DEFAULT_IGNORE
+            .iter()
+            .any(|p| crate::wildcard::matches(p, name))
+        || patterns.iter().any(|p| crate::wildcard::matches(p, name))
 }
 
 /// Walks a skill folder and returns every file except `SKILL.md` and ignored names, sorted by
