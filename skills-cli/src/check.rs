@@ -2,7 +2,7 @@
 
 use std::io;
 
-use serde_json::{Value, json};
+use serde::Serialize;
 use skills_core::Diagnostic;
 
 use crate::args::{CheckFormat, Source};
@@ -25,17 +25,21 @@ pub fn run(source: &Source, format: CheckFormat, streams: &mut Streams<'_>) -> i
             writeln!(streams.out, "{}", summary(checked, errors, warnings))?;
         }
         CheckFormat::Json => {
-            let document = json!({
-                "diagnostics": bundle.diagnostics.iter().map(diagnostic_json).collect::<Vec<_>>(),
-                "summary": {
-                    "skills": checked,
-                    "valid": bundle.skills.len(),
-                    "errors": errors,
-                    "warnings": warnings,
-                    "ok": errors == 0,
-                    "text": summary(checked, errors, warnings),
+            let document = Document {
+                diagnostics: bundle
+                    .diagnostics
+                    .iter()
+                    .map(DiagnosticJson::from)
+                    .collect(),
+                summary: Summary {
+                    skills: checked,
+                    valid: bundle.skills.len(),
+                    errors,
+                    warnings,
+                    ok: errors == 0,
+                    text: summary(checked, errors, warnings),
                 },
-            });
+            };
             let text = serde_json::to_string_pretty(&document).map_err(io::Error::other)?;
             writeln!(streams.out, "{text}")?;
         }
@@ -43,19 +47,52 @@ pub fn run(source: &Source, format: CheckFormat, streams: &mut Streams<'_>) -> i
     Ok(code)
 }
 
+/// The `--format json` document. Structs, not maps, so the key order is the declaration order
+/// whatever features `serde_json` is built with.
+#[derive(Serialize)]
+struct Document<'a> {
+    diagnostics: Vec<DiagnosticJson<'a>>,
+    summary: Summary,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    skills: usize,
+    valid: usize,
+    errors: usize,
+    warnings: usize,
+    ok: bool,
+    text: String,
+}
+
 /// One diagnostic for machines. `code` names the rule (`name-mismatch`); `line` and `column`
 /// are `null` when unknown (a problem with a whole file or folder); `rendered` is the text form,
 /// as `skills check` prints it.
-fn diagnostic_json(diagnostic: &Diagnostic) -> Value {
-    json!({
-        "severity": diagnostic.severity().as_str(),
-        "code": diagnostic.code().as_str(),
-        "path": diagnostic.path(),
-        "line": diagnostic.line(),
-        "column": diagnostic.column(),
-        "message": diagnostic.message(),
-        "help": diagnostic.help(),
-        "source_line": diagnostic.source_line(),
-        "rendered": diagnostic.to_string(),
-    })
+#[derive(Serialize)]
+struct DiagnosticJson<'a> {
+    severity: &'static str,
+    code: &'static str,
+    path: &'a str,
+    line: Option<u32>,
+    column: Option<u32>,
+    message: &'a str,
+    help: Option<&'a str>,
+    source_line: Option<&'a str>,
+    rendered: String,
+}
+
+impl<'a> From<&'a Diagnostic> for DiagnosticJson<'a> {
+    fn from(diagnostic: &'a Diagnostic) -> Self {
+        DiagnosticJson {
+            severity: diagnostic.severity().as_str(),
+            code: diagnostic.code().as_str(),
+            path: diagnostic.path(),
+            line: diagnostic.line(),
+            column: diagnostic.column(),
+            message: diagnostic.message(),
+            help: diagnostic.help(),
+            source_line: diagnostic.source_line(),
+            rendered: diagnostic.to_string(),
+        }
+    }
 }
