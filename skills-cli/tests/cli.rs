@@ -976,6 +976,37 @@ fn stats_reports_what_progressive_disclosure_saves() {
 }
 
 #[test]
+fn stats_holds_the_catalog_against_codex_and_the_context_window() {
+    let catalog = render::catalog_markdown(&entries(&core_load("valid")));
+    let (chars, tokens) = (catalog.chars().count(), catalog.chars().count().div_ceil(4));
+    let run = skills(&["stats", "valid"]);
+    assert_contains(
+        &run.stdout,
+        &format!(
+            "catalog against Codex's default skills budget (8000 characters): {chars} characters, "
+        ),
+    );
+    assert_contains(&run.stdout, "give --context-window TOKENS");
+    let run = skills(&["stats", "valid", "--context-window", "2000"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // 1% of 2,000 tokens is 20: this catalog is over it; 2% is 40.
+    assert_contains(
+        &run.stdout,
+        &format!(
+            "catalog against 1% of a 2000-token context window (20 tokens): ~{tokens} tokens, "
+        ),
+    );
+    assert_contains(&run.stdout, &format!("over by {}", tokens - 20));
+    assert_contains(
+        &run.stdout,
+        "catalog against 2% of a 2000-token context window (40 tokens)",
+    );
+    assert!(!run.stdout.contains("give --context-window"));
+    let run = skills(&["stats", "valid", "--context-window", "0"]);
+    assert_eq!(run.code, 2, "a zero window is a bad argument");
+}
+
+#[test]
 fn stats_of_an_empty_root() {
     let run = skills(&["stats", "empty"]);
     assert_eq!(run.code, 0);

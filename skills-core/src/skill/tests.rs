@@ -427,3 +427,49 @@ fn a_missing_closing_line_is_found_where_the_instructions_start() {
     let errors = errors_of("a", "---\nname: a\ndescription: Use it: now\n---\nBody\n");
     assert_eq!(errors[0].code(), Code::YamlSyntax);
 }
+
+/// The README's "Where we differ from the reference validator, on purpose", rule by rule.
+#[test]
+fn deliberate_differences_from_the_reference_validator() {
+    // Strict: a non-string where the spec says string is an error that says to quote it.
+    let errors = errors_of(
+        "a",
+        &skill("name: a\ndescription: x\nmetadata: {version: 1.0}\n"),
+    );
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].code(), Code::WrongType);
+    assert_eq!(
+        errors[0].help(),
+        Some("quote it: `version: \"1.0\"`"),
+        "{}",
+        errors[0]
+    );
+    let errors = errors_of("123", &skill("name: 123\ndescription: x\n"));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].code(), Code::WrongType);
+    assert_eq!(errors[0].help(), Some("quote it: `name: \"123\"`"));
+    // What the reference validator's parser refuses and YAML allows, we accept: anchors and
+    // aliases, flow collections, tags, tabs inside unquoted values, `---` inside values.
+    for front in [
+        "name: a\ndescription: &d Does a.\nwhen-not-to-use: *d\n",
+        "name: a\ndescription: x\ntags: [one, two]\nmetadata: {team: core}\n",
+        "name: a\ndescription: x\nversion: !!str 1.0\n",
+        "name: a\ndescription: Tab\tinside\n",
+        "name: a\ndescription: before --- after\n",
+        "name: a\ndescription: |\n  before\n  ---\n  after\n",
+    ] {
+        let (def, diagnostics) = parse_str("a", &skill(front));
+        assert!(diagnostics.is_empty(), "{front:?}: {diagnostics:?}");
+        let def = def.unwrap();
+        assert_eq!(def.body(), "Do the thing.", "{front:?}");
+        if front.contains("&d") {
+            assert_eq!(def.when_not_to_use.unwrap().value, "Does a.");
+        }
+        if front.contains("!!str") {
+            assert_eq!(def.version.unwrap().value, "1.0");
+        }
+        if front.contains("Tab") {
+            assert_eq!(def.description.value, "Tab\tinside");
+        }
+    }
+}
