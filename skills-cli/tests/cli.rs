@@ -678,7 +678,7 @@ fn an_unknown_lint_is_a_bad_command_line() {
     assert_eq!(run.code, 2);
     assert_contains(
         &run.stderr,
-        "[possible values: long_body, similar_descriptions, prompt_override, external_urls, warnings]",
+        "[possible values: long_body, similar_descriptions, prompt_override, external_urls, empty_body, ascii_names, warnings]",
     );
     let run = skills(&["check", "valid", "-d", "warnings"]);
     assert_eq!(run.code, 2);
@@ -1074,15 +1074,32 @@ fn new_quotes_a_name_yaml_would_read_as_a_number() {
 }
 
 #[test]
+fn new_takes_unicode_lowercase_names() {
+    for name in ["café", "数据-分析", "данные"] {
+        // One bundle each: three skeletons together would trip `similar_descriptions`.
+        let temp = tempfile::tempdir().unwrap();
+        let run = skills_in(temp.path(), &["new", name]);
+        assert_eq!(run.code, 0, "{name}: {}", run.stderr);
+        let text = fs::read_to_string(temp.path().join("skills").join(name).join("SKILL.md"));
+        assert!(text.unwrap().contains(&format!("\nname: {name}\n")));
+        let run = skills_in(temp.path(), &["check"]);
+        assert_eq!(run.stdout, "checked 1 skill: 0 errors\n", "{}", run.stderr);
+    }
+}
+
+#[test]
 fn new_rejects_names_the_rules_reject() {
     let temp = tempfile::tempdir().unwrap();
     for (name, reason) in [
-        ("Bad_Name", "may only hold lowercase ASCII letters"),
-        ("../escape", "may only hold lowercase ASCII letters"),
+        ("Bad_Name", "may only hold lowercase letters"),
+        ("../escape", "may only hold lowercase letters"),
         ("-lead", "must not start or end with `-`"),
         ("a--b", "must not contain `--`"),
-        ("has: colon", "may only hold lowercase ASCII letters"),
+        ("has: colon", "may only hold lowercase letters"),
         (&"a".repeat(65), "1 to 64 characters"),
+        ("Café", "may only hold lowercase letters"),
+        ("cafe\u{301}", "normalized it is `café`"),
+        ("ｃａｆｅ", "normalized it is `cafe`"),
     ] {
         let run = skills_in(temp.path(), &["new", "--", name]);
         assert_eq!(run.code, 2, "{name}: {}", run.stderr);
