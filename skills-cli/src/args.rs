@@ -126,12 +126,17 @@ unless stdout is a terminal."
         long_about = "Per skill and in total: description length (characters the catalog \
 shows), body lines, body bytes, estimated body tokens and resources (files beside SKILL.md); then \
 the catalog, sent in every request, against all bodies together, which progressive disclosure \
-sends only on `load_skill`. Tokens are estimated as characters / 4, rounded up."
+sends only on `load_skill`; and the catalog against Codex's default skills budget (8,000 \
+characters) and, with --context-window, against 1% and 2% of that window. Tokens are estimated as \
+characters / 4, rounded up."
     )]
     Stats {
         /// The catalog format to measure
         #[arg(long, value_enum, default_value_t)]
         format: CatalogFormat,
+        /// The model's context window, in tokens: the catalog is compared with 1% and 2% of it
+        #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
+        context_window: Option<u64>,
         /// What to read.
         #[command(flatten)]
         source: Source,
@@ -140,8 +145,8 @@ sends only on `load_skill`. Tokens are estimated as characters / 4, rounded up."
     #[command(
         long_about = "Creates DIR/NAME/SKILL.md from a skeleton that passes `skills check`: \
 a description template to fill in and a body outline. NAME must follow the name rules (lowercase \
-ASCII letters, digits and single hyphens, at most 64 characters); an existing folder is never \
-overwritten."
+letters of any script, digits and single hyphens, at most 64 characters, in Unicode NFKC form); \
+an existing folder is never overwritten."
     )]
     New {
         /// Name of the new skill (and its folder)

@@ -10,7 +10,8 @@
 //! skills list [DIR...]                         name, version, description per skill
 //! skills show NAME [DIR...]                    metadata, sha256, resources, body
 //! skills prompt [DIR...] [--format md|xml]     the catalog the binary would carry
-//! skills stats [DIR...] [--format md|xml]      sizes, estimated tokens, what the catalog saves
+//! skills stats [DIR...] [--format md|xml] [--context-window TOKENS]
+//!                                              sizes, estimated tokens, what the catalog saves
 //! skills new NAME [--dir DIR]                  a skeleton SKILL.md that passes `check`
 //! skills completions bash|zsh|fish             a shell completion script
 //! ```
@@ -96,7 +97,11 @@ fn execute(command: Command, streams: &mut Streams<'_>) -> io::Result<u8> {
         Command::List { source } => listing::list(&source, streams),
         Command::Show { name, source } => listing::show(&name, &source, streams),
         Command::Prompt { source, format } => listing::prompt(&source, format, streams),
-        Command::Stats { source, format } => stats::run(&source, format, streams),
+        Command::Stats {
+            source,
+            format,
+            context_window,
+        } => stats::run(&source, format, context_window, streams),
         Command::New { name, dir } => new::run(&name, &dir, streams),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "skills", &mut *streams.out);

@@ -51,7 +51,7 @@ fn title(name: &str) -> String {
     let words = name.replace('-', " ");
     let mut chars = words.chars();
     match chars.next() {
-        Some(first) => first.to_ascii_uppercase().to_string() + chars.as_str(),
+        Some(first) => first.to_uppercase().collect::<String>() + chars.as_str(),
         None => String::new(),
     }
 }
@@ -166,6 +166,7 @@ mod tests {
     fn titles_read_as_words() {
         assert_eq!(title("code-review"), "Code review");
         assert_eq!(title("x"), "X");
+        assert_eq!(title("éclair-rapide"), "Éclair rapide");
     }
 
     #[test]
@@ -197,5 +198,16 @@ mod tests {
         }
         let problem = skeleton_file("a--b", path).unwrap_err();
         assert_eq!(problem.message(), "`name` must not contain `--`");
+        // The name rules are core's: lowercase letters of any script, in NFKC form.
+        for name in ["café", "数据-分析", "данные"] {
+            let text = skeleton_file(name, path).unwrap();
+            assert!(text.contains(&format!("\nname: {name}\n")), "{text}");
+        }
+        let problem = skeleton_file("cafe\u{301}", path).unwrap_err();
+        assert!(
+            problem.message().contains("normalized it is `café`"),
+            "{problem}"
+        );
+        assert!(skeleton_file("Café", path).is_err());
     }
 }

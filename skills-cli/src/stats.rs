@@ -55,8 +55,21 @@ impl SkillStats {
     }
 }
 
-/// `skills stats`: a table per skill with a total row, then the catalog against all bodies.
-pub fn run(source: &Source, format: CatalogFormat, streams: &mut Streams<'_>) -> io::Result<u8> {
+/// Codex's default budget for the skills list in its prompt, in characters.
+pub const CODEX_SKILLS_BUDGET_CHARS: usize = 8_000;
+
+/// Shares of the context window a catalog is held against, in percent: a catalog within 1% is
+/// cheap, one over 2% crowds out the task.
+const CONTEXT_SHARES: [u64; 2] = [1, 2];
+
+/// `skills stats`: a table per skill with a total row, then the catalog against all bodies and
+/// against the budgets it must fit.
+pub fn run(
+    source: &Source,
+    format: CatalogFormat,
+    context_window: Option<u64>,
+    streams: &mut Streams<'_>,
+) -> io::Result<u8> {
     let Some(bundle) = bundle::load_valid(source, streams.err)? else {
         return Ok(1);
     };
@@ -126,6 +139,10 @@ pub fn run(source: &Source, format: CatalogFormat, streams: &mut Streams<'_>) ->
             total.body_bytes, total.body_tokens
         )?;
         writeln!(out, "{}", savings(catalog.len(), catalog_tokens, &total))?;
+        writeln!(out)?;
+        for line in budgets(catalog.chars().count(), catalog_tokens, context_window) {
+            writeln!(out, "{line}")?;
+        }
     }
     writeln!(
         out,
@@ -152,6 +169,43 @@ fn savings(catalog_bytes: usize, catalog_tokens: usize, total: &SkillStats) -> S
     )
 }
 
+/// One line per budget: Codex's default skills budget in characters, then 1% and 2% of the
+/// context window in estimated tokens when it is known.
+fn budgets(
+    catalog_chars: usize,
+    catalog_tokens: usize,
+    context_window: Option<u64>,
+) -> Vec<String> {
+    let verdict = |used: u64, budget: u64| {
+        let percent = used as f64 * 100.0 / budget as f64;
+        if used <= budget {
+            format!("{percent:.1}% of it, fits")
+        } else {
+            format!("{percent:.1}% of it, over by {}", used - budget)
+        }
+    };
+    let mut lines = vec![format!(
+        "catalog against Codex's default skills budget ({CODEX_SKILLS_BUDGET_CHARS} characters): {catalog_chars} characters, {}",
+        verdict(catalog_chars as u64, CODEX_SKILLS_BUDGET_CHARS as u64)
+    )];
+    match context_window {
+        Some(window) => {
+            for share in CONTEXT_SHARES {
+                let budget = (window * share / 100).max(1);
+                lines.push(format!(
+                    "catalog against {share}% of a {window}-token context window ({budget} tokens): ~{catalog_tokens} tokens, {}",
+                    verdict(catalog_tokens as u64, budget)
+                ));
+            }
+        }
+        None => lines.push(
+            "(give --context-window TOKENS to hold the catalog against 1% and 2% of the model's context window)"
+                .to_owned(),
+        ),
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,5 +230,29 @@ mod tests {
             "progressive disclosure saves 900 bytes (~225 tokens, 90.0% of the bodies) in every request"
         );
         assert!(savings(2000, 500, &total).contains("saves nothing"));
+    }
+
+    #[test]
+    fn budgets_hold_the_catalog_against_codex_and_the_context_window() {
+        let lines = budgets(4_000, 1_000, None);
+        assert_eq!(
+            lines[0],
+            "catalog against Codex's default skills budget (8000 characters): 4000 characters, 50.0% of it, fits"
+        );
+        assert!(lines[1].contains("--context-window"), "{lines:?}");
+        let lines = budgets(9_000, 2_250, Some(200_000));
+        assert!(
+            lines[0].ends_with("112.5% of it, over by 1000"),
+            "{lines:?}"
+        );
+        assert_eq!(
+            lines[1],
+            "catalog against 1% of a 200000-token context window (2000 tokens): ~2250 tokens, 112.5% of it, over by 250"
+        );
+        assert_eq!(
+            lines[2],
+            "catalog against 2% of a 200000-token context window (4000 tokens): ~2250 tokens, 56.2% of it, fits"
+        );
+        assert_eq!(lines.len(), 3);
     }
 }

@@ -678,7 +678,7 @@ fn an_unknown_lint_is_a_bad_command_line() {
     assert_eq!(run.code, 2);
     assert_contains(
         &run.stderr,
-        "[possible values: long_body, similar_descriptions, prompt_override, external_urls, warnings]",
+        "[possible values: long_body, similar_descriptions, prompt_override, external_urls, empty_body, ascii_names, warnings]",
     );
     let run = skills(&["check", "valid", "-d", "warnings"]);
     assert_eq!(run.code, 2);
@@ -976,6 +976,37 @@ fn stats_reports_what_progressive_disclosure_saves() {
 }
 
 #[test]
+fn stats_holds_the_catalog_against_codex_and_the_context_window() {
+    let catalog = render::catalog_markdown(&entries(&core_load("valid")));
+    let (chars, tokens) = (catalog.chars().count(), catalog.chars().count().div_ceil(4));
+    let run = skills(&["stats", "valid"]);
+    assert_contains(
+        &run.stdout,
+        &format!(
+            "catalog against Codex's default skills budget (8000 characters): {chars} characters, "
+        ),
+    );
+    assert_contains(&run.stdout, "give --context-window TOKENS");
+    let run = skills(&["stats", "valid", "--context-window", "2000"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // 1% of 2,000 tokens is 20: this catalog is over it; 2% is 40.
+    assert_contains(
+        &run.stdout,
+        &format!(
+            "catalog against 1% of a 2000-token context window (20 tokens): ~{tokens} tokens, "
+        ),
+    );
+    assert_contains(&run.stdout, &format!("over by {}", tokens - 20));
+    assert_contains(
+        &run.stdout,
+        "catalog against 2% of a 2000-token context window (40 tokens)",
+    );
+    assert!(!run.stdout.contains("give --context-window"));
+    let run = skills(&["stats", "valid", "--context-window", "0"]);
+    assert_eq!(run.code, 2, "a zero window is a bad argument");
+}
+
+#[test]
 fn stats_of_an_empty_root() {
     let run = skills(&["stats", "empty"]);
     assert_eq!(run.code, 0);
@@ -1043,15 +1074,32 @@ fn new_quotes_a_name_yaml_would_read_as_a_number() {
 }
 
 #[test]
+fn new_takes_unicode_lowercase_names() {
+    for name in ["café", "数据-分析", "данные"] {
+        // One bundle each: three skeletons together would trip `similar_descriptions`.
+        let temp = tempfile::tempdir().unwrap();
+        let run = skills_in(temp.path(), &["new", name]);
+        assert_eq!(run.code, 0, "{name}: {}", run.stderr);
+        let text = fs::read_to_string(temp.path().join("skills").join(name).join("SKILL.md"));
+        assert!(text.unwrap().contains(&format!("\nname: {name}\n")));
+        let run = skills_in(temp.path(), &["check"]);
+        assert_eq!(run.stdout, "checked 1 skill: 0 errors\n", "{}", run.stderr);
+    }
+}
+
+#[test]
 fn new_rejects_names_the_rules_reject() {
     let temp = tempfile::tempdir().unwrap();
     for (name, reason) in [
-        ("Bad_Name", "may only hold lowercase ASCII letters"),
-        ("../escape", "may only hold lowercase ASCII letters"),
+        ("Bad_Name", "may only hold lowercase letters"),
+        ("../escape", "may only hold lowercase letters"),
         ("-lead", "must not start or end with `-`"),
         ("a--b", "must not contain `--`"),
-        ("has: colon", "may only hold lowercase ASCII letters"),
+        ("has: colon", "may only hold lowercase letters"),
         (&"a".repeat(65), "1 to 64 characters"),
+        ("Café", "may only hold lowercase letters"),
+        ("cafe\u{301}", "normalized it is `café`"),
+        ("ｃａｆｅ", "normalized it is `cafe`"),
     ] {
         let run = skills_in(temp.path(), &["new", "--", name]);
         assert_eq!(run.code, 2, "{name}: {}", run.stderr);

@@ -76,7 +76,7 @@ codes! {
     NoFrontmatter = "no-frontmatter",
     /// No `---` line closes the frontmatter.
     UnclosedFrontmatter = "unclosed-frontmatter",
-    /// Nothing after the frontmatter.
+    /// Lint `empty_body`: nothing after the frontmatter.
     EmptyBody = "empty-body",
     // YAML.
     /// The frontmatter is not valid YAML (or uses an unknown alias).
@@ -134,6 +134,10 @@ codes! {
     PromptOverride = "prompt-override",
     /// Lint `external_urls`: a link to a host outside the allow-list.
     ExternalUrls = "external-urls",
+    /// Lint `ascii_names`: a `name` with characters outside ASCII.
+    AsciiNames = "ascii-names",
+    /// `name` is not in Unicode NFKC form (a combining accent, full-width letters).
+    NameNotNormalized = "name-not-normalized",
 }
 
 impl fmt::Display for Code {

@@ -80,7 +80,7 @@ pub(crate) fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec
             let shown = format!("{shown_root}/{}", entry.file_name().to_string_lossy());
             diagnostics.push(
                 Diagnostic::error(Code::NonUtf8Path, &shown, "folder name is not valid UTF-8")
-                    .with_help("skill names are lowercase ASCII"),
+                    .with_help("skill names are UTF-8 text: lowercase letters, digits and `-`"),
             );
             continue;
         };

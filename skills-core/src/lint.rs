@@ -48,15 +48,21 @@ pub enum Lint {
     PromptOverride,
     /// Absolute URLs to hosts outside `allowed_hosts`.
     ExternalUrls,
+    /// Nothing after the frontmatter: the spec allows it, but the skill then teaches nothing.
+    EmptyBody,
+    /// A `name` outside ASCII, for teams whose tools only take ASCII names.
+    AsciiNames,
 }
 
 impl Lint {
     /// Every lint, in the order help texts list them.
-    pub const ALL: [Lint; 4] = [
+    pub const ALL: [Lint; 6] = [
         Lint::LongBody,
         Lint::SimilarDescriptions,
         Lint::PromptOverride,
         Lint::ExternalUrls,
+        Lint::EmptyBody,
+        Lint::AsciiNames,
     ];
 
     /// The name used in options, flags and diagnostics: `long_body`.
@@ -66,6 +72,8 @@ impl Lint {
             Lint::SimilarDescriptions => "similar_descriptions",
             Lint::PromptOverride => "prompt_override",
             Lint::ExternalUrls => "external_urls",
+            Lint::EmptyBody => "empty_body",
+            Lint::AsciiNames => "ascii_names",
         }
     }
 
@@ -76,13 +84,15 @@ impl Lint {
             Lint::SimilarDescriptions => Code::SimilarDescriptions,
             Lint::PromptOverride => Code::PromptOverride,
             Lint::ExternalUrls => Code::ExternalUrls,
+            Lint::EmptyBody => Code::EmptyBody,
+            Lint::AsciiNames => Code::AsciiNames,
         }
     }
 
     /// The level a lint has unless an option says otherwise.
     pub const fn default_level(self) -> Level {
         match self {
-            Lint::ExternalUrls => Level::Allow,
+            Lint::ExternalUrls | Lint::AsciiNames => Level::Allow,
             _ => Level::Warn,
         }
     }
@@ -98,6 +108,8 @@ impl Lint {
                 "text that tries to override the system prompt (\"ignore previous instructions\")"
             }
             Lint::ExternalUrls => "links to hosts outside `allowed_hosts`",
+            Lint::EmptyBody => "a skill with no instructions after the frontmatter",
+            Lint::AsciiNames => "a `name` with characters outside ASCII (`café`, `数据-分析`)",
         }
     }
 
@@ -221,6 +233,8 @@ pub(crate) fn lint_skill(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnos
     out.extend(long_body(skill, options.level(Lint::LongBody)));
     out.extend(prompt_override(skill, options.level(Lint::PromptOverride)));
     out.extend(external_urls(skill, options));
+    out.extend(empty_body(skill, options.level(Lint::EmptyBody)));
+    out.extend(ascii_names(skill, options.level(Lint::AsciiNames)));
     out
 }
 
@@ -247,6 +261,41 @@ fn long_body(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
             "the body is long: {lines} lines, about {tokens} tokens (guidance: at most {MAX_BODY_LINES} lines and {MAX_BODY_TOKENS} tokens)"
         ),
         "move detail into `references/*.md` files that the model reads only when needed",
+    )
+}
+
+/// The spec's minimal skill has no body, so it is not an error; but a skill whose body is empty
+/// gives the model nothing when it is loaded, which is rarely what was meant.
+fn empty_body(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
+    if !skill.body().is_empty() {
+        return None;
+    }
+    // The empty body starts right after the closing `---`: point at that line.
+    let closing_line = skill.text[..skill.body.start].lines().count().max(1);
+    finding(
+        level,
+        Lint::EmptyBody,
+        skill,
+        closing_line,
+        1,
+        "the skill has no instructions: the body after the frontmatter is empty".to_owned(),
+        "write the skill's instructions in Markdown after the closing `---`",
+    )
+}
+
+/// The spec allows lowercase letters of any script; some tools (shell completion, URLs, old
+/// file systems) take ASCII only, and a team that relies on one can deny anything else.
+fn ascii_names(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
+    let name = &skill.name.value;
+    let (index, bad) = name.chars().enumerate().find(|(_, c)| !c.is_ascii())?;
+    finding(
+        level,
+        Lint::AsciiNames,
+        skill,
+        skill.name.line,
+        crate::skill::value_column(&skill.text, &skill.name, index),
+        format!("`name` `{name}` holds {bad:?}, which is not ASCII"),
+        "use lowercase ASCII letters, digits and `-`, e.g. `code-review`",
     )
 }
 
@@ -478,7 +527,9 @@ mod tests {
 
     #[test]
     fn every_lint_at_every_level() {
-        let offenders: [(&str, Vec<SkillDef>); 4] = [
+        let offenders: [(&str, Vec<SkillDef>); 6] = [
+            ("empty_body", vec![skill("a", "description: x\n", "")]),
+            ("ascii_names", vec![skill("café", "description: x\n", "x")]),
             (
                 "long_body",
                 vec![skill("a", "description: x\n", &"line\n".repeat(501))],
@@ -586,6 +637,39 @@ mod tests {
         let by_tokens = skill("a", "description: x\n", &"word ".repeat(4_001));
         assert!(lint_skill(&by_tokens, &levels(Level::Deny))[0].is_error());
         assert!(lint_skill(&by_tokens, &levels(Level::Allow)).is_empty());
+    }
+
+    #[test]
+    fn empty_body_warns_at_the_closing_line() {
+        let s = skill("a", "description: x\n", "\n\n");
+        assert_eq!(s.body(), "");
+        let found = lint_skill(&s, &LintOptions::default());
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].severity(), Severity::Warning, "warn by default");
+        assert_eq!(found[0].code(), Code::EmptyBody);
+        assert_eq!((found[0].line(), found[0].column()), (Some(4), Some(1)));
+        assert_eq!(found[0].source_line(), Some("---"));
+        let with_body = skill("a", "description: x\n", "Do it.");
+        assert!(lint_skill(&with_body, &levels(Level::Deny)).is_empty());
+    }
+
+    #[test]
+    fn ascii_names_is_off_by_default_and_points_at_the_first_non_ascii_char() {
+        let s = skill("données-clés", "description: x\n", "x");
+        assert!(lint_skill(&s, &LintOptions::default()).is_empty());
+        let found = lint_skill(&s, &levels(Level::Deny));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].is_error());
+        assert!(found[0].message().contains("'é'"), "{}", found[0]);
+        // `name: données-clés`: the value starts at column 7, `é` is its 5th character.
+        assert_eq!((found[0].line(), found[0].column()), (Some(2), Some(11)));
+        assert!(
+            lint_skill(
+                &skill("plain-ascii", "description: x\n", "x"),
+                &levels(Level::Deny)
+            )
+            .is_empty()
+        );
     }
 
     #[test]

@@ -254,6 +254,8 @@ pub const OPTIONS: &[OptionSpec] = &[
         help: "path of the runtime crate in generated code, for a renamed dependency",
         flag: Flag::None,
     },
+    OptionSpec::lint(Lint::EmptyBody),
+    OptionSpec::lint(Lint::AsciiNames),
 ];
 
 /// The flags that set a lint's level, as rustc's: short form, long form, level.

@@ -4,6 +4,8 @@ use std::ops::Range;
 use std::path::PathBuf;
 
 use sha2::{Digest, Sha256};
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::render::closest_match;
@@ -251,6 +253,33 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Whether `c` may appear in a `name`: `-`, a digit of any script, or a letter that is lowercase
+/// or has no case at all (CJK, Arabic, ...). The spec says "lowercase alphanumeric characters"
+/// without limiting them to ASCII, and its reference validator accepts `café` and `数据-分析`.
+fn is_name_char(c: char) -> bool {
+    c == '-' || c.is_numeric() || (c.is_alphabetic() && (c.is_lowercase() || !has_case(c)))
+}
+
+/// A character with no upper- and lowercase forms (`数`, but not `ǅ`, which is titlecase).
+fn has_case(c: char) -> bool {
+    c.is_lowercase() || c.is_uppercase() || !c.to_lowercase().eq([c]) || !c.to_uppercase().eq([c])
+}
+
+/// The column (in characters) of the `index`-th character of a string value, found in the line
+/// it was written on: after the opening quote of a quoted scalar. When the line does not hold
+/// the value as written (escapes, a block scalar), the value's own column.
+pub(crate) fn value_column(text: &str, value: &Spanned<String>, index: usize) -> usize {
+    let line = text.lines().nth(value.line.saturating_sub(1)).unwrap_or("");
+    let rest: String = line.chars().skip(value.column.saturating_sub(1)).collect();
+    let quote = usize::from(rest.starts_with(['"', '\'']));
+    let written = &rest[quote..];
+    if written.starts_with(value.value.as_str()) {
+        value.column + quote + index
+    } else {
+        value.column
+    }
+}
+
 struct FieldReader<'a> {
     path: &'a str,
     text: &'a str,
@@ -368,9 +397,8 @@ impl FieldReader<'_> {
                 }
                 FrontmatterKey::Description => {
                     has_description = true;
-                    if let Some(description) =
-                        self.bounded_string(value, key, MAX_DESCRIPTION_CHARS)
-                    {
+                    if let Some(description) = self.string(value, key) {
+                        // An empty description is one problem, not also a length problem.
                         if description.value.trim().is_empty() {
                             self.error(
                                 Code::EmptyValue,
@@ -378,6 +406,9 @@ impl FieldReader<'_> {
                                 "`description` is empty",
                                 Some("say what the skill does and when to use it".into()),
                             );
+                        } else {
+                            let text = &description.value;
+                            self.check_length(value, key, text, 1, MAX_DESCRIPTION_CHARS);
                         }
                         skill.description = description;
                     }
@@ -512,10 +543,18 @@ impl FieldReader<'_> {
     fn check_name(&mut self, name: &Spanned<String>, dir_name: &str) {
         let value = &name.value;
         let help = Some(
-            "use 1-64 lowercase ASCII letters, digits and single hyphens, e.g. `code-review`"
+            "use 1-64 lowercase letters (any script), digits and single hyphens, e.g. `code-review`"
                 .to_owned(),
         );
         let chars = value.chars().count();
+        // Where the `index`-th character of the name sits, so a bad one is pointed at.
+        let text = self.text;
+        let at = |index: usize| Spanned {
+            value: (),
+            line: name.line,
+            column: value_column(text, name, index),
+        };
+        let normalized: String = value.nfkc().collect();
         if chars == 0 || chars > MAX_NAME_CHARS {
             self.error(
                 Code::InvalidName,
@@ -523,29 +562,42 @@ impl FieldReader<'_> {
                 format!("`name` must be 1 to {MAX_NAME_CHARS} characters long, found {chars}"),
                 help,
             );
-        } else if let Some(bad) = value
-            .chars()
-            .find(|c| !matches!(c, 'a'..='z' | '0'..='9' | '-'))
+        } else if normalized != *value {
+            // Two spellings of one name (`é` and `e` + U+0301) must not be two skills, and the
+            // folder must match byte for byte: only the composed (NFKC) spelling is accepted.
+            let first = value
+                .chars()
+                .position(|c| is_combining_mark(c) || std::iter::once(c).nfkc().ne([c]))
+                .unwrap_or(0);
+            self.error(
+                Code::NameNotNormalized,
+                &at(first),
+                format!("`name` `{value}` is not in Unicode NFKC form; normalized it is `{normalized}`"),
+                Some(format!(
+                    "write it as `name: {normalized}` (composed accents, no full-width letters) and name the folder the same"
+                )),
+            );
+        } else if let Some((index, bad)) =
+            value.chars().enumerate().find(|&(_, c)| !is_name_char(c))
         {
             self.error(
                 Code::InvalidName,
-                name,
-                format!(
-                    "`name` may only hold lowercase ASCII letters, digits and `-`, found {bad:?}"
-                ),
+                &at(index),
+                format!("`name` may only hold lowercase letters, digits and `-`, found {bad:?}"),
                 help,
             );
         } else if value.starts_with('-') || value.ends_with('-') {
+            let index = if value.starts_with('-') { 0 } else { chars - 1 };
             self.error(
                 Code::InvalidName,
-                name,
+                &at(index),
                 "`name` must not start or end with `-`",
                 help,
             );
-        } else if value.contains("--") {
+        } else if let Some(byte) = value.find("--") {
             self.error(
                 Code::InvalidName,
-                name,
+                &at(value[..byte].chars().count()),
                 "`name` must not contain `--`",
                 help,
             );

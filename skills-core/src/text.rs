@@ -12,7 +12,7 @@ pub(crate) struct Document {
     /// The YAML between the two `---` lines (may be empty).
     pub frontmatter: Range<usize>,
     /// The instructions: after the closing line, leading blank lines dropped, trailing
-    /// whitespace trimmed. Never empty.
+    /// whitespace trimmed. May be empty (then it starts right after the closing line).
     pub body: Range<usize>,
     /// 1-based line of the closing `---`.
     pub closing_line: usize,
@@ -67,6 +67,55 @@ fn is_delimiter(line: &str) -> bool {
     line.trim_end_matches([' ', '\t']) == "---"
 }
 
+/// Whether a frontmatter line reads as YAML mapping content: blank, indented (a nested value
+/// or a continuation), a list item, a comment, or `key:` followed by a space or the line's end.
+fn reads_as_yaml(line: &str) -> bool {
+    if line.trim().is_empty() || line.starts_with([' ', '\t', '#']) || line == "-" {
+        return true;
+    }
+    if line.starts_with("- ") {
+        return true;
+    }
+    let key_end = line
+        .find(": ")
+        .or_else(|| line.strip_suffix(':').map(str::len));
+    key_end.is_some_and(|end| {
+        let key = &line[..end];
+        // A frontmatter key is one word (`allowed-tools`) or quoted; a sentence with a colon in
+        // it (`Note: run the tests`) is body text.
+        let quoted = key.len() >= 2
+            && key.starts_with(['"', '\''])
+            && key.ends_with(key.chars().next().unwrap_or(' '));
+        quoted || !key.contains(char::is_whitespace)
+    })
+}
+
+/// The 1-based line of `lines` where Markdown instructions seem to start, for a frontmatter whose
+/// closing `---` is missing: the first line that does not read as YAML, or the Markdown heading
+/// (`# Title`, a YAML comment) that opens the run of blank and comment lines just before it or
+/// before the end. `None` when everything reads as YAML.
+pub(crate) fn first_body_line(lines: &str) -> Option<usize> {
+    let lines: Vec<&str> = lines.lines().collect();
+    let stop = lines
+        .iter()
+        .position(|line| !reads_as_yaml(line))
+        .unwrap_or(lines.len());
+    // Walk back over the blank and comment lines that lead up to it.
+    let mut start = stop;
+    let mut heading = None;
+    while start > 0 && (lines[start - 1].trim().is_empty() || lines[start - 1].starts_with('#')) {
+        start -= 1;
+        if lines[start].starts_with('#') {
+            heading = Some(start);
+        }
+    }
+    match heading {
+        Some(index) => Some(index + 1),
+        None if stop < lines.len() => Some(stop + 1),
+        None => None,
+    }
+}
+
 /// T3-T5: splits normalized text into frontmatter and body.
 pub(crate) fn split(path: &str, text: String) -> Result<Document, Diagnostic> {
     let mut lines = text.split_inclusive('\n');
@@ -87,13 +136,20 @@ pub(crate) fn split(path: &str, text: String) -> Result<Document, Diagnostic> {
         offset += line.len();
     }
     let Some((closing_line, frontmatter_end, body_search)) = closing else {
-        return Err(Diagnostic::error(
+        let error = Diagnostic::error(
             Code::UnclosedFrontmatter,
             path,
             "frontmatter is not closed: no `---` line after line 1",
-        )
-        .at(&text, 1, 1)
-        .with_help("end the frontmatter with a line holding only `---`, before the instructions"));
+        );
+        // Point where the instructions seem to start: that is where the `---` is missing.
+        return Err(match first_body_line(&text[frontmatter_start..]) {
+            Some(line) => error.at(&text, line + 1, 1).with_help(
+                "this line reads as instructions, not YAML: put a line holding only `---` before it",
+            ),
+            None => error.at(&text, 1, 1).with_help(
+                "end the frontmatter with a line holding only `---`, before the instructions",
+            ),
+        });
     };
 
     // Drop leading blank lines, then trailing whitespace.
@@ -109,15 +165,13 @@ pub(crate) fn split(path: &str, text: String) -> Result<Document, Diagnostic> {
         }
     }
     let body_end = body_start + text[body_start..].trim_end().len();
-    if body_start >= body_end {
-        return Err(Diagnostic::error(
-            Code::EmptyBody,
-            path,
-            "the skill has no instructions: the body after the frontmatter is empty",
-        )
-        .at(&text, closing_line, 1)
-        .with_help("write the skill's instructions in Markdown after the closing `---`"));
-    }
+    // An empty body is allowed: the spec's minimal example has none. It sits right after the
+    // closing line, where the `empty_body` lint points.
+    let (body_start, body_end, body_line) = if body_start >= body_end {
+        (body_search, body_search, closing_line + 1)
+    } else {
+        (body_start, body_end, body_line)
+    };
     Ok(Document {
         frontmatter: frontmatter_start..frontmatter_end,
         body: body_start..body_end,
@@ -185,17 +239,48 @@ mod tests {
     }
 
     #[test]
-    fn unclosed_frontmatter_points_at_line_1() {
-        let error = doc("---\nname: a\nbody").unwrap_err();
-        assert!(error.message().contains("not closed"));
+    fn unclosed_frontmatter_points_where_the_instructions_start() {
+        for (text, line) in [
+            ("---\nname: a\nbody", 3),
+            ("---\nname: a\ndescription: x\n\n# Body\n", 5),
+            ("---\nname: a\ndescription: x\n\n# Title\n\nDo this.\n", 5),
+            (
+                "---\nname: a\ndescription: x\nDo this: then that, and more.\n",
+                4,
+            ),
+            (
+                "---\nname: a\n# a comment\ntags:\n- x\ndescription: |\n  text\n\nStep one.\n",
+                9,
+            ),
+        ] {
+            let error = doc(text).unwrap_err();
+            assert!(error.message().contains("not closed"), "{text:?}: {error}");
+            assert_eq!(
+                (error.line(), error.column()),
+                (Some(line), Some(1)),
+                "{text:?}: {error}"
+            );
+            assert!(error.help().unwrap().contains("`---` before it"), "{error}");
+        }
+        // Nothing reads as instructions: the opening line is all there is to point at.
+        let error = doc("---\nname: a\ndescription: x\n").unwrap_err();
         assert_eq!((error.line(), error.column()), (Some(1), Some(1)));
+        assert!(error.help().unwrap().contains("before the instructions"));
     }
 
     #[test]
-    fn empty_body_is_an_error_at_the_closing_line() {
-        let error = doc("---\nname: a\n---\n \n\t\n").unwrap_err();
-        assert!(error.message().contains("no instructions"));
-        assert_eq!(error.line(), Some(3));
+    fn empty_body_is_allowed_and_starts_after_the_closing_line() {
+        for text in [
+            "---\nname: a\n---\n \n\t\n",
+            "---\nname: a\n---\n",
+            "---\nname: a\n---",
+        ] {
+            let d = doc(text).unwrap();
+            assert_eq!(d.body(), "", "{text:?}");
+            assert_eq!(d.closing_line, 3);
+            assert_eq!(d.body_line, 4);
+            assert_eq!(d.text[..d.body.start].lines().count(), 3, "{text:?}");
+        }
     }
 
     #[test]

@@ -123,6 +123,10 @@ pub(crate) fn parse(source: &Source<'_>) -> (Option<Node>, Vec<Diagnostic>) {
             }
             Err(error) => {
                 let mark = error.marker();
+                if let Some(diagnostic) = missing_closing_line(source, mark.line()) {
+                    builder.diagnostics.push(diagnostic);
+                    return (None, builder.diagnostics);
+                }
                 let mut diagnostic = source.error(
                     Code::YamlSyntax,
                     mark.line(),
@@ -142,6 +146,31 @@ pub(crate) fn parse(source: &Source<'_>) -> (Option<Node>, Vec<Diagnostic>) {
         }
     }
     (builder.root, builder.diagnostics)
+}
+
+/// A syntax error after a line that reads as instructions, not YAML: the closing `---` is
+/// missing, and a `---` rule further down the body closed the frontmatter instead. Said as
+/// such, at the line where the instructions start, rather than as a parser error further on.
+fn missing_closing_line(source: &Source<'_>, error_line: usize) -> Option<Diagnostic> {
+    let body_line = crate::text::first_body_line(source.fragment)?;
+    if body_line >= error_line {
+        return None;
+    }
+    let closing_line = source.fragment.lines().count() + source.first_line;
+    Some(
+        source
+            .error(
+                Code::UnclosedFrontmatter,
+                body_line,
+                1,
+                format!(
+                    "frontmatter is not closed before the instructions: the `---` at line {closing_line} closes it, so the text above is read as YAML"
+                ),
+            )
+            .with_help(
+                "this line reads as instructions, not YAML: put a line holding only `---` before it (or, if it belongs to the value above, indent it)",
+            ),
+    )
 }
 
 /// A line indented with a tab. YAML forbids it, and parsers word it obscurely.

@@ -172,6 +172,27 @@ fn size_limit_is_configurable() {
 }
 
 #[test]
+fn the_default_file_limit_is_one_mib() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = "---\nname: a\ndescription: Big. Use when testing.\n---\n";
+    let limit = skills_core::options::DEFAULT_MAX_FILE_SIZE as usize;
+    assert_eq!(limit, 1024 * 1024);
+    let at_limit = format!("{head}{}", "x".repeat(limit - head.len()));
+    write(&dir.path().join("skills/a/SKILL.md"), &at_limit);
+    assert!(!load(dir.path(), &["skills"], &Options::default()).has_errors());
+    write(
+        &dir.path().join("skills/a/SKILL.md"),
+        &format!("{at_limit}x"),
+    );
+    let bundle = load(dir.path(), &["skills"], &Options::default());
+    assert!(
+        bundle.diagnostics[0].message().contains("over the limit"),
+        "{:?}",
+        messages(&bundle)
+    );
+}
+
+#[test]
 fn duplicates_across_roots_name_every_path() {
     let dir = tempfile::tempdir().unwrap();
     write(&dir.path().join("a/same/SKILL.md"), &skill("same"));

@@ -106,7 +106,8 @@ fn every_option_of_the_table_parses() {
         "\"skills\", max_file_size = 10, max_bundle_size = 1_000, allow_unknown_keys = true, \
          infer_missing_fields = true, ignore = [\"*.bak\"], long_body = \"deny\", \
          similar_descriptions = \"allow\", prompt_override = \"deny\", external_urls = \"warn\", \
-         allowed_hosts = [\"docs.rs\"], crate = ::renamed,",
+         allowed_hosts = [\"docs.rs\"], crate = ::renamed, empty_body = \"deny\", \
+         ascii_names = \"warn\",",
     )
     .unwrap();
     let options = &args.options;
@@ -119,9 +120,12 @@ fn every_option_of_the_table_parses() {
     assert_eq!(options.lints.level(Lint::SimilarDescriptions), Level::Allow);
     assert_eq!(options.lints.level(Lint::PromptOverride), Level::Deny);
     assert_eq!(options.lints.level(Lint::ExternalUrls), Level::Warn);
+    assert_eq!(options.lints.level(Lint::EmptyBody), Level::Deny);
+    assert_eq!(options.lints.level(Lint::AsciiNames), Level::Warn);
     // Every option of the table is in the call above.
     let call = "max_file_size max_bundle_size allow_unknown_keys infer_missing_fields ignore \
-                long_body similar_descriptions prompt_override external_urls allowed_hosts crate";
+                long_body similar_descriptions prompt_override external_urls allowed_hosts crate \
+                empty_body ascii_names";
     for spec in skills_core::OPTIONS {
         assert!(
             call.split(' ').any(|name| name == spec.name),

@@ -98,6 +98,8 @@ pub use skills_core::render::{CatalogEntry, EMPTY_CATALOG, LOAD_SKILL_TOOL};
 /// | `external_urls = "warn"` | `"allow"` | lint level for links to hosts outside `allowed_hosts` |
 /// | `allowed_hosts = ["docs.rs"]` | `[]` | hosts (and their subdomains) that the `external_urls` lint accepts |
 /// | `crate = ::my_runtime` | `::skills_runtime` | path of the runtime crate in generated code, for a renamed dependency |
+/// | `empty_body = "deny"` | `"warn"` | lint level for a skill with no instructions after the frontmatter |
+/// | `ascii_names = "deny"` | `"allow"` | lint level for a `name` with characters outside ASCII (`café`, `数据-分析`) |
 ///
 /// Every problem in every file is its own compile error, pointing at the file and line.
 pub use skills_macro::embed_skills;

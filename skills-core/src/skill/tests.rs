@@ -127,25 +127,102 @@ fn name_rules() {
         "{}",
         errors[0]
     );
-    for (bad, expected) in [
-        ("Code-Review", "may only hold"),
-        ("café", "may only hold"),
-        ("a_b", "may only hold"),
-        ("-ab", "start or end"),
-        ("ab-", "start or end"),
-        ("a--b", "`--`"),
-        ("\"\"", "1 to 64"),
+    // Each problem is reported at the character that breaks the rule; columns count
+    // characters, not bytes (`数据` are three bytes each).
+    for (bad, expected, column) in [
+        ("Code-Review", "may only hold", 7),
+        ("Café", "may only hold", 7),
+        ("caFé", "may only hold", 9),
+        ("données-Clés", "may only hold", 15),
+        ("数据-分析X", "may only hold", 12),
+        ("\"café-X\"", "may only hold", 13),
+        ("αβΓ", "may only hold", 9),
+        ("a_b", "may only hold", 8),
+        ("a.b", "may only hold", 8),
+        ("-ab", "start or end", 7),
+        ("ab-", "start or end", 9),
+        ("a--b", "`--`", 8),
+        ("数据--分析", "`--`", 9),
+        ("\"\"", "1 to 64", 7),
     ] {
         let errors = errors_of("x", &skill(&format!("name: {bad}\ndescription: x\n")));
+        assert_eq!(errors.len(), 1, "{bad}: {errors:?}");
         assert!(
             errors[0].message().contains(expected),
             "{bad}: {}",
             errors[0]
         );
-        assert_eq!((errors[0].line(), errors[0].column()), (Some(2), Some(7)));
+        assert_eq!(
+            (errors[0].line(), errors[0].column()),
+            (Some(2), Some(column)),
+            "{bad}: {}",
+            errors[0]
+        );
     }
+    let errors = errors_of("Café", &skill("name: Café\ndescription: x\n"));
+    assert!(errors[0].message().contains("found 'C'"), "{}", errors[0]);
     let errors = errors_of("folder", &skill("name: other\ndescription: x\n"));
     assert!(errors[0].message().contains("but the folder is `folder`"));
+}
+
+#[test]
+fn unicode_lowercase_names_are_accepted() {
+    let long = "数".repeat(64);
+    for name in [
+        "café",
+        "数据-分析",
+        "данные",
+        "straße",
+        "مهارة",
+        "v2-ab",
+        "١٢٣",
+        long.as_str(),
+    ] {
+        let (def, diagnostics) =
+            parse_str(name, &skill(&format!("name: {name}\ndescription: x\n")));
+        assert!(diagnostics.is_empty(), "{name}: {diagnostics:?}");
+        assert_eq!(def.unwrap().name.value, name);
+    }
+    let too_long = "数".repeat(65);
+    let errors = errors_of(
+        &too_long,
+        &skill(&format!("name: {too_long}\ndescription: x\n")),
+    );
+    assert!(errors[0].message().contains("found 65"), "{}", errors[0]);
+}
+
+#[test]
+fn names_must_already_be_nfkc() {
+    // `e` + a combining acute accent: the same text as `café` to a reader, other bytes.
+    let decomposed = "cafe\u{301}";
+    let errors = errors_of(
+        decomposed,
+        &skill(&format!("name: {decomposed}\ndescription: x\n")),
+    );
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].code(), Code::NameNotNormalized);
+    assert!(
+        errors[0].message().contains("normalized it is `café`"),
+        "{}",
+        errors[0]
+    );
+    assert!(errors[0].help().unwrap().contains("`name: café`"));
+    // The accent is the 5th character of the value.
+    assert_eq!((errors[0].line(), errors[0].column()), (Some(2), Some(11)));
+    // Full-width letters fold to ASCII under NFKC.
+    let wide = "ｃａｆｅ";
+    let errors = errors_of(wide, &skill(&format!("name: {wide}\ndescription: x\n")));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].code(), Code::NameNotNormalized);
+    assert!(
+        errors[0].message().contains("normalized it is `cafe`"),
+        "{}",
+        errors[0]
+    );
+    assert_eq!(errors[0].column(), Some(7));
+    // The composed form is accepted; it no longer equals a folder in the decomposed form.
+    let errors = errors_of(decomposed, &skill("name: café\ndescription: x\n"));
+    assert_eq!(errors[0].code(), Code::NameMismatch);
 }
 
 #[test]
@@ -161,6 +238,13 @@ fn description_limit_counts_characters_not_bytes() {
     assert!(errors[0].message().contains("found 1025"), "{}", errors[0]);
     let errors = errors_of("a", &skill("name: a\ndescription: \"   \"\n"));
     assert!(errors[0].message().contains("empty"));
+    // An empty description is one problem: not also a length error.
+    for empty in ["\"\"", "''", "\"  \""] {
+        let errors = errors_of("a", &skill(&format!("name: a\ndescription: {empty}\n")));
+        assert_eq!(errors.len(), 1, "{empty}: {errors:?}");
+        assert_eq!(errors[0].code(), Code::EmptyValue);
+        assert_eq!((errors[0].line(), errors[0].column()), (Some(3), Some(14)));
+    }
 }
 
 #[test]
@@ -306,4 +390,86 @@ fn compatibility_option_infers_name_and_description() {
             .message()
             .contains("`version` must be a string")
     );
+}
+
+#[test]
+fn a_missing_closing_line_is_found_where_the_instructions_start() {
+    for (text, line, closing) in [
+        (
+            "---\nname: a\ndescription: x\n\n# Title\n\nSome text\n\n---\nmore\n",
+            5,
+            9,
+        ),
+        (
+            "---\nname: a\ndescription: x\nSome text here.\nMore text.\n---\nmore\n",
+            4,
+            6,
+        ),
+    ] {
+        let errors = errors_of("a", text);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].code(), Code::UnclosedFrontmatter, "{}", errors[0]);
+        assert_eq!(
+            (errors[0].line(), errors[0].column()),
+            (Some(line), Some(1)),
+            "{}",
+            errors[0]
+        );
+        assert!(
+            errors[0]
+                .message()
+                .contains(&format!("the `---` at line {closing}")),
+            "{}",
+            errors[0]
+        );
+    }
+    // A YAML mistake inside real YAML stays a YAML error.
+    let errors = errors_of("a", "---\nname: a\ndescription: Use it: now\n---\nBody\n");
+    assert_eq!(errors[0].code(), Code::YamlSyntax);
+}
+
+/// The README's "Where we differ from the reference validator, on purpose", rule by rule.
+#[test]
+fn deliberate_differences_from_the_reference_validator() {
+    // Strict: a non-string where the spec says string is an error that says to quote it.
+    let errors = errors_of(
+        "a",
+        &skill("name: a\ndescription: x\nmetadata: {version: 1.0}\n"),
+    );
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].code(), Code::WrongType);
+    assert_eq!(
+        errors[0].help(),
+        Some("quote it: `version: \"1.0\"`"),
+        "{}",
+        errors[0]
+    );
+    let errors = errors_of("123", &skill("name: 123\ndescription: x\n"));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].code(), Code::WrongType);
+    assert_eq!(errors[0].help(), Some("quote it: `name: \"123\"`"));
+    // What the reference validator's parser refuses and YAML allows, we accept: anchors and
+    // aliases, flow collections, tags, tabs inside unquoted values, `---` inside values.
+    for front in [
+        "name: a\ndescription: &d Does a.\nwhen-not-to-use: *d\n",
+        "name: a\ndescription: x\ntags: [one, two]\nmetadata: {team: core}\n",
+        "name: a\ndescription: x\nversion: !!str 1.0\n",
+        "name: a\ndescription: Tab\tinside\n",
+        "name: a\ndescription: before --- after\n",
+        "name: a\ndescription: |\n  before\n  ---\n  after\n",
+    ] {
+        let (def, diagnostics) = parse_str("a", &skill(front));
+        assert!(diagnostics.is_empty(), "{front:?}: {diagnostics:?}");
+        let def = def.unwrap();
+        assert_eq!(def.body(), "Do the thing.", "{front:?}");
+        if front.contains("&d") {
+            assert_eq!(def.when_not_to_use.unwrap().value, "Does a.");
+        }
+        if front.contains("!!str") {
+            assert_eq!(def.version.unwrap().value, "1.0");
+        }
+        if front.contains("Tab") {
+            assert_eq!(def.description.value, "Tab\tinside");
+        }
+    }
 }
