@@ -107,7 +107,7 @@ fn every_option_of_the_table_parses() {
          infer_missing_fields = true, ignore = [\"*.bak\"], long_body = \"deny\", \
          similar_descriptions = \"allow\", prompt_override = \"deny\", external_urls = \"warn\", \
          allowed_hosts = [\"docs.rs\"], crate = ::renamed, empty_body = \"deny\", \
-         ascii_names = \"warn\",",
+         ascii_names = \"warn\", compat = \"claude-code\", catalog_budget = 8000,",
     )
     .unwrap();
     let options = &args.options;
@@ -122,10 +122,12 @@ fn every_option_of_the_table_parses() {
     assert_eq!(options.lints.level(Lint::ExternalUrls), Level::Warn);
     assert_eq!(options.lints.level(Lint::EmptyBody), Level::Deny);
     assert_eq!(options.lints.level(Lint::AsciiNames), Level::Warn);
+    assert_eq!(options.compat, skills_core::options::Compat::ClaudeCode);
+    assert_eq!(options.catalog_budget, Some(8000));
     // Every option of the table is in the call above.
     let call = "max_file_size max_bundle_size allow_unknown_keys infer_missing_fields ignore \
                 long_body similar_descriptions prompt_override external_urls allowed_hosts crate \
-                empty_body ascii_names";
+                empty_body ascii_names compat catalog_budget";
     for spec in skills_core::OPTIONS {
         assert!(
             call.split(' ').any(|name| name == spec.name),
