@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
+use skills_core::allowed_tools::Entry;
 
 use super::conversation::{Conversation, Message, ToolCall, ToolResult, Usage};
 use super::error::AgentError;
@@ -15,7 +16,7 @@ use super::tools::{
     self, FailureTracker, LOAD_SKILL, READ_SKILL_RESOURCE, Tool, ToolContext, ToolError,
     ToolErrorKind,
 };
-use crate::{Registry, SkillLoad, SkillLoader};
+use crate::{Registry, Skill, SkillLoad, SkillLoader};
 
 /// Default limit on model requests per [`Agent::run`].
 pub const DEFAULT_MAX_TURNS: u32 = 30;
@@ -46,6 +47,7 @@ pub struct AgentBuilder {
     tracker: FailureTracker,
     resource_dir: Option<PathBuf>,
     allow_hard_links: bool,
+    strict_allowed_tools: bool,
 }
 
 impl fmt::Debug for AgentBuilder {
@@ -78,6 +80,7 @@ impl AgentBuilder {
             tracker: FailureTracker::default(),
             resource_dir: None,
             allow_hard_links: false,
+            strict_allowed_tools: false,
         }
     }
 
@@ -182,6 +185,21 @@ impl AgentBuilder {
         self
     }
 
+    /// Whether an active skill's `allowed-tools` is also a limit (default `false`).
+    ///
+    /// Either way, while a skill is active in a session (see [`Session::active_skills`]) the
+    /// calls its `allowed-tools` covers are pre-approved: a tool whose permission is
+    /// [`Permission::Ask`] runs without asking; `Bash(git diff:*)` covers only the `bash` calls
+    /// whose command matches it (never a chained one). [`Permission::Deny`] always wins.
+    ///
+    /// Strict: while an active skill lists `allowed-tools`, only the listed tools (and
+    /// `load_skill`, `read_skill_resource`) are offered to the model, and any call that no
+    /// active skill's entry covers is refused. Skills without `allowed-tools` restrict nothing.
+    pub fn strict_allowed_tools(mut self, strict: bool) -> Self {
+        self.strict_allowed_tools = strict;
+        self
+    }
+
     /// The failure tracker each new session starts from.
     pub fn failure_tracker(mut self, tracker: FailureTracker) -> Self {
         self.tracker = tracker;
@@ -280,6 +298,7 @@ impl AgentBuilder {
             hooks: self.hooks,
             tracker: self.tracker,
             resource_dir: self.resource_dir,
+            strict_allowed_tools: self.strict_allowed_tools,
         })
     }
 }
@@ -300,6 +319,7 @@ pub struct Agent {
     hooks: Hooks,
     tracker: FailureTracker,
     resource_dir: Option<PathBuf>,
+    strict_allowed_tools: bool,
 }
 
 impl fmt::Debug for Agent {
@@ -321,6 +341,8 @@ pub struct Session {
     loader: SkillLoader,
     tracker: FailureTracker,
     usage: Usage,
+    /// Skills whose `allowed-tools` apply, in the order they became active.
+    active: Vec<&'static Skill>,
 }
 
 impl Session {
@@ -337,6 +359,36 @@ impl Session {
     /// Whether `skill` was loaded in this conversation.
     pub fn has_loaded(&self, skill: &str) -> bool {
         self.loader.is_loaded(skill)
+    }
+
+    /// The skills active in this session, in the order they became active.
+    ///
+    /// A skill becomes active when the model loads it with `load_skill` or a person invokes it
+    /// ([`Agent::invoke`]), and stays active for the rest of the session, as in Claude Code:
+    /// its instructions stay in the conversation, and so do the tools it was promised. A new
+    /// session starts with none. A forked skill is active in its child session only.
+    pub fn active_skills(&self) -> &[&'static Skill] {
+        &self.active
+    }
+
+    /// Marks `skill` active (once).
+    fn activate(&mut self, skill: &'static Skill) {
+        if !self.active.iter().any(|s| s.name() == skill.name()) {
+            self.active.push(skill);
+        }
+    }
+
+    /// The parsed `allowed-tools` entries of the active skills that list some.
+    fn allowed_entries(&self) -> impl Iterator<Item = Entry<'static>> + '_ {
+        self.active
+            .iter()
+            .flat_map(|skill| skill.allowed_tools())
+            .filter_map(|entry| Entry::parse(entry).ok())
+    }
+
+    /// Whether an active skill lists `allowed-tools` (so strict mode narrows the tools).
+    fn restricted(&self) -> bool {
+        self.active.iter().any(|s| !s.allowed_tools().is_empty())
     }
 }
 
@@ -396,7 +448,21 @@ impl Agent {
             },
             tracker: self.tracker.clone(),
             usage: Usage::default(),
+            active: Vec::new(),
         }
+    }
+
+    /// The tools offered in `session` now: all of them, or in strict mode while an active
+    /// skill lists `allowed-tools`, only the listed ones and the skill tools.
+    fn offered_tools(&self, session: &Session) -> Option<ToolDefinitions> {
+        if !self.strict_allowed_tools || !session.restricted() {
+            return None;
+        }
+        Some(self.definitions.filtered(|name| {
+            name == LOAD_SKILL
+                || name == READ_SKILL_RESOURCE
+                || session.allowed_entries().any(|e| e.agent_tool() == name)
+        }))
     }
 
     /// Sends `prompt` and runs the loop until the model answers without tool calls, or the turn
@@ -408,11 +474,12 @@ impl Agent {
         let mut tool_calls = 0u32;
         let mut skills_loaded = Vec::new();
         for turn in 1..=self.max_turns {
-            let request = Request {
-                system: &self.system,
-                tools: &self.definitions,
-                messages: session.conversation.messages(),
-            };
+            let narrowed = self.offered_tools(session);
+            let request = Request::new(
+                &self.system,
+                narrowed.as_ref().unwrap_or(&self.definitions),
+                session.conversation.messages(),
+            );
             let started = Instant::now();
             let response = match self.provider.complete(request).await {
                 Ok(response) => response,
@@ -555,7 +622,11 @@ impl Agent {
         }
         session.tracker.check(&call.name, Instant::now())?;
         let default = tool.map_or(Permission::Allow, |t| t.default_permission());
-        match self.policy.permission(&call.name, default) {
+        let mut permission = self.policy.permission(&call.name, default);
+        if permission != Permission::Deny && !is_load_skill && !is_read_resource {
+            permission = self.skill_permission(session, call, permission)?;
+        }
+        match permission {
             Permission::Allow => {}
             Permission::Deny => {
                 return Err(ToolError::new(
@@ -602,6 +673,54 @@ impl Agent {
         outcome
     }
 
+    /// What the active skills' `allowed-tools` make of a call whose policy permission is
+    /// `permission` (not `Deny`): `Allow` when an entry covers it, an error in strict mode when
+    /// none does, else `permission` unchanged.
+    fn skill_permission(
+        &self,
+        session: &Session,
+        call: &ToolCall,
+        permission: Permission,
+    ) -> Result<Permission, ToolError> {
+        let command = (call.name == "bash")
+            .then(|| call.input.get("command").and_then(Value::as_str))
+            .flatten();
+        let covered = session
+            .allowed_entries()
+            .any(|entry| entry.permits(&call.name, command));
+        if covered {
+            if permission == Permission::Ask {
+                tracing::info!(tool = %call.name, "pre-approved by an active skill's allowed-tools");
+            }
+            return Ok(Permission::Allow);
+        }
+        if self.strict_allowed_tools && session.restricted() {
+            let skills: Vec<_> = session
+                .active
+                .iter()
+                .filter(|s| !s.allowed_tools().is_empty())
+                .map(|s| s.name())
+                .collect();
+            let allowed: Vec<_> = session
+                .active
+                .iter()
+                .flat_map(|s| s.allowed_tools())
+                .copied()
+                .collect();
+            return Err(ToolError::new(
+                ToolErrorKind::Denied,
+                format!(
+                    "while {} {} active, only its allowed tools run, and they do not cover                      this `{}` call",
+                    skills.join(", "),
+                    if skills.len() == 1 { "is" } else { "are" },
+                    call.name
+                ),
+            )
+            .suggest(format!("allowed: {}", allowed.join(", "))));
+        }
+        Ok(permission)
+    }
+
     /// `read_skill_resource`: a file shipped with a skill, served from the binary.
     fn read_resource(&self, input: &Value) -> Result<String, ToolError> {
         let skill = tools::str_arg(input, "skill")?;
@@ -646,6 +765,7 @@ impl Agent {
                 if first {
                     skills_loaded.push(skill.name());
                 }
+                session.activate(skill);
                 Ok(load.text().to_owned())
             }
             Err(unknown) => {
