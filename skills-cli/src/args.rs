@@ -235,6 +235,12 @@ fn parse_value(kind: Kind, text: &str) -> Result<Value, String> {
             .map(Value::Level)
             .ok_or_else(|| "expected allow, warn or deny".to_owned()),
         Kind::List => Ok(Value::List(vec![text.to_owned()])),
+        Kind::Compat => options::Compat::parse(text)
+            .map(Value::Compat)
+            .ok_or_else(|| "expected strict or claude-code".to_owned()),
+        Kind::Chars => options::parse_bytes(text)
+            .map(Value::Chars)
+            .ok_or_else(|| "expected a number of characters".to_owned()),
         Kind::Path => Err("not an option of `skills`".to_owned()),
     }
 }

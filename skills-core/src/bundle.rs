@@ -58,6 +58,7 @@ pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
     let parse_options = ParseOptions {
         allow_unknown_keys: options.allow_unknown_keys,
         infer_missing_fields: options.infer_missing_fields,
+        compat: options.compat,
     };
     let mut total_size = 0u64;
     for found_skill in &found {

@@ -110,6 +110,21 @@ codes! {
     InvalidName = "invalid-name",
     /// `name` differs from its folder's name.
     NameMismatch = "name-mismatch",
+    /// With `compat = "claude-code"`: a display `name` that is blank, too long or not one line.
+    InvalidDisplayName = "invalid-display-name",
+    /// With `compat = "claude-code"`: a number or boolean where a string belongs, taken as its
+    /// text (a warning).
+    NonStringScalar = "non-string-scalar",
+    /// An `allowed-tools` or `disallowed-tools` entry that is not `Tool` or `Tool(pattern)`.
+    InvalidToolEntry = "invalid-tool-entry",
+    /// A value outside a field's closed set (`effort`, `context`, `shell`).
+    InvalidChoice = "invalid-choice",
+    /// `agent` without `context: fork`.
+    AgentWithoutFork = "agent-without-fork",
+    /// `hooks` that is not a mapping of event names to lists or mappings.
+    InvalidHooks = "invalid-hooks",
+    /// An `arguments` name a `$name` placeholder cannot refer to, or one named twice.
+    InvalidArgumentName = "invalid-argument-name",
     // Across skills.
     /// Two skills share a name.
     DuplicateName = "duplicate-name",
@@ -125,6 +140,8 @@ codes! {
     DanglingLink = "dangling-link",
     /// A link in the body that leaves the skill folder.
     LinkOutside = "link-outside",
+    /// The catalog is longer than `catalog_budget`.
+    CatalogOverBudget = "catalog-over-budget",
     // Lints.
     /// Lint `long_body`: a body over the spec's length guidance.
     LongBody = "long-body",

@@ -23,6 +23,7 @@
 //! a filtered catalog with exactly the code the macro used at build time.
 
 pub mod allowed_tools;
+pub mod claude_code;
 
 // Shared with the macro and the runtime, not part of the documented surface: the macro builds
 // the name index the runtime reads, and the runtime renders with the macro's own code.

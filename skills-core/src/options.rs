@@ -33,6 +33,10 @@ pub enum Key {
     Ignore,
     /// [`LintOptions::allowed_hosts`].
     AllowedHosts,
+    /// [`Options::compat`].
+    Compat,
+    /// [`Options::catalog_budget`].
+    CatalogBudget,
     /// The level of one lint.
     Lint(Lint),
     /// Where generated code finds the runtime crate: the macro's business alone.
@@ -52,6 +56,10 @@ pub enum Kind {
     Level,
     /// A Rust path: `::my_runtime`.
     Path,
+    /// A frontmatter dialect: `"strict"` or `"claude-code"`.
+    Compat,
+    /// A number of characters: an integer literal (`8_000`).
+    Chars,
 }
 
 impl Kind {
@@ -63,6 +71,8 @@ impl Kind {
             Kind::List => "[\"...\", ...]",
             Kind::Level => "\"allow\"|\"warn\"|\"deny\"",
             Kind::Path => "<path>",
+            Kind::Compat => "\"strict\"|\"claude-code\"",
+            Kind::Chars => "<chars>",
         }
     }
 }
@@ -80,6 +90,10 @@ pub enum DefaultValue {
     Level(Level),
     /// A path.
     Path(&'static str),
+    /// A dialect.
+    Compat(Compat),
+    /// No limit.
+    Unlimited,
 }
 
 impl DefaultValue {
@@ -90,13 +104,15 @@ impl DefaultValue {
             DefaultValue::Bool(bool) => Value::Bool(bool),
             DefaultValue::EmptyList => Value::List(Vec::new()),
             DefaultValue::Level(level) => Value::Level(level),
+            DefaultValue::Compat(compat) => Value::Compat(compat),
+            DefaultValue::Unlimited => Value::Unlimited,
             DefaultValue::Path(_) => return None,
         })
     }
 }
 
-/// As written in a macro call: `1048576`, `false`, `[]`, `"warn"`, `::skills_runtime`. The docs
-/// tables show exactly this text.
+/// As written in a macro call: `1048576`, `false`, `[]`, `"warn"`, `::skills_runtime`,
+/// `"strict"`; `none` for no limit. The docs tables show exactly this text.
 impl fmt::Display for DefaultValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -105,6 +121,8 @@ impl fmt::Display for DefaultValue {
             DefaultValue::EmptyList => f.write_str("[]"),
             DefaultValue::Level(level) => write!(f, "\"{}\"", level.name()),
             DefaultValue::Path(path) => f.write_str(path),
+            DefaultValue::Compat(compat) => write!(f, "\"{}\"", compat.name()),
+            DefaultValue::Unlimited => f.write_str("none"),
         }
     }
 }
@@ -231,6 +249,31 @@ pub const OPTIONS: &[OptionSpec] = &[
             value_name: "PATTERN",
         },
     },
+    OptionSpec {
+        name: "compat",
+        key: Key::Compat,
+        kind: Kind::Compat,
+        default: DefaultValue::Compat(Compat::Strict),
+        help: "`\"claude-code\"` also accepts Claude Code's frontmatter keys (`argument-hint`, \
+               `disable-model-invocation`, `effort`, `context`, `hooks`, ...), checked as strictly, \
+               and takes `name` as a display name (the folder is the identifier)",
+        flag: Flag::Value {
+            long: "compat",
+            value_name: "DIALECT",
+        },
+    },
+    OptionSpec {
+        name: "catalog_budget",
+        key: Key::CatalogBudget,
+        kind: Kind::Chars,
+        default: DefaultValue::Unlimited,
+        help: "longest accepted catalog, in characters; the error names the skills that \
+               contribute most",
+        flag: Flag::Value {
+            long: "catalog-budget",
+            value_name: "CHARS",
+        },
+    },
     OptionSpec::lint(Lint::LongBody),
     OptionSpec::lint(Lint::SimilarDescriptions),
     OptionSpec::lint(Lint::PromptOverride),
@@ -310,6 +353,34 @@ pub fn parse_bytes(text: &str) -> Option<u64> {
     valid.then(|| text.replace('_', "").parse().ok()).flatten()
 }
 
+/// The frontmatter dialect a bundle is written in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Compat {
+    /// The Agent Skills spec and this crate's keys only.
+    #[default]
+    Strict,
+    /// Also Claude Code's keys and its reading of `name` as a display name.
+    ClaudeCode,
+}
+
+impl Compat {
+    /// Every dialect.
+    pub const ALL: [Compat; 2] = [Compat::Strict, Compat::ClaudeCode];
+
+    /// The name in `compat = "..."`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Compat::Strict => "strict",
+            Compat::ClaudeCode => "claude-code",
+        }
+    }
+
+    /// The dialect called `name`.
+    pub fn parse(name: &str) -> Option<Compat> {
+        Compat::ALL.into_iter().find(|compat| compat.name() == name)
+    }
+}
+
 /// A value for one option.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Value {
@@ -321,6 +392,12 @@ pub enum Value {
     List(Vec<String>),
     /// For [`Kind::Level`].
     Level(Level),
+    /// For [`Kind::Compat`].
+    Compat(Compat),
+    /// For [`Kind::Chars`].
+    Chars(u64),
+    /// No limit, for [`Kind::Chars`].
+    Unlimited,
 }
 
 /// The validation options, shared by the macro and the CLI.
@@ -337,6 +414,10 @@ pub struct Options {
     /// Extra file names or `*` patterns to leave out of resources (hidden files, `__pycache__`
     /// and `*.pyc` are always left out).
     pub ignore: Vec<String>,
+    /// The frontmatter dialect.
+    pub compat: Compat,
+    /// Longest accepted catalog, in characters; `None`: no limit.
+    pub catalog_budget: Option<u64>,
     /// Lint levels and the hosts `external_urls` accepts.
     pub lints: LintOptions,
 }
@@ -349,6 +430,8 @@ impl Default for Options {
             allow_unknown_keys: false,
             infer_missing_fields: false,
             ignore: Vec::new(),
+            compat: Compat::Strict,
+            catalog_budget: None,
             lints: LintOptions::default(),
         }
     }
@@ -382,6 +465,9 @@ impl Options {
             (Key::Ignore, Value::List(list)) => self.ignore = list,
             (Key::AllowedHosts, Value::List(list)) => self.lints.allowed_hosts = list,
             (Key::Lint(lint), Value::Level(level)) => self.lints.set_level(lint, level),
+            (Key::Compat, Value::Compat(compat)) => self.compat = compat,
+            (Key::CatalogBudget, Value::Chars(chars)) => self.catalog_budget = Some(chars),
+            (Key::CatalogBudget, Value::Unlimited) => self.catalog_budget = None,
             (key, value) => return Err(WrongValue { key, value }),
         }
         Ok(())
@@ -401,6 +487,8 @@ mod tests {
             allow_unknown_keys: true,
             infer_missing_fields: true,
             ignore: vec!["x".into()],
+            compat: Compat::ClaudeCode,
+            catalog_budget: Some(1),
             lints: LintOptions::all_at(Level::Deny),
         };
         options.lints.allowed_hosts = vec!["x".into()];

@@ -14,14 +14,30 @@ pub struct CatalogEntry<'a> {
     pub name: &'a str,
     /// The skill's description, as written (whitespace is collapsed when rendered).
     pub description: &'a str,
+    /// Claude Code's optional `when_to_use`, appended to the description after a space.
+    pub when_to_use: Option<&'a str>,
     /// The optional `when-not-to-use` text, rendered as ` Not for: ...`.
     pub when_not_to_use: Option<&'a str>,
+    /// `false` for a skill with `disable-model-invocation: true`: see [`is_listed`](Self::is_listed).
+    pub model_invocable: bool,
 }
 
 impl CatalogEntry<'_> {
-    /// The description as the catalog shows it: whitespace runs collapsed, `Not for:` appended.
+    /// Whether the model is shown this skill: in the catalogs, the system prompt and the
+    /// `load_skill` names. A skill only a person may invoke is not (it can still be looked up by
+    /// name). The one place this rule is decided.
+    pub fn is_listed(&self) -> bool {
+        self.model_invocable
+    }
+
+    /// The description as the catalog shows it: whitespace runs collapsed, `when_to_use` and
+    /// `Not for:` appended.
     pub fn summary(&self) -> String {
         let mut summary = collapse_whitespace(self.description);
+        if let Some(when) = self.when_to_use {
+            summary.push(' ');
+            summary.push_str(&collapse_whitespace(when));
+        }
         if let Some(not_for) = self.when_not_to_use {
             summary.push_str(" Not for: ");
             summary.push_str(&collapse_whitespace(not_for));
@@ -58,14 +74,26 @@ pub fn collapse_whitespace(text: &str) -> String {
     out
 }
 
-/// The Markdown catalog: `- {name}: {description}` per skill, in the order given (the registry
-/// keeps skills sorted by name), joined with `\n`, no trailing newline.
+/// The entries the model is shown (see [`CatalogEntry::is_listed`]), in the order given.
+pub fn listed<'e, 'a>(
+    entries: &'e [CatalogEntry<'a>],
+) -> impl Iterator<Item = &'e CatalogEntry<'a>> + Clone {
+    entries.iter().filter(|entry| entry.is_listed())
+}
+
+/// The names the `load_skill` tool offers: those of the [`listed`] entries.
+pub fn listed_names<'a>(entries: &[CatalogEntry<'a>]) -> Vec<&'a str> {
+    listed(entries).map(|entry| entry.name).collect()
+}
+
+/// The Markdown catalog: `- {name}: {description}` per [`listed`] skill, in the order given
+/// (the registry keeps skills sorted by name), joined with `\n`, no trailing newline.
 pub fn catalog_markdown(entries: &[CatalogEntry<'_>]) -> String {
-    if entries.is_empty() {
+    if listed(entries).next().is_none() {
         return EMPTY_CATALOG.to_owned();
     }
     let mut out = String::new();
-    for (i, entry) in entries.iter().enumerate() {
+    for (i, entry) in listed(entries).enumerate() {
         if i > 0 {
             out.push('\n');
         }
@@ -75,10 +103,10 @@ pub fn catalog_markdown(entries: &[CatalogEntry<'_>]) -> String {
 }
 
 /// The XML catalog of the agentskills.io prompt format, without `<location>` (an embedded skill
-/// has no file).
+/// has no file), of the [`listed`] skills.
 pub fn catalog_xml(entries: &[CatalogEntry<'_>]) -> String {
     let mut out = String::from("<available_skills>\n");
-    for entry in entries {
+    for entry in listed(entries) {
         out.push_str("<skill>\n<name>\n");
         out.push_str(&xml_escape(entry.name));
         out.push_str("\n</name>\n<description>\n");
@@ -357,7 +385,9 @@ mod tests {
         CatalogEntry {
             name,
             description,
+            when_to_use: None,
             when_not_to_use: None,
+            model_invocable: true,
         }
     }
 

@@ -5,14 +5,18 @@ use std::path::PathBuf;
 
 use sha2::{Digest, Sha256};
 
+use crate::allowed_tools::{self, Entry};
+use crate::claude_code::{Effort, Shell, SkillContext};
 use crate::diagnostic::{Code, Diagnostic};
+use crate::options::Compat;
 use crate::render::closest_match;
 use crate::resources::ResourceDef;
 use crate::text;
 use crate::yaml::{self, Node, Value};
 
-/// A key a frontmatter may hold: the Agent Skills spec's, then ours. The parser matches on
-/// this, and [`KNOWN_KEYS`] lists its names, so the two cannot disagree.
+/// A key a frontmatter may hold: the Agent Skills spec's, then ours, then Claude Code's (known
+/// only with `compat = "claude-code"`). The parser matches on this, and [`KNOWN_KEYS`] lists its
+/// names, so the two cannot disagree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum FrontmatterKey {
     /// `name`.
@@ -37,11 +41,37 @@ pub enum FrontmatterKey {
     Requires,
     /// `conflicts-with`.
     ConflictsWith,
+    /// Claude Code's `when_to_use`.
+    WhenToUse,
+    /// Claude Code's `argument-hint`.
+    ArgumentHint,
+    /// Claude Code's `arguments`.
+    Arguments,
+    /// Claude Code's `disable-model-invocation`.
+    DisableModelInvocation,
+    /// Claude Code's `user-invocable`.
+    UserInvocable,
+    /// Claude Code's `disallowed-tools`.
+    DisallowedTools,
+    /// Claude Code's `model`.
+    Model,
+    /// Claude Code's `effort`.
+    Effort,
+    /// Claude Code's `context`.
+    Context,
+    /// Claude Code's `agent`.
+    Agent,
+    /// Claude Code's `hooks`.
+    Hooks,
+    /// Claude Code's `paths`.
+    Paths,
+    /// Claude Code's `shell`.
+    Shell,
 }
 
 impl FrontmatterKey {
-    /// Every key, the spec's first.
-    pub const ALL: [FrontmatterKey; 11] = [
+    /// Every key, the spec's first, Claude Code's last.
+    pub const ALL: [FrontmatterKey; 24] = [
         FrontmatterKey::Name,
         FrontmatterKey::Description,
         FrontmatterKey::License,
@@ -53,6 +83,19 @@ impl FrontmatterKey {
         FrontmatterKey::WhenNotToUse,
         FrontmatterKey::Requires,
         FrontmatterKey::ConflictsWith,
+        FrontmatterKey::WhenToUse,
+        FrontmatterKey::ArgumentHint,
+        FrontmatterKey::Arguments,
+        FrontmatterKey::DisableModelInvocation,
+        FrontmatterKey::UserInvocable,
+        FrontmatterKey::DisallowedTools,
+        FrontmatterKey::Model,
+        FrontmatterKey::Effort,
+        FrontmatterKey::Context,
+        FrontmatterKey::Agent,
+        FrontmatterKey::Hooks,
+        FrontmatterKey::Paths,
+        FrontmatterKey::Shell,
     ];
 
     /// The key as written in `SKILL.md`.
@@ -69,7 +112,30 @@ impl FrontmatterKey {
             FrontmatterKey::WhenNotToUse => "when-not-to-use",
             FrontmatterKey::Requires => "requires",
             FrontmatterKey::ConflictsWith => "conflicts-with",
+            FrontmatterKey::WhenToUse => "when_to_use",
+            FrontmatterKey::ArgumentHint => "argument-hint",
+            FrontmatterKey::Arguments => "arguments",
+            FrontmatterKey::DisableModelInvocation => "disable-model-invocation",
+            FrontmatterKey::UserInvocable => "user-invocable",
+            FrontmatterKey::DisallowedTools => "disallowed-tools",
+            FrontmatterKey::Model => "model",
+            FrontmatterKey::Effort => "effort",
+            FrontmatterKey::Context => "context",
+            FrontmatterKey::Agent => "agent",
+            FrontmatterKey::Hooks => "hooks",
+            FrontmatterKey::Paths => "paths",
+            FrontmatterKey::Shell => "shell",
         }
+    }
+
+    /// Whether only `compat = "claude-code"` knows this key.
+    pub const fn is_claude_code(self) -> bool {
+        (self as usize) >= (FrontmatterKey::WhenToUse as usize)
+    }
+
+    /// Whether a frontmatter in `compat` may hold this key.
+    pub const fn is_known_in(self, compat: Compat) -> bool {
+        matches!(compat, Compat::ClaudeCode) || !self.is_claude_code()
     }
 
     /// The known key spelled exactly `text`.
@@ -80,7 +146,7 @@ impl FrontmatterKey {
     }
 }
 
-/// The names of [`FrontmatterKey::ALL`], in the same order.
+/// The names of [`FrontmatterKey::ALL`], in the same order (Claude Code's included).
 pub const KNOWN_KEYS: &[&str] = &{
     let mut names = [""; FrontmatterKey::ALL.len()];
     let mut i = 0;
@@ -99,6 +165,9 @@ pub(crate) const MAX_DESCRIPTION_CHARS: usize = 1024;
 pub(crate) const MAX_COMPATIBILITY_CHARS: usize = 500;
 /// Maximum `when-not-to-use` length in characters.
 pub(crate) const MAX_WHEN_NOT_TO_USE_CHARS: usize = 512;
+/// Maximum length of a display `name` under `compat = "claude-code"`, in characters: the spec's
+/// limit for names.
+pub(crate) const MAX_DISPLAY_NAME_CHARS: usize = 64;
 
 /// A value together with where it was written in `SKILL.md`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -158,12 +227,69 @@ pub struct SkillDef {
     pub requires: Vec<Spanned<String>>,
     /// `conflicts-with`.
     pub conflicts_with: Vec<Spanned<String>>,
+    /// Claude Code's fields (all at their defaults without `compat = "claude-code"`).
+    pub claude_code: ClaudeCodeFields,
     /// Files beside `SKILL.md` (filled in by [`crate::bundle::load`]; empty when parsed from
     /// memory).
     pub resources: Vec<ResourceDef>,
     /// SHA-256 over `SKILL.md` and every resource (path and bytes): names the directory the
     /// runtime materializes the skill's files into. Equal to `sha256` when there are no resources.
     pub tree_sha256: String,
+}
+
+/// The fields only `compat = "claude-code"` accepts, as read and checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClaudeCodeFields {
+    /// `name` when it is a display name that differs from the folder (the identifier).
+    pub display_name: Option<Spanned<String>>,
+    /// `when_to_use`: appended to the description in the catalog.
+    pub when_to_use: Option<Spanned<String>>,
+    /// `argument-hint`.
+    pub argument_hint: Option<Spanned<String>>,
+    /// `arguments`: the names of the positional arguments, in order.
+    pub arguments: Vec<String>,
+    /// `false` when `disable-model-invocation: true`: the skill is left out of the catalog and
+    /// the `load_skill` names.
+    pub model_invocable: bool,
+    /// `user-invocable` (default `true`).
+    pub user_invocable: bool,
+    /// `disallowed-tools`, entries as written.
+    pub disallowed_tools: Vec<String>,
+    /// `model`.
+    pub model: Option<Spanned<String>>,
+    /// `effort`.
+    pub effort: Option<Spanned<Effort>>,
+    /// `context`.
+    pub context: Option<Spanned<SkillContext>>,
+    /// `agent` (only with `context: fork`).
+    pub agent: Option<Spanned<String>>,
+    /// `hooks`, the mapping as compact JSON text.
+    pub hooks: Option<Spanned<String>>,
+    /// `paths`: globs, one per entry.
+    pub paths: Vec<String>,
+    /// `shell`.
+    pub shell: Option<Spanned<Shell>>,
+}
+
+impl Default for ClaudeCodeFields {
+    fn default() -> Self {
+        ClaudeCodeFields {
+            display_name: None,
+            when_to_use: None,
+            argument_hint: None,
+            arguments: Vec::new(),
+            model_invocable: true,
+            user_invocable: true,
+            disallowed_tools: Vec::new(),
+            model: None,
+            effort: None,
+            context: None,
+            agent: None,
+            hooks: None,
+            paths: Vec::new(),
+            shell: None,
+        }
+    }
 }
 
 impl SkillDef {
@@ -177,7 +303,13 @@ impl SkillDef {
         crate::render::CatalogEntry {
             name: &self.name.value,
             description: &self.description.value,
+            when_to_use: self
+                .claude_code
+                .when_to_use
+                .as_ref()
+                .map(|w| w.value.as_str()),
             when_not_to_use: self.when_not_to_use.as_ref().map(|w| w.value.as_str()),
+            model_invocable: self.claude_code.model_invocable,
         }
     }
 }
@@ -190,6 +322,8 @@ pub struct ParseOptions {
     /// Compatibility with old folders: a missing `name` is the folder name, a missing
     /// `description` the first line of the body (without leading `#`).
     pub infer_missing_fields: bool,
+    /// The frontmatter dialect.
+    pub compat: Compat,
 }
 
 /// Parses one `SKILL.md`. `path` is the display path; `dir_name` the name of its folder.
@@ -224,6 +358,7 @@ pub fn parse(
     let mut reader = FieldReader {
         path,
         text: &document.text,
+        compat: options.compat,
         diagnostics,
     };
     let skill = reader.read(&root, dir_name, document.body(), options);
@@ -246,6 +381,63 @@ pub fn parse(
     (skill, diagnostics)
 }
 
+/// What a tool entry looks like, for `allowed-tools` and `disallowed-tools` errors.
+const TOOL_ENTRY_HELP: &str = "write tool names separated by spaces or commas, each `Tool` or \
+`Tool(pattern)`, e.g. `Read, Grep, Bash(git diff:*)`";
+
+/// What `hooks` looks like.
+const HOOKS_HELP: &str = "write `hooks:` as `EventName:` lines, each holding a list of handlers, \
+e.g. `PreToolUse: [{ matcher: Bash, hooks: [{ type: command, command: ./check.sh }] }]`";
+
+/// A YAML tree as compact JSON text: mappings become objects (keys in source order), plain
+/// numbers stay numbers when JSON can write them, and are strings otherwise (`0x1f`, `.inf`).
+fn json(node: &Node) -> String {
+    use crate::render::json_string;
+    match &node.value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(value) => value.to_string(),
+        Value::Number(number) if is_json_number(number) => number.clone(),
+        Value::Number(text) | Value::Str(text) => json_string(text),
+        Value::Seq(items) => format!("[{}]", items.iter().map(json).collect::<Vec<_>>().join(",")),
+        Value::Map(entries) => format!(
+            "{{{}}}",
+            entries
+                .iter()
+                .map(|(key, value)| format!(
+                    "{}:{}",
+                    json_string(&key.value.scalar_text().unwrap_or_default()),
+                    json(value)
+                ))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+    }
+}
+
+/// Whether `text` is a number in JSON's grammar.
+fn is_json_number(text: &str) -> bool {
+    let digits = |s: &str| -> usize { s.chars().take_while(char::is_ascii_digit).count() };
+    let rest = text.strip_prefix('-').unwrap_or(text);
+    let int = digits(rest);
+    if int == 0 || (int > 1 && rest.starts_with('0')) {
+        return false;
+    }
+    let mut rest = &rest[int..];
+    if let Some(fraction) = rest.strip_prefix('.') {
+        let n = digits(fraction);
+        if n == 0 {
+            return false;
+        }
+        rest = &fraction[n..];
+    }
+    if let Some(exponent) = rest.strip_prefix(['e', 'E']) {
+        let exponent = exponent.strip_prefix(['+', '-']).unwrap_or(exponent);
+        let n = digits(exponent);
+        return n > 0 && n == exponent.len();
+    }
+    rest.is_empty()
+}
+
 /// Lowercase hex of a digest.
 pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -254,6 +446,7 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 struct FieldReader<'a> {
     path: &'a str,
     text: &'a str,
+    compat: Compat,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -347,11 +540,13 @@ impl FieldReader<'_> {
             when_not_to_use: None,
             requires: Vec::new(),
             conflicts_with: Vec::new(),
+            claude_code: ClaudeCodeFields::default(),
         };
         let (mut has_name, mut has_description) = (false, false);
         for (key_node, value) in entries {
             let key = key_node.value.scalar_text().unwrap_or_default();
-            let Some(known) = FrontmatterKey::from_name(&key) else {
+            let known = FrontmatterKey::from_name(&key).filter(|k| k.is_known_in(self.compat));
+            let Some(known) = known else {
                 if !options.allow_unknown_keys {
                     self.unknown_key(key_node, &key);
                 }
@@ -362,8 +557,12 @@ impl FieldReader<'_> {
                 FrontmatterKey::Name => {
                     has_name = true;
                     if let Some(name) = self.string(value, key) {
-                        self.check_name(&name, dir_name);
-                        skill.name = name;
+                        if self.compat == Compat::ClaudeCode {
+                            skill.name = self.display_name(name, dir_name, &mut skill.claude_code);
+                        } else {
+                            self.check_name(&name, dir_name);
+                            skill.name = name;
+                        }
                     }
                 }
                 FrontmatterKey::Description => {
@@ -387,7 +586,7 @@ impl FieldReader<'_> {
                     skill.compatibility = self.bounded_string(value, key, MAX_COMPATIBILITY_CHARS);
                 }
                 FrontmatterKey::Metadata => skill.metadata = self.metadata(value),
-                FrontmatterKey::AllowedTools => skill.allowed_tools = self.allowed_tools(value),
+                FrontmatterKey::AllowedTools => skill.allowed_tools = self.tool_list(value, key),
                 FrontmatterKey::Version => skill.version = self.version(value),
                 FrontmatterKey::Tags => {
                     skill.tags = self
@@ -404,10 +603,20 @@ impl FieldReader<'_> {
                 FrontmatterKey::ConflictsWith => {
                     skill.conflicts_with = self.string_list(value, key)
                 }
+                _ => self.claude_code_field(known, value, &mut skill.claude_code),
             }
         }
+        self.check_agent(&skill.claude_code);
         let opening = OpeningLine;
-        if !has_name && options.infer_missing_fields {
+        if !has_name && self.compat == Compat::ClaudeCode {
+            // Claude Code takes the folder as the name when `name` is left out.
+            skill.name = Spanned {
+                value: dir_name.to_owned(),
+                line: 1,
+                column: 1,
+            };
+            self.check_name(&skill.name, dir_name);
+        } else if !has_name && options.infer_missing_fields {
             skill.name = Spanned {
                 value: dir_name.to_owned(),
                 line: 1,
@@ -455,13 +664,26 @@ impl FieldReader<'_> {
 
     /// Y3: a key outside [`KNOWN_KEYS`].
     fn unknown_key(&mut self, key_node: &Node, key: &str) {
+        let compat = self.compat;
         let mut help = String::new();
-        if let Some(known) = closest_match(key, KNOWN_KEYS.iter().copied()) {
-            help.push_str(&format!("did you mean `{known}`? "));
+        if FrontmatterKey::from_name(key).is_some_and(FrontmatterKey::is_claude_code) {
+            // Only reached in strict mode: under compat the key is known.
+            help.push_str(&format!(
+                "`{key}` is a Claude Code key: `compat = \"claude-code\"` (`--compat claude-code` \
+                 for the `skills` command) accepts it"
+            ));
+        } else {
+            let known = FrontmatterKey::ALL
+                .into_iter()
+                .filter(|k| k.is_known_in(compat))
+                .map(FrontmatterKey::as_str);
+            if let Some(known) = closest_match(key, known) {
+                help.push_str(&format!("did you mean `{known}`? "));
+            }
+            help.push_str(&format!(
+                "custom data belongs under `metadata:`, e.g. `metadata: {{ {key}: \"...\" }}`"
+            ));
         }
-        help.push_str(&format!(
-            "custom data belongs under `metadata:`, e.g. `metadata: {{ {key}: \"...\" }}`"
-        ));
         self.error(
             Code::UnknownKey,
             key_node,
@@ -470,9 +692,29 @@ impl FieldReader<'_> {
         );
     }
 
+    fn warning(&mut self, code: Code, at: &impl Located, message: String, help: String) {
+        let (line, column) = at.position();
+        let diagnostic = Diagnostic::warning(code, self.path, message).at(self.text, line, column);
+        self.diagnostics.push(diagnostic.with_help(help));
+    }
+
     fn string(&mut self, node: &Node, key: &str) -> Option<Spanned<String>> {
         match &node.value {
             Value::Str(text) => Some(Spanned::new(text.clone(), node)),
+            // Claude Code reads a plain `1.0` or `true` where a string belongs as its text.
+            Value::Number(_) | Value::Bool(_) if self.compat == Compat::ClaudeCode => {
+                let text = node.value.scalar_text().unwrap_or_default();
+                self.warning(
+                    Code::NonStringScalar,
+                    node,
+                    format!(
+                        "`{key}` should be a string, found {}; it is taken as the text `{text}`",
+                        node.value.kind()
+                    ),
+                    format!("quote it: `{key}: \"{text}\"`"),
+                );
+                Some(Spanned::new(text, node))
+            }
             other => {
                 let help = other
                     .scalar_text()
@@ -627,31 +869,309 @@ impl FieldReader<'_> {
         out
     }
 
-    fn allowed_tools(&mut self, node: &Node) -> Vec<String> {
-        match &node.value {
-            Value::Str(text) => text.split_whitespace().map(str::to_owned).collect(),
-            Value::Seq(_) => self
-                .string_list(node, "allowed-tools")
-                .into_iter()
-                .map(|t| t.value)
-                .collect(),
+    /// `allowed-tools` or `disallowed-tools`: one string (entries separated by spaces or commas)
+    /// or a list with one entry per item, each entry `Tool` or `Tool(pattern)`.
+    fn tool_list(&mut self, node: &Node, key: &str) -> Vec<String> {
+        let entries: Vec<Spanned<String>> = match &node.value {
+            Value::Str(text) => match allowed_tools::split(text) {
+                Ok(entries) => entries
+                    .into_iter()
+                    .map(|entry| Spanned::new(entry.to_owned(), node))
+                    .collect(),
+                Err(problem) => {
+                    self.error(
+                        Code::InvalidToolEntry,
+                        node,
+                        format!("`{key}` is malformed: {problem}"),
+                        Some(TOOL_ENTRY_HELP.to_owned()),
+                    );
+                    return Vec::new();
+                }
+            },
+            Value::Seq(_) => self.string_list(node, key),
             other => {
                 self.error(
                     Code::WrongType,
                     node,
                     format!(
-                        "`allowed-tools` must be a string or a list of strings, found {}",
+                        "`{key}` must be a string or a list of strings, found {}",
                         other.kind()
                     ),
                     None,
                 );
-                Vec::new()
+                return Vec::new();
+            }
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            match Entry::parse(entry.value.trim()) {
+                Ok(_) => out.push(entry.value.trim().to_owned()),
+                Err(problem) => self.error(
+                    Code::InvalidToolEntry,
+                    &entry,
+                    format!("`{key}` holds a malformed entry: {problem}"),
+                    Some(TOOL_ENTRY_HELP.to_owned()),
+                ),
+            }
+        }
+        out
+    }
+
+    /// With `compat = "claude-code"`, `name` is a display name and the folder is the identifier
+    /// (which must still follow the name rules). Returns the identifier, at the `name` line.
+    fn display_name(
+        &mut self,
+        name: Spanned<String>,
+        dir_name: &str,
+        fields: &mut ClaudeCodeFields,
+    ) -> Spanned<String> {
+        let identifier = Spanned {
+            value: dir_name.to_owned(),
+            line: name.line,
+            column: name.column,
+        };
+        self.check_name(&identifier, dir_name);
+        let chars = name.value.chars().count();
+        if name.value.trim().is_empty() || chars > MAX_DISPLAY_NAME_CHARS {
+            self.error(
+                Code::InvalidDisplayName,
+                &name,
+                format!(
+                    "a display `name` must be 1 to {MAX_DISPLAY_NAME_CHARS} characters long and not blank, found {chars}"
+                ),
+                None,
+            );
+        } else if let Some(bad) = name.value.chars().find(|c| c.is_control()) {
+            self.error(
+                Code::InvalidDisplayName,
+                &name,
+                format!(
+                    "a display `name` must be one line without control characters, found {bad:?}"
+                ),
+                None,
+            );
+        } else if name.value != dir_name {
+            fields.display_name = Some(name);
+        }
+        identifier
+    }
+
+    /// One of Claude Code's keys (the parser reaches it only with `compat = "claude-code"`).
+    fn claude_code_field(
+        &mut self,
+        key: FrontmatterKey,
+        value: &Node,
+        fields: &mut ClaudeCodeFields,
+    ) {
+        let name = key.as_str();
+        match key {
+            FrontmatterKey::WhenToUse => fields.when_to_use = self.non_empty_string(value, name),
+            FrontmatterKey::ArgumentHint => fields.argument_hint = self.string(value, name),
+            FrontmatterKey::Arguments => fields.arguments = self.arguments(value),
+            FrontmatterKey::DisableModelInvocation => {
+                if let Some(disabled) = self.boolean(value, name) {
+                    fields.model_invocable = !disabled;
+                }
+            }
+            FrontmatterKey::UserInvocable => {
+                if let Some(invocable) = self.boolean(value, name) {
+                    fields.user_invocable = invocable;
+                }
+            }
+            FrontmatterKey::DisallowedTools => {
+                fields.disallowed_tools = self.tool_list(value, name)
+            }
+            FrontmatterKey::Model => fields.model = self.non_empty_string(value, name),
+            FrontmatterKey::Effort => {
+                fields.effort = self.choice(value, name, Effort::from_name, Effort::expected);
+            }
+            FrontmatterKey::Context => {
+                fields.context =
+                    self.choice(value, name, SkillContext::from_name, SkillContext::expected);
+            }
+            FrontmatterKey::Agent => fields.agent = self.non_empty_string(value, name),
+            FrontmatterKey::Hooks => fields.hooks = self.hooks(value),
+            FrontmatterKey::Paths => fields.paths = self.paths(value),
+            FrontmatterKey::Shell => {
+                fields.shell = self.choice(value, name, Shell::from_name, Shell::expected);
+            }
+            // The spec's and our keys are read in `read`.
+            _ => {}
+        }
+    }
+
+    fn non_empty_string(&mut self, node: &Node, key: &str) -> Option<Spanned<String>> {
+        let text = self.string(node, key)?;
+        if text.value.trim().is_empty() {
+            self.error(Code::EmptyValue, node, format!("`{key}` is empty"), None);
+            return None;
+        }
+        Some(text)
+    }
+
+    fn boolean(&mut self, node: &Node, key: &str) -> Option<bool> {
+        match &node.value {
+            Value::Bool(value) => Some(*value),
+            other => {
+                let help = match other {
+                    Value::Str(text) if matches!(text.as_str(), "true" | "false") => {
+                        Some(format!("write it without quotes: `{key}: {text}`"))
+                    }
+                    _ => Some(format!("write `{key}: true` or `{key}: false`")),
+                };
+                self.error(
+                    Code::WrongType,
+                    node,
+                    format!("`{key}` must be `true` or `false`, found {}", other.kind()),
+                    help,
+                );
+                None
             }
         }
     }
 
+    /// A value out of a closed set (`effort`, `context`, `shell`).
+    fn choice<T>(
+        &mut self,
+        node: &Node,
+        key: &str,
+        parse: fn(&str) -> Option<T>,
+        expected: fn() -> String,
+    ) -> Option<Spanned<T>> {
+        let text = self.string(node, key)?;
+        match parse(&text.value) {
+            Some(value) => Some(Spanned::new(value, node)),
+            None => {
+                self.error(
+                    Code::InvalidChoice,
+                    node,
+                    format!("`{key}` is `{}`; it must be {}", text.value, expected()),
+                    None,
+                );
+                None
+            }
+        }
+    }
+
+    /// `arguments`: names separated by spaces, or a list. A name is what a `$name` placeholder
+    /// can refer to: letters, digits and `_`, not starting with a digit (`$0` is a position).
+    fn arguments(&mut self, node: &Node) -> Vec<String> {
+        let key = FrontmatterKey::Arguments.as_str();
+        let names: Vec<Spanned<String>> = match &node.value {
+            Value::Str(text) => text
+                .split_whitespace()
+                .map(|name| Spanned::new(name.to_owned(), node))
+                .collect(),
+            _ => self.string_list(node, key),
+        };
+        let mut out = Vec::new();
+        for name in names {
+            let valid = !name.value.starts_with(|c: char| c.is_ascii_digit())
+                && name.value.chars().all(|c| c.is_alphanumeric() || c == '_');
+            if !valid {
+                self.error(
+                    Code::InvalidArgumentName,
+                    &name,
+                    format!(
+                        "argument name `{}` must be letters, digits and `_`, not starting with a digit",
+                        name.value
+                    ),
+                    Some("the body refers to it as `$name`".to_owned()),
+                );
+            } else if out.contains(&name.value) {
+                self.error(
+                    Code::InvalidArgumentName,
+                    &name,
+                    format!("argument `{}` is named twice", name.value),
+                    None,
+                );
+            } else {
+                out.push(name.value);
+            }
+        }
+        out
+    }
+
+    /// `paths`: globs separated by commas, or a list.
+    fn paths(&mut self, node: &Node) -> Vec<String> {
+        match &node.value {
+            Value::Str(text) => text
+                .split(',')
+                .map(str::trim)
+                .filter(|glob| !glob.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            _ => self
+                .string_list(node, FrontmatterKey::Paths.as_str())
+                .into_iter()
+                .map(|glob| glob.value)
+                .collect(),
+        }
+    }
+
+    /// `hooks`: a mapping of hook event names to a list or mapping of handlers, kept as JSON.
+    fn hooks(&mut self, node: &Node) -> Option<Spanned<String>> {
+        let Value::Map(events) = &node.value else {
+            self.error(
+                Code::InvalidHooks,
+                node,
+                format!(
+                    "`hooks` must be a mapping of hook events to their handlers, found {}",
+                    node.value.kind()
+                ),
+                Some(HOOKS_HELP.to_owned()),
+            );
+            return None;
+        };
+        let mut valid = true;
+        for (event, handlers) in events {
+            let event_name = match &event.value {
+                Value::Str(name) if !name.trim().is_empty() => name.clone(),
+                other => {
+                    self.error(
+                        Code::InvalidHooks,
+                        event,
+                        format!("a hook event must be a name, found {}", other.kind()),
+                        Some(HOOKS_HELP.to_owned()),
+                    );
+                    valid = false;
+                    continue;
+                }
+            };
+            if !matches!(handlers.value, Value::Seq(_) | Value::Map(_)) {
+                self.error(
+                    Code::InvalidHooks,
+                    handlers,
+                    format!(
+                        "`hooks.{event_name}` must be a list or a mapping of handlers, found {}",
+                        handlers.value.kind()
+                    ),
+                    Some(HOOKS_HELP.to_owned()),
+                );
+                valid = false;
+            }
+        }
+        valid.then(|| Spanned::new(json(node), node))
+    }
+
+    /// `agent` names the agent of a forked context: without `context: fork` it would be ignored.
+    fn check_agent(&mut self, fields: &ClaudeCodeFields) {
+        let forked = fields
+            .context
+            .as_ref()
+            .is_some_and(|c| c.value == SkillContext::Fork);
+        if let (Some(agent), false) = (&fields.agent, forked) {
+            self.error(
+                Code::AgentWithoutFork,
+                agent,
+                format!("`agent: {}` only applies with `context: fork`", agent.value),
+                Some("add `context: fork`, or remove `agent`".to_owned()),
+            );
+        }
+    }
+
     fn version(&mut self, node: &Node) -> Option<Spanned<String>> {
-        if let Value::Number(number) = &node.value {
+        if let (Value::Number(number), Compat::Strict) = (&node.value, self.compat) {
             self.error(
                 Code::WrongType,
                 node,

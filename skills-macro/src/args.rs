@@ -53,6 +53,17 @@ fn value(input: ParseStream<'_>, kind: Kind) -> syn::Result<Parsed> {
             };
             Value::Level(parsed)
         }
+        Kind::Compat => {
+            let compat: LitStr = input.parse()?;
+            let Some(parsed) = options::Compat::parse(&compat.value()) else {
+                return Err(syn::Error::new(
+                    compat.span(),
+                    "`compat` is \"strict\" or \"claude-code\"",
+                ));
+            };
+            Value::Compat(parsed)
+        }
+        Kind::Chars => Value::Chars(input.parse::<LitInt>()?.base10_parse()?),
         Kind::Path => return Ok(Parsed::Path(input.parse()?)),
     };
     Ok(Parsed::Value(value))

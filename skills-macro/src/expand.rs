@@ -77,12 +77,14 @@ pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStr
     let names: Vec<&str> = entries.iter().map(|e| e.name).collect();
     let catalog = render::catalog_markdown(&entries);
     let index = skills_core::index::build(&names);
-    let (tool_anthropic, tool_openai) = if names.is_empty() {
+    // `load_skill` offers only the skills the model is shown; the index still has every one.
+    let listed = render::listed_names(&entries);
+    let (tool_anthropic, tool_openai) = if listed.is_empty() {
         (String::new(), String::new())
     } else {
         (
-            render::load_skill_tool_anthropic(&names),
-            render::load_skill_tool_openai(&names),
+            render::load_skill_tool_anthropic(&listed),
+            render::load_skill_tool_openai(&listed),
         )
     };
 
@@ -196,11 +198,18 @@ fn extra_expr(
     location: &FileLocation,
 ) -> TokenStream {
     let mut fields = Vec::new();
+    let claude = &skill.claude_code;
     for (name, value) in [
         ("license", &skill.license),
         ("compatibility", &skill.compatibility),
         ("version", &skill.version),
         ("when_not_to_use", &skill.when_not_to_use),
+        ("display_name", &claude.display_name),
+        ("when_to_use", &claude.when_to_use),
+        ("argument_hint", &claude.argument_hint),
+        ("model", &claude.model),
+        ("agent", &claude.agent),
+        ("hooks", &claude.hooks),
     ] {
         if let Some(value) = value {
             let field = format_ident!("{}", name);
@@ -211,7 +220,7 @@ fn extra_expr(
     // Only non-empty lists are written out; the rest come from `NO_EXTRA`, which keeps the
     // expansion small (every literal costs type-checking time in the user's build).
     let strings = |items: &mut dyn Iterator<Item = &String>| items.map(|t| quote!(#t)).collect();
-    let lists: [(&str, Vec<TokenStream>); 5] = [
+    let lists: [(&str, Vec<TokenStream>); 8] = [
         (
             "metadata",
             skill
@@ -230,12 +239,39 @@ fn extra_expr(
             "conflicts_with",
             strings(&mut skill.conflicts_with.iter().map(|s| &s.value)),
         ),
+        ("arguments", strings(&mut claude.arguments.iter())),
+        (
+            "disallowed_tools",
+            strings(&mut claude.disallowed_tools.iter()),
+        ),
+        ("paths", strings(&mut claude.paths.iter())),
     ];
     for (name, items) in lists {
         if !items.is_empty() {
             let field = format_ident!("{}", name);
             fields.push(quote!(#field: &[#(#items),*]));
         }
+    }
+    for (name, value) in [
+        ("model_invocable", claude.model_invocable),
+        ("user_invocable", claude.user_invocable),
+    ] {
+        if !value {
+            let field = format_ident!("{}", name);
+            fields.push(quote!(#field: false));
+        }
+    }
+    if let Some(effort) = &claude.effort {
+        let variant = format_ident!("{}", format!("{:?}", effort.value));
+        fields.push(quote!(effort: ::core::option::Option::Some(#krate::Effort::#variant)));
+    }
+    if let Some(context) = &claude.context {
+        let variant = format_ident!("{}", format!("{:?}", context.value));
+        fields.push(quote!(context: ::core::option::Option::Some(#krate::SkillContext::#variant)));
+    }
+    if let Some(shell) = &claude.shell {
+        let variant = format_ident!("{}", format!("{:?}", shell.value));
+        fields.push(quote!(shell: ::core::option::Option::Some(#krate::Shell::#variant)));
     }
     if !skill.resources.is_empty() {
         let skill_dir = skill.path.trim_end_matches("SKILL.md");

@@ -74,6 +74,7 @@ pub use load::{SkillLoad, SkillLoader};
 pub use registry::{Iter, Registry, UnknownSkill};
 pub use resources::{DEFAULT_READ_LIMIT, Resource, ResourceError, default_resource_dir};
 pub use skill::Skill;
+pub use skills_core::claude_code::{Effort, Shell, SkillContext};
 pub use skills_core::render::{CatalogEntry, EMPTY_CATALOG, LOAD_SKILL_TOOL};
 
 /// Compiles a skills folder into a [`Registry`].

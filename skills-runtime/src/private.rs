@@ -1,6 +1,6 @@
 //! Not public API. The items `embed_skills!` expands to; they may change in any release.
 
-use crate::{Registry, Resource, Skill};
+use crate::{Effort, Registry, Resource, Shell, Skill, SkillContext};
 
 /// A string of a skill: the byte range `[start, end)` of the skill's one embedded literal (the
 /// normalized file, then a tail holding the hashes, the source path and any decoded value that
@@ -37,6 +37,22 @@ pub struct SkillExtra {
     pub resources: &'static [Resource],
     /// Hash over `SKILL.md` and the resources; [`NONE`] when there are no resources.
     pub tree_sha256: Span,
+    // Claude Code's fields.
+    pub display_name: Span,
+    pub when_to_use: Span,
+    pub argument_hint: Span,
+    pub arguments: &'static [&'static str],
+    pub model_invocable: bool,
+    pub user_invocable: bool,
+    pub disallowed_tools: &'static [&'static str],
+    pub model: Span,
+    pub effort: Option<Effort>,
+    pub context: Option<SkillContext>,
+    pub agent: Span,
+    /// `hooks` as compact JSON text.
+    pub hooks: Span,
+    pub paths: &'static [&'static str],
+    pub shell: Option<Shell>,
 }
 
 /// The extra fields of a skill that sets no optional field; generated code fills in only the
@@ -53,6 +69,20 @@ pub const NO_EXTRA: SkillExtra = SkillExtra {
     conflicts_with: &[],
     resources: &[],
     tree_sha256: NONE,
+    display_name: NONE,
+    when_to_use: NONE,
+    argument_hint: NONE,
+    arguments: &[],
+    model_invocable: true,
+    user_invocable: true,
+    disallowed_tools: &[],
+    model: NONE,
+    effort: None,
+    context: None,
+    agent: NONE,
+    hooks: NONE,
+    paths: &[],
+    shell: None,
 };
 
 /// Everything the macro knows about one skill.

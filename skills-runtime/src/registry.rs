@@ -76,7 +76,7 @@ impl Selection {
     fn new(skills: &'static [Skill], positions: Box<[usize]>) -> Self {
         let chosen: Vec<&Skill> = positions.iter().map(|&i| &skills[i]).collect();
         let entries: Vec<_> = chosen.iter().map(|s| s.catalog_entry()).collect();
-        let names: Vec<&str> = chosen.iter().map(|s| s.name()).collect();
+        let names = render::listed_names(&entries);
         let (tool_anthropic, tool_openai) = if names.is_empty() {
             (String::new(), String::new())
         } else {
@@ -194,29 +194,32 @@ impl Registry {
     }
 
     /// The system prompt: `preamble`, then the catalog and a sentence about `load_skill`.
-    /// With no skills, just the preamble.
+    /// With no skills the model is shown (see [`Skill::model_invocable`]), just the preamble.
     pub fn system_prompt(&self, preamble: &str) -> String {
-        render::system_prompt(preamble, self.catalog(), self.len())
+        let entries: Vec<_> = self.iter().map(Skill::catalog_entry).collect();
+        render::system_prompt(preamble, self.catalog(), render::listed(&entries).count())
     }
 
     /// The `load_skill` tool definition in the Anthropic shape (`input_schema`), as JSON text
-    /// listing this registry's names. `None` when there are no skills (the tool is left out).
+    /// listing the names of this registry's skills the model is shown. `None` when there are
+    /// none (the tool is left out).
     pub fn load_skill_tool_anthropic(&self) -> Option<&str> {
         let tool = self
             .selection
             .as_ref()
             .map_or(self.bundle.tool_anthropic, |s| &s.tool_anthropic);
-        (!self.is_empty()).then_some(tool)
+        // Rendered empty exactly when no skill is listed.
+        (!tool.is_empty()).then_some(tool)
     }
 
     /// The `load_skill` tool definition in the OpenAI shape (`function.parameters`); `None`
-    /// when there are no skills.
+    /// when no skill is listed.
     pub fn load_skill_tool_openai(&self) -> Option<&str> {
         let tool = self
             .selection
             .as_ref()
             .map_or(self.bundle.tool_openai, |s| &s.tool_openai);
-        (!self.is_empty()).then_some(tool)
+        (!tool.is_empty()).then_some(tool)
     }
 
     /// The `load_skill` result for `name`, or an error that lists this registry's skills and

@@ -27,9 +27,90 @@ impl Skill {
         self.parts.extra.unwrap_or(&crate::__private::NO_EXTRA)
     }
 
-    /// The skill's name (equal to its folder name).
+    /// The skill's name: its identifier, equal to its folder name (what `load_skill` and
+    /// [`Registry::get`](crate::Registry::get) take).
     pub fn name(&self) -> &'static str {
         self.text(self.parts.name)
+    }
+
+    /// The name to show a person: Claude Code's display `name` (`Agent Development`) when it
+    /// differs from the folder, else [`name`](Self::name).
+    pub fn display_name(&self) -> &'static str {
+        self.optional(self.extra().display_name)
+            .unwrap_or_else(|| self.name())
+    }
+
+    /// Claude Code's `when_to_use`, if set; the catalog appends it to the description.
+    pub fn when_to_use(&self) -> Option<&'static str> {
+        self.optional(self.extra().when_to_use)
+    }
+
+    /// Claude Code's `argument-hint` (`[issue-number]`), shown to a person typing `/name`.
+    pub fn argument_hint(&self) -> Option<&'static str> {
+        self.optional(self.extra().argument_hint)
+    }
+
+    /// Claude Code's `arguments`: the names `$name` placeholders in the body refer to, in
+    /// position order.
+    pub fn argument_names(&self) -> &'static [&'static str] {
+        self.extra().arguments
+    }
+
+    /// Whether the model may load this skill by itself: `false` with
+    /// `disable-model-invocation: true`. Such a skill is left out of the catalogs, the system
+    /// prompt and the `load_skill` names, but [`Registry::get`](crate::Registry::get) finds it.
+    pub fn model_invocable(&self) -> bool {
+        self.extra().model_invocable
+    }
+
+    /// Whether a person may invoke this skill as `/name`: Claude Code's `user-invocable`
+    /// (default `true`).
+    pub fn user_invocable(&self) -> bool {
+        self.extra().user_invocable
+    }
+
+    /// Claude Code's `model`: the model to use while the skill is active, if set.
+    pub fn model(&self) -> Option<&'static str> {
+        self.optional(self.extra().model)
+    }
+
+    /// Claude Code's `effort`, if set.
+    pub fn effort(&self) -> Option<crate::Effort> {
+        self.extra().effort
+    }
+
+    /// Claude Code's `context`: [`Inherit`](crate::SkillContext::Inherit) unless `context: fork`.
+    pub fn context(&self) -> crate::SkillContext {
+        self.extra().context.unwrap_or(crate::SkillContext::Inherit)
+    }
+
+    /// Claude Code's `agent`: the agent a forked skill runs as, if set (only with
+    /// `context: fork`, which the build checks).
+    pub fn agent(&self) -> Option<&'static str> {
+        self.optional(self.extra().agent)
+    }
+
+    /// Claude Code's `hooks`, kept as data: the mapping as compact JSON text (keys in source
+    /// order, YAML scalars as JSON strings, numbers, booleans and `null`), e.g.
+    /// `{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./check.sh"}]}]}`.
+    /// The build checks its shape (event names mapping to lists or mappings); nothing runs it.
+    pub fn hooks(&self) -> Option<&'static str> {
+        self.optional(self.extra().hooks)
+    }
+
+    /// Claude Code's `disallowed-tools`, one entry per tool, as written (`Bash(rm:*)`).
+    pub fn disallowed_tools(&self) -> &'static [&'static str] {
+        self.extra().disallowed_tools
+    }
+
+    /// Claude Code's `paths`: globs of the files the skill is about, one per entry.
+    pub fn paths(&self) -> &'static [&'static str] {
+        self.extra().paths
+    }
+
+    /// Claude Code's `shell`, if set.
+    pub fn shell(&self) -> Option<crate::Shell> {
+        self.extra().shell
     }
 
     /// The `description`, as written in the frontmatter (after YAML decoding).
@@ -82,7 +163,9 @@ impl Skill {
             .map(|(_, v)| *v)
     }
 
-    /// `allowed-tools`, one entry per tool.
+    /// `allowed-tools`, one entry per tool, as written (`Read`, `Bash(git diff:*)`): a string
+    /// is split at spaces and commas outside parentheses. Parse an entry with
+    /// `skills_core::allowed_tools::Entry`.
     pub fn allowed_tools(&self) -> &'static [&'static str] {
         self.extra().allowed_tools
     }
@@ -142,7 +225,9 @@ impl Skill {
         skills_core::render::CatalogEntry {
             name: self.name(),
             description: self.description(),
+            when_to_use: self.when_to_use(),
             when_not_to_use: self.when_not_to_use(),
+            model_invocable: self.model_invocable(),
         }
     }
 }

@@ -1,0 +1,96 @@
+//! The closed value sets of Claude Code's frontmatter fields (`effort`, `context`, `shell`),
+//! defined once: the macro checks a value against them at build time and generated code names
+//! the same enums, which `skills-runtime` re-exports.
+
+/// Defines a closed set of values: the enum, its `ALL`, `as_str`, `from_name` and `expected`.
+macro_rules! choices {
+    ($(#[doc = $doc:literal])* $name:ident { $($(#[doc = $vdoc:literal])* $variant:ident = $text:literal,)* }) => {
+        $(#[doc = $doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum $name {
+            $($(#[doc = $vdoc])* $variant,)*
+        }
+
+        impl $name {
+            /// Every value, in the order the docs list them.
+            pub const ALL: &'static [$name] = &[$($name::$variant),*];
+
+            /// The value as written in `SKILL.md`.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)*
+                }
+            }
+
+            /// The value spelled exactly `text`.
+            pub fn from_name(text: &str) -> Option<$name> {
+                Self::ALL.iter().copied().find(|value| value.as_str() == text)
+            }
+
+            /// The valid values for an error message: `` `a`, `b` or `c` ``.
+            pub fn expected() -> String {
+                let names: Vec<String> = Self::ALL.iter().map(|v| format!("`{}`", v.as_str())).collect();
+                match names.split_last() {
+                    Some((last, [])) => last.clone(),
+                    Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                    None => String::new(),
+                }
+            }
+        }
+    };
+}
+
+choices! {
+    /// `effort`: how hard the model should think while the skill is active.
+    Effort {
+        /// `low`.
+        Low = "low",
+        /// `medium`.
+        Medium = "medium",
+        /// `high`.
+        High = "high",
+        /// `xhigh`.
+        XHigh = "xhigh",
+        /// `max`.
+        Max = "max",
+    }
+}
+
+choices! {
+    /// `context`: where the skill runs.
+    SkillContext {
+        /// `inherit` (the default): in the conversation that invoked it.
+        Inherit = "inherit",
+        /// `fork`: in a child agent session of its own (optionally the `agent` named).
+        Fork = "fork",
+    }
+}
+
+choices! {
+    /// `shell`: the shell of the skill's inline commands.
+    Shell {
+        /// `bash`.
+        Bash = "bash",
+        /// `powershell`.
+        PowerShell = "powershell",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_are_listed() {
+        for effort in Effort::ALL {
+            assert_eq!(Effort::from_name(effort.as_str()), Some(*effort));
+        }
+        assert_eq!(Effort::from_name("High"), None);
+        assert_eq!(
+            Effort::expected(),
+            "`low`, `medium`, `high`, `xhigh` or `max`"
+        );
+        assert_eq!(SkillContext::expected(), "`inherit` or `fork`");
+        assert_eq!(Shell::from_name("powershell"), Some(Shell::PowerShell));
+    }
+}
