@@ -15,7 +15,7 @@ use skills_runtime::agent::{Agent, Permission, PermissionPolicy};
 use wiremock::ResponseTemplate;
 
 static BUNDLE: skills_runtime::Registry =
-    skills_runtime::embed_skills!("tests/fixtures/invocation");
+    skills_runtime::embed_skills!("tests/fixtures/invocation", compat = "claude-code");
 
 fn tool_use(id: &str, name: &str, input: Value) -> ResponseTemplate {
     json_reply(

@@ -70,6 +70,7 @@ mod skill;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use invoke::InvokeError;
 pub use load::{SkillLoad, SkillLoader};
 pub use registry::{Iter, Registry, UnknownSkill};
 pub use resources::{DEFAULT_READ_LIMIT, Resource, ResourceError, default_resource_dir};

@@ -16,7 +16,7 @@ use super::tools::{
     self, FailureTracker, LOAD_SKILL, READ_SKILL_RESOURCE, Tool, ToolContext, ToolError,
     ToolErrorKind,
 };
-use crate::{Registry, Skill, SkillLoad, SkillLoader};
+use crate::{Effort, Registry, Skill, SkillContext, SkillLoad, SkillLoader};
 
 /// Default limit on model requests per [`Agent::run`].
 pub const DEFAULT_MAX_TURNS: u32 = 30;
@@ -48,6 +48,7 @@ pub struct AgentBuilder {
     resource_dir: Option<PathBuf>,
     allow_hard_links: bool,
     strict_allowed_tools: bool,
+    fork_max_turns: u32,
 }
 
 impl fmt::Debug for AgentBuilder {
@@ -81,6 +82,7 @@ impl AgentBuilder {
             resource_dir: None,
             allow_hard_links: false,
             strict_allowed_tools: false,
+            fork_max_turns: DEFAULT_MAX_TURNS,
         }
     }
 
@@ -200,6 +202,14 @@ impl AgentBuilder {
         self
     }
 
+    /// The most model requests the child session of a `context: fork` skill makes (default
+    /// [`DEFAULT_MAX_TURNS`]); a child past it fails the `load_skill` call with an error result,
+    /// or the person's [`Agent::invoke`] with [`AgentError::TurnLimit`].
+    pub fn fork_max_turns(mut self, max_turns: u32) -> Self {
+        self.fork_max_turns = max_turns.max(1);
+        self
+    }
+
     /// The failure tracker each new session starts from.
     pub fn failure_tracker(mut self, tracker: FailureTracker) -> Self {
         self.tracker = tracker;
@@ -273,16 +283,7 @@ impl AgentBuilder {
         } else {
             self.preamble.clone()
         };
-        for tool in &tools {
-            definitions
-                .push(tool.name(), tool.description(), &tool.input_schema())
-                .map_err(|e| {
-                    AgentError::Config(format!(
-                        "tool `{}`: its JSON does not parse: {e}",
-                        tool.name()
-                    ))
-                })?;
-        }
+        push_tools(&mut definitions, &tools)?;
         Ok(Agent {
             provider: self.provider,
             skills: self.skills,
@@ -299,8 +300,30 @@ impl AgentBuilder {
             tracker: self.tracker,
             resource_dir: self.resource_dir,
             strict_allowed_tools: self.strict_allowed_tools,
+            fork_max_turns: self.fork_max_turns,
+            preamble: self.preamble,
+            model: None,
+            effort: None,
         })
     }
+}
+
+/// Renders `tools` into `definitions`, in order.
+fn push_tools(
+    definitions: &mut ToolDefinitions,
+    tools: &[Arc<dyn Tool>],
+) -> Result<(), AgentError> {
+    for tool in tools {
+        definitions
+            .push(tool.name(), tool.description(), &tool.input_schema())
+            .map_err(|e| {
+                AgentError::Config(format!(
+                    "tool `{}`: its JSON does not parse: {e}",
+                    tool.name()
+                ))
+            })?;
+    }
+    Ok(())
 }
 
 /// An agent: a provider, skills, tools and policies. Shared by any number of [`Session`]s.
@@ -320,6 +343,12 @@ pub struct Agent {
     tracker: FailureTracker,
     resource_dir: Option<PathBuf>,
     strict_allowed_tools: bool,
+    fork_max_turns: u32,
+    /// The system prompt without the catalog: a forked skill's child session gets it.
+    preamble: String,
+    /// A forked skill's `model` and `effort`, in its child agent; `None` elsewhere.
+    model: Option<&'static str>,
+    effort: Option<Effort>,
 }
 
 impl fmt::Debug for Agent {
@@ -470,16 +499,19 @@ impl Agent {
     /// inspected or continued.
     pub async fn run(&self, session: &mut Session, prompt: &str) -> Result<RunOutput, AgentError> {
         session.conversation.push(Message::User(prompt.to_owned()));
-        let mut usage = Usage::default();
+        let mut state = RunState::default();
         let mut tool_calls = 0u32;
-        let mut skills_loaded = Vec::new();
         for turn in 1..=self.max_turns {
             let narrowed = self.offered_tools(session);
-            let request = Request::new(
-                &self.system,
-                narrowed.as_ref().unwrap_or(&self.definitions),
-                session.conversation.messages(),
-            );
+            let request = Request {
+                model: self.model,
+                effort: self.effort,
+                ..Request::new(
+                    &self.system,
+                    narrowed.as_ref().unwrap_or(&self.definitions),
+                    session.conversation.messages(),
+                )
+            };
             let started = Instant::now();
             let response = match self.provider.complete(request).await {
                 Ok(response) => response,
@@ -494,7 +526,7 @@ impl Agent {
                     return Err(AgentError::Api(error));
                 }
             };
-            usage.add(&response.usage);
+            state.usage.add(&response.usage);
             session.usage.add(&response.usage);
             tracing::debug!(
                 turn,
@@ -513,15 +545,15 @@ impl Agent {
                     text,
                     turns: turn,
                     tool_calls,
-                    usage,
-                    skills_loaded,
+                    usage: state.usage,
+                    skills_loaded: state.skills_loaded,
                 });
             }
             let mut results = Vec::with_capacity(calls.len());
             let (run, refused) = calls.split_at(calls.len().min(self.max_tool_calls_per_turn));
             for call in run {
                 tool_calls += 1;
-                let result = self.execute(session, call, &mut skills_loaded).await;
+                let result = self.execute(session, call, &mut state).await;
                 results.push(result);
             }
             if !refused.is_empty() {
@@ -546,7 +578,137 @@ impl Agent {
         tracing::warn!(max_turns = self.max_turns, "turn limit reached");
         Err(AgentError::TurnLimit {
             max_turns: self.max_turns,
-            usage,
+            usage: state.usage,
+        })
+    }
+
+    /// Runs a person's `/name arguments` as the user's turn: the text of
+    /// [`Registry::invoke`] (or [`Registry::invoke_in`] with the agent's
+    /// [`resource_dir`](AgentBuilder::resource_dir), so `${CLAUDE_SKILL_DIR}` names the skill's
+    /// files on disk).
+    ///
+    /// - An ordinary skill becomes active in `session` (its `allowed-tools` apply from the first
+    ///   request on; see [`Session::active_skills`]) and counts as loaded, then the loop runs as
+    ///   for [`run`](Self::run).
+    /// - A `context: fork` skill runs in a child session instead (see the module docs): its
+    ///   answer is the output, and `session`'s conversation gets the person's `/name arguments`
+    ///   and that answer, not the skill's text.
+    ///
+    /// Fails with [`AgentError::Invoke`] for a name that is not a skill a person may invoke
+    /// (`user-invocable: false`, or unknown: the error suggests the closest name). A
+    /// `disable-model-invocation` skill can be invoked.
+    pub async fn invoke(
+        &self,
+        session: &mut Session,
+        name: &str,
+        arguments: &str,
+    ) -> Result<RunOutput, AgentError> {
+        let text = match &self.resource_dir {
+            Some(dir) => self.skills.invoke_in(name, arguments, dir),
+            None => self.skills.invoke(name, arguments),
+        }
+        .map_err(AgentError::Invoke)?;
+        let Some(skill) = self.skills.get(name) else {
+            // `invoke` succeeded, so the registry has the skill.
+            return Err(AgentError::Config(format!("skill `{name}` vanished")));
+        };
+        tracing::info!(
+            skill = skill.name(),
+            version = skill.version().unwrap_or(""),
+            fork = skill.context() == SkillContext::Fork,
+            "skill invoked"
+        );
+        if skill.context() == SkillContext::Fork {
+            let (output, answer) = self.run_fork(skill, &text).await?;
+            session.usage.add(&output.usage);
+            let typed = format!("/{} {}", skill.name(), arguments.trim());
+            session
+                .conversation
+                .push(Message::User(typed.trim_end().to_owned()));
+            if let Some(answer) = answer {
+                session.conversation.push(answer);
+            }
+            return Ok(RunOutput {
+                skills_loaded: vec![skill.name()],
+                ..output
+            });
+        }
+        session.activate(skill);
+        let first = !session.loader.is_loaded(skill.name());
+        session.loader.mark_loaded(skill);
+        let mut output = self.run(session, &text).await?;
+        if first {
+            output.skills_loaded.insert(0, skill.name());
+        }
+        Ok(output)
+    }
+
+    /// The child agent of a `context: fork` skill: this agent's preamble (no catalog) and
+    /// tools, narrowed to the skill's `allowed-tools` when it lists some, without `load_skill`
+    /// and `read_skill_resource`, with [`fork_max_turns`](AgentBuilder::fork_max_turns) and
+    /// the skill's `model` and `effort` when set.
+    fn fork_agent(&self, skill: &'static Skill) -> Result<Agent, AgentError> {
+        let entries: Vec<Entry<'static>> = skill
+            .allowed_tools()
+            .iter()
+            .filter_map(|entry| Entry::parse(entry).ok())
+            .collect();
+        let tools: Vec<Arc<dyn Tool>> = self
+            .tools
+            .iter()
+            .filter(|tool| {
+                skill.allowed_tools().is_empty()
+                    || entries.iter().any(|e| e.agent_tool() == tool.name())
+            })
+            .cloned()
+            .collect();
+        let mut definitions = ToolDefinitions::new();
+        push_tools(&mut definitions, &tools)?;
+        Ok(Agent {
+            provider: Arc::clone(&self.provider),
+            skills: Registry::empty(),
+            load_skill: false,
+            read_resource: false,
+            tools,
+            definitions,
+            system: self.preamble.clone(),
+            context: self.context.clone(),
+            max_turns: self.fork_max_turns,
+            max_tool_calls_per_turn: self.max_tool_calls_per_turn,
+            policy: self.policy.clone(),
+            hooks: self.hooks.clone(),
+            tracker: self.tracker.clone(),
+            resource_dir: None,
+            strict_allowed_tools: self.strict_allowed_tools,
+            fork_max_turns: self.fork_max_turns,
+            preamble: self.preamble.clone(),
+            model: skill.model().or(self.model),
+            effort: skill.effort().or(self.effort),
+        })
+    }
+
+    /// Runs `task` (a forked skill's text) in a fresh child session where `skill` is active.
+    /// Returns the child's output and its last message (the final answer, as the provider
+    /// sent it). A boxed future with a declared `Send`: the child's loop is this same loop, one
+    /// level down, so its type cannot be inferred from itself.
+    fn run_fork<'a>(
+        &'a self,
+        skill: &'static Skill,
+        task: &'a str,
+    ) -> super::BoxFuture<'a, Result<(RunOutput, Option<Message>), AgentError>> {
+        Box::pin(async move {
+            let child = self.fork_agent(skill)?;
+            let mut session = child.session();
+            session.activate(skill);
+            let output = child.run(&mut session, task).await?;
+            tracing::info!(
+                skill = skill.name(),
+                turns = output.turns,
+                tool_calls = output.tool_calls,
+                "forked skill finished"
+            );
+            let answer = session.conversation.messages().last().cloned();
+            Ok((output, answer))
         })
     }
 
@@ -572,10 +734,10 @@ impl Agent {
         &self,
         session: &mut Session,
         call: &ToolCall,
-        skills_loaded: &mut Vec<&'static str>,
+        state: &mut RunState,
     ) -> ToolResult {
         let started = Instant::now();
-        let outcome = self.checked_call(session, call, skills_loaded).await;
+        let outcome = self.checked_call(session, call, state).await;
         let (content, is_error) = match &outcome {
             Ok(text) => (text.clone(), false),
             Err(error) => (error.to_result_text(), true),
@@ -605,7 +767,7 @@ impl Agent {
         &self,
         session: &mut Session,
         call: &ToolCall,
-        skills_loaded: &mut Vec<&'static str>,
+        state: &mut RunState,
     ) -> Result<String, ToolError> {
         let is_load_skill = self.load_skill && call.name == LOAD_SKILL;
         let is_read_resource = self.read_resource && call.name == READ_SKILL_RESOURCE;
@@ -664,7 +826,7 @@ impl Agent {
         let outcome = match tool {
             Some(tool) => tool.call(&call.input, &self.context).await,
             None if is_read_resource => self.read_resource(&call.input),
-            None => self.load_skill(session, &call.input, skills_loaded),
+            None => self.load_skill(session, &call.input, state).await,
         };
         // Refusals above do not count as failures: the tool itself did not fail.
         session
@@ -721,7 +883,52 @@ impl Agent {
         Ok(permission)
     }
 
+    /// `load_skill` of a `context: fork` skill: runs it in a child session (each call anew: it
+    /// is a task, not instructions to keep) and returns the child's final answer. The skill
+    /// does not become active in this session.
+    async fn load_forked(
+        &self,
+        session: &mut Session,
+        skill: &'static Skill,
+        state: &mut RunState,
+    ) -> Result<String, ToolError> {
+        let task = crate::invoke::invocation_text(skill, "", self.resource_dir.as_deref());
+        tracing::info!(
+            skill = skill.name(),
+            version = skill.version().unwrap_or(""),
+            sha256 = &skill.sha256()[..skill.sha256().len().min(12)],
+            fork = true,
+            "skill loaded"
+        );
+        if !state.skills_loaded.contains(&skill.name()) {
+            state.skills_loaded.push(skill.name());
+        }
+        match self.run_fork(skill, &task).await {
+            Ok((output, _)) => {
+                state.usage.add(&output.usage);
+                session.usage.add(&output.usage);
+                Ok(output.text)
+            }
+            Err(error) => {
+                if let AgentError::TurnLimit { usage, .. } = &error {
+                    state.usage.add(usage);
+                    session.usage.add(usage);
+                }
+                Err(ToolError::new(
+                    ToolErrorKind::Unavailable,
+                    format!(
+                        "the skill `{}` runs in a sub-agent, which stopped without an answer: \
+                         {error}",
+                        skill.name()
+                    ),
+                )
+                .suggest("do the task without this skill, or tell the user what failed"))
+            }
+        }
+    }
+
     /// `read_skill_resource`: a file shipped with a skill, served from the binary.
+
     fn read_resource(&self, input: &Value) -> Result<String, ToolError> {
         let skill = tools::str_arg(input, "skill")?;
         let path = tools::str_arg(input, "path")?;
@@ -743,13 +950,20 @@ impl Agent {
         Ok(text)
     }
 
-    fn load_skill(
+    async fn load_skill(
         &self,
         session: &mut Session,
         input: &Value,
-        skills_loaded: &mut Vec<&'static str>,
+        state: &mut RunState,
     ) -> Result<String, ToolError> {
         let name = tools::str_arg(input, "name")?;
+        let fork = self
+            .skills
+            .get(name)
+            .filter(|s| s.model_invocable() && s.context() == SkillContext::Fork);
+        if let Some(skill) = fork {
+            return self.load_forked(session, skill, state).await;
+        }
         match session.loader.load(name) {
             Ok(load) => {
                 let skill = load.skill();
@@ -763,7 +977,7 @@ impl Agent {
                     "skill loaded"
                 );
                 if first {
-                    skills_loaded.push(skill.name());
+                    state.skills_loaded.push(skill.name());
                 }
                 session.activate(skill);
                 Ok(load.text().to_owned())
@@ -777,4 +991,11 @@ impl Agent {
             }
         }
     }
+}
+
+/// What one [`Agent::run`] accumulates besides the conversation.
+#[derive(Default)]
+struct RunState {
+    usage: Usage,
+    skills_loaded: Vec<&'static str>,
 }

@@ -126,10 +126,10 @@ pub struct Request<'a> {
     /// A model id to use instead of the provider's own (a skill's `model:`, in the child
     /// session of a forked skill); `None` for the provider's model.
     pub model: Option<&'a str>,
-    /// A reasoning effort (`low`, `medium`, `high`: a skill's `effort:`). The OpenAI provider
-    /// sends it as `reasoning_effort`; the Anthropic provider leaves it out, since the Messages
-    /// API takes no such field on every model.
-    pub effort: Option<&'a str>,
+    /// A reasoning effort (a skill's `effort:`). The OpenAI provider sends it as
+    /// `reasoning_effort` (`max` as `xhigh`, its highest level); the Anthropic provider leaves it
+    /// out, since not every Messages API model takes one.
+    pub effort: Option<crate::Effort>,
 }
 
 impl<'a> Request<'a> {

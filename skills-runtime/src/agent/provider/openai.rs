@@ -107,7 +107,7 @@ impl OpenAi {
                 },
                 tools: request.tools.openai(),
                 max_tokens: self.max_tokens,
-                reasoning_effort: request.effort,
+                reasoning_effort: request.effort.map(reasoning_effort),
             },
         )
     }
@@ -135,6 +135,15 @@ impl Provider for OpenAi {
             let parse = move |value| parse_response(value, turn_number);
             self.http.complete(model, body?, parse).await
         })
+    }
+}
+
+/// Chat Completions' `reasoning_effort` for a skill's effort: the same word, but `max`, which
+/// the API does not know, becomes its highest level.
+fn reasoning_effort(effort: crate::Effort) -> &'static str {
+    match effort {
+        crate::Effort::Max => "xhigh",
+        other => other.as_str(),
     }
 }
 
