@@ -482,6 +482,27 @@ mod tests {
                     let given = check_source(&[&format!("--{long}"), &bytes.to_string()]);
                     assert_eq!(given.options, Options::default(), "{long}");
                 }
+                (Flag::Value { long, value_name }, DefaultValue::Compat(compat)) => {
+                    let arg = arg(long);
+                    assert_eq!(arg.get_value_names().unwrap(), [value_name]);
+                    let shown = arg.get_help().unwrap().to_string();
+                    assert!(
+                        shown.contains(&format!("[default: \"{}\"]", compat.name())),
+                        "{shown}"
+                    );
+                    let given = check_source(&[&format!("--{long}"), compat.name()]);
+                    assert_eq!(given.options, Options::default(), "{long}");
+                    let other = check_source(&[&format!("--{long}"), "claude-code"]);
+                    assert_eq!(other.options.compat, options::Compat::ClaudeCode);
+                }
+                (Flag::Value { long, value_name }, DefaultValue::Unlimited) => {
+                    let arg = arg(long);
+                    assert_eq!(arg.get_value_names().unwrap(), [value_name]);
+                    let shown = arg.get_help().unwrap().to_string();
+                    assert!(shown.contains("[default: none]"), "{shown}");
+                    let given = check_source(&[&format!("--{long}"), "8_000"]);
+                    assert_eq!(given.options.catalog_budget, Some(8000), "{long}");
+                }
                 (Flag::Switch { long }, DefaultValue::Bool(false)) => {
                     assert!(!arg(long).get_action().takes_values());
                 }

@@ -204,6 +204,8 @@ fn check_args(call: &MacroArgs) -> Result<Vec<String>, String> {
         match key {
             "max_file_size" => flag("--max-file-size", integer(key, value)?),
             "max_bundle_size" => flag("--max-bundle-size", integer(key, value)?),
+            "catalog_budget" => flag("--catalog-budget", integer(key, value)?),
+            "compat" => flag("--compat", string_literal(key, value)?),
             "allow_unknown_keys" | "infer_missing_fields" => match value {
                 syn::Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Bool(on),
@@ -578,6 +580,8 @@ fn macro_calls_map_to_flags() {
         infer_missing_fields = false,
         allow_unknown_keys = true,
         max_bundle_size = 1_000_000,
+        compat = "claude-code",
+        catalog_budget = 4_000,
         crate = ::skills_runtime,
     );
     fn main() { const T: R = embed_skills!("d"); }"#;
@@ -601,6 +605,10 @@ fn macro_calls_map_to_flags() {
             "--allow-unknown-keys",
             "--max-bundle-size",
             "1_000_000",
+            "--compat",
+            "claude-code",
+            "--catalog-budget",
+            "4_000",
         ]
     );
     assert_eq!(flags[1].as_ref().unwrap(), &["d"]);

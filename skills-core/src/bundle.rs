@@ -122,6 +122,11 @@ pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
         .sort_by(|a, b| a.name.value.cmp(&b.name.value));
     // Two roots may hold the same name; keep one so a consumer never sees duplicates.
     bundle.skills.dedup_by(|a, b| a.name.value == b.name.value);
+    if let Some(budget) = options.catalog_budget {
+        bundle
+            .diagnostics
+            .extend(check::catalog_budget(&bundle.skills, roots, budget));
+    }
     bundle
         .diagnostics
         .extend(lint::lint_bundle(&bundle.skills, &options.lints));

@@ -100,3 +100,44 @@ pub(crate) fn references(skill: &SkillDef, bundle_names: &BTreeSet<String>) -> V
     }
     diagnostics
 }
+
+/// `catalog_budget`: the catalog is in every system prompt, so its length is a cost on every
+/// turn. Over the budget, one error naming the skills whose lines are longest (at most three).
+pub(crate) fn catalog_budget(skills: &[SkillDef], roots: &[&str], budget: u64) -> Vec<Diagnostic> {
+    let entries: Vec<_> = skills.iter().map(SkillDef::catalog_entry).collect();
+    let length = crate::render::catalog_markdown(&entries).chars().count() as u64;
+    if skills.is_empty() || length <= budget {
+        return Vec::new();
+    }
+    // Each listed skill's share: its line and the newline before the next one.
+    let mut shares: Vec<(usize, &str)> = crate::render::listed(&entries)
+        .map(|entry| {
+            let line = crate::render::catalog_markdown(std::slice::from_ref(entry));
+            (line.chars().count() + 1, entry.name)
+        })
+        .collect();
+    shares.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+    let largest: Vec<String> = shares
+        .iter()
+        .take(3)
+        .map(|(chars, name)| format!("`{name}` ({chars})"))
+        .collect();
+    let shown_roots: Vec<String> = roots
+        .iter()
+        .map(|r| crate::discover::display_root(r))
+        .collect();
+    vec![
+        Diagnostic::error(
+            Code::CatalogOverBudget,
+            shown_roots.join(", "),
+            format!(
+                "the catalog is {length} characters, over the budget of {budget}; the skills that \
+                 contribute most: {}",
+                largest.join(", ")
+            ),
+        )
+        .with_help(
+            "shorten those descriptions (details belong in the body), or raise `catalog_budget`",
+        ),
+    ]
+}

@@ -94,6 +94,8 @@ pub use skills_core::render::{CatalogEntry, EMPTY_CATALOG, LOAD_SKILL_TOOL};
 /// | `allow_unknown_keys = true` | `false` | accept (and ignore) frontmatter keys outside the spec; custom data belongs under `metadata:` |
 /// | `infer_missing_fields = true` | `false` | importing old folders: a missing `name` is the folder name, a missing `description` the first body line |
 /// | `ignore = ["*.bak", "drafts"]` | `[]` | more file names or `*` patterns to leave out of the resources (hidden files, `__pycache__` and `*.pyc` always are) |
+/// | `compat = "claude-code"` | `"strict"` | also accept Claude Code's frontmatter keys (`argument-hint`, `disable-model-invocation`, `effort`, `context`, `hooks`, ...), checked as strictly; `name` may be a display name and the folder is the identifier |
+/// | `catalog_budget = <chars>` | `none` | longest accepted catalog, in characters; the error names the skills that contribute most |
 /// | `long_body = "deny"` | `"warn"` | lint level (`"allow"`, `"warn"` or `"deny"`) for a body over 500 lines or about 5,000 tokens |
 /// | `similar_descriptions = "deny"` | `"warn"` | lint level for two descriptions so alike that the model may pick the wrong skill |
 /// | `prompt_override = "deny"` | `"warn"` | lint level for text that tries to override the system prompt ("ignore previous instructions") |

@@ -54,8 +54,12 @@ fn all_fields_are_read() {
     assert_eq!(def.requires[0].value, "other");
     assert_eq!(def.conflicts_with[0].value, "third");
     assert_eq!(def.conflicts_with[0].line, 15);
-    // The text above sets every known key, so each one is accepted by the parser.
-    for key in KNOWN_KEYS {
+    // The text above sets every strict key, so each one is accepted by the parser.
+    for key in FrontmatterKey::ALL
+        .into_iter()
+        .filter(|k| !k.is_claude_code())
+    {
+        let key = key.as_str();
         assert!(text.contains(&format!("\n{key}:")), "{key} not covered");
     }
 }
@@ -76,8 +80,28 @@ fn known_keys_are_the_names_of_the_key_enum() {
             "when-not-to-use",
             "requires",
             "conflicts-with",
+            "when_to_use",
+            "argument-hint",
+            "arguments",
+            "disable-model-invocation",
+            "user-invocable",
+            "disallowed-tools",
+            "model",
+            "effort",
+            "context",
+            "agent",
+            "hooks",
+            "paths",
+            "shell",
         ]
     );
+    let claude: Vec<_> = FrontmatterKey::ALL
+        .into_iter()
+        .filter(|k| k.is_claude_code())
+        .collect();
+    assert_eq!(claude.first(), Some(&FrontmatterKey::WhenToUse));
+    assert_eq!(claude.len(), 13);
+    assert!(!FrontmatterKey::AllowedTools.is_claude_code());
     for key in FrontmatterKey::ALL {
         assert_eq!(FrontmatterKey::from_name(key.as_str()), Some(key));
     }
@@ -306,4 +330,266 @@ fn compatibility_option_infers_name_and_description() {
             .message()
             .contains("`version` must be a string")
     );
+}
+
+// ---- compat = "claude-code" ---------------------------------------------------------------
+
+fn parse_compat(dir: &str, text: &str) -> (Option<SkillDef>, Vec<Diagnostic>) {
+    parse(
+        &format!("skills/{dir}/SKILL.md"),
+        dir,
+        text.as_bytes(),
+        &ParseOptions {
+            compat: Compat::ClaudeCode,
+            ..ParseOptions::default()
+        },
+    )
+}
+
+/// The codes and lines of the errors of a compat parse that must fail.
+fn compat_errors(dir: &str, front: &str) -> Vec<(Code, usize, String)> {
+    let (def, diagnostics) = parse_compat(dir, &skill(front));
+    assert!(def.is_none(), "expected errors for {front:?}");
+    diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| {
+            (
+                d.code(),
+                d.line().unwrap_or(0) as usize,
+                d.message().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_claude_code_key_is_read_under_compat() {
+    let front = "name: Agent Development\ndescription: Builds agents.\nwhen_to_use: When asked.\n\
+         argument-hint: \"[topic]\"\narguments: topic depth\ndisable-model-invocation: true\n\
+         user-invocable: false\nallowed-tools: Read, Grep, Bash(git diff:*)\n\
+         disallowed-tools: [WebFetch, \"Bash(rm:*)\"]\nmodel: sonnet\neffort: xhigh\ncontext: fork\n\
+         agent: Explore\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      timeout: 30\nshell: powershell\n\
+         paths: \"src/**/*.rs, docs/*.md\"\n";
+    let text = skill(front);
+    for key in FrontmatterKey::ALL {
+        assert!(
+            text.contains(&format!("\n{}:", key.as_str()))
+                || key.as_str() == "name"
+                || !key.is_claude_code(),
+            "{key:?} not covered"
+        );
+    }
+    let (def, diagnostics) = parse_compat("agent-development", &text);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let def = def.unwrap();
+    let cc = &def.claude_code;
+    assert_eq!(def.name.value, "agent-development");
+    assert_eq!(def.name.line, 2);
+    assert_eq!(cc.display_name.as_ref().unwrap().value, "Agent Development");
+    assert_eq!(cc.when_to_use.as_ref().unwrap().value, "When asked.");
+    assert_eq!(cc.argument_hint.as_ref().unwrap().value, "[topic]");
+    assert_eq!(cc.arguments, ["topic", "depth"]);
+    assert!(!cc.model_invocable);
+    assert!(!cc.user_invocable);
+    assert_eq!(def.allowed_tools, ["Read", "Grep", "Bash(git diff:*)"]);
+    assert_eq!(cc.disallowed_tools, ["WebFetch", "Bash(rm:*)"]);
+    assert_eq!(cc.model.as_ref().unwrap().value, "sonnet");
+    assert_eq!(cc.effort.as_ref().unwrap().value, Effort::XHigh);
+    assert_eq!(cc.context.as_ref().unwrap().value, SkillContext::Fork);
+    assert_eq!(cc.agent.as_ref().unwrap().value, "Explore");
+    assert_eq!(
+        cc.hooks.as_ref().unwrap().value,
+        r#"{"PreToolUse":[{"matcher":"Bash","timeout":30}]}"#
+    );
+    assert_eq!(cc.shell.as_ref().unwrap().value, Shell::PowerShell);
+    assert_eq!(cc.paths, ["src/**/*.rs", "docs/*.md"]);
+    assert!(!def.catalog_entry().is_listed());
+}
+
+#[test]
+fn claude_code_defaults_and_missing_name() {
+    let (def, diagnostics) = parse_compat("deploy", &skill("description: Deploys.\n"));
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let def = def.unwrap();
+    assert_eq!(def.name.value, "deploy", "the folder is the name");
+    assert_eq!(def.claude_code, ClaudeCodeFields::default());
+    assert!(def.claude_code.model_invocable && def.claude_code.user_invocable);
+    // A display name equal to the folder is not kept twice.
+    let (def, _) = parse_compat("deploy", &skill("name: deploy\ndescription: D.\n"));
+    assert_eq!(def.unwrap().claude_code.display_name, None);
+}
+
+#[test]
+fn strict_mode_names_the_option_for_claude_code_keys() {
+    let errors = errors_of(
+        "a",
+        &skill("name: a\ndescription: A.\nargument-hint: \"[x]\"\n"),
+    );
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].code(), Code::UnknownKey);
+    assert_eq!(errors[0].line(), Some(4));
+    assert!(
+        errors[0]
+            .help()
+            .unwrap()
+            .contains("compat = \"claude-code\""),
+        "{errors:?}"
+    );
+    // A typo of a strict key is still a typo, not a Claude Code key.
+    let errors = errors_of("a", &skill("name: a\ndescription: A.\nlicence: MIT\n"));
+    assert!(
+        errors[0]
+            .help()
+            .unwrap()
+            .contains("did you mean `license`?")
+    );
+    assert!(!errors[0].help().unwrap().contains("compat"));
+}
+
+#[test]
+fn unknown_keys_stay_errors_under_compat() {
+    let errors = compat_errors("a", "name: a\ndescription: A.\nefort: high\n");
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].0, Code::UnknownKey);
+    let (_, diagnostics) = parse_compat("a", &skill("name: a\ndescription: A.\nefort: high\n"));
+    assert!(
+        diagnostics[0]
+            .help()
+            .unwrap()
+            .contains("did you mean `effort`?")
+    );
+}
+
+#[test]
+fn claude_code_types_are_checked_at_the_value() {
+    for (front, code, line) in [
+        ("disable-model-invocation: \"true\"\n", Code::WrongType, 4),
+        ("user-invocable: 1\n", Code::WrongType, 4),
+        ("effort: extreme\n", Code::InvalidChoice, 4),
+        ("context: forked\n", Code::InvalidChoice, 4),
+        ("shell: zsh\n", Code::InvalidChoice, 4),
+        ("agent: Explore\n", Code::AgentWithoutFork, 4),
+        (
+            "context: inherit\nagent: Explore\n",
+            Code::AgentWithoutFork,
+            5,
+        ),
+        ("hooks: [a]\n", Code::InvalidHooks, 4),
+        ("hooks:\n  Stop: echo\n", Code::InvalidHooks, 5),
+        (
+            "allowed-tools: Read, Bash(git diff\n",
+            Code::InvalidToolEntry,
+            4,
+        ),
+        (
+            "disallowed-tools: [\"Bash()\"]\n",
+            Code::InvalidToolEntry,
+            4,
+        ),
+        ("arguments: [1st]\n", Code::InvalidArgumentName, 4),
+        ("arguments: a a\n", Code::InvalidArgumentName, 4),
+        ("model: [a]\n", Code::WrongType, 4),
+        ("paths: 7\n", Code::WrongType, 4),
+    ] {
+        let errors = compat_errors("a", &format!("name: a\ndescription: A.\n{front}"));
+        assert_eq!(errors.len(), 1, "{front}: {errors:?}");
+        assert_eq!(
+            (errors[0].0, errors[0].1),
+            (code, line),
+            "{front}: {errors:?}"
+        );
+    }
+    let errors = compat_errors("a", "name: a\ndescription: A.\neffort: extreme\n");
+    assert!(
+        errors[0]
+            .2
+            .contains("`low`, `medium`, `high`, `xhigh` or `max`"),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn allowed_tools_entries_are_checked_in_strict_mode_too() {
+    let (def, diagnostics) = parse_str(
+        "a",
+        &skill("name: a\ndescription: A.\nallowed-tools: Read Bash(git diff:*)\n"),
+    );
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(def.unwrap().allowed_tools, ["Read", "Bash(git diff:*)"]);
+    let errors = errors_of(
+        "a",
+        &skill("name: a\ndescription: A.\nallowed-tools: Read)\n"),
+    );
+    assert_eq!(errors[0].code(), Code::InvalidToolEntry);
+    let errors = errors_of(
+        "a",
+        &skill("name: a\ndescription: A.\nallowed-tools: [\"Read Grep\"]\n"),
+    );
+    assert_eq!(errors[0].code(), Code::InvalidToolEntry);
+}
+
+#[test]
+fn non_string_scalars_are_text_with_a_warning_under_compat_only() {
+    let front = "name: a\ndescription: A.\nversion: 1.0\nargument-hint: 2\n";
+    let (def, diagnostics) = parse_compat("a", &skill(front));
+    let def = def.expect("warnings only");
+    assert_eq!(def.version.unwrap().value, "1.0");
+    assert_eq!(def.claude_code.argument_hint.unwrap().value, "2");
+    assert_eq!(diagnostics.len(), 2);
+    assert!(
+        diagnostics
+            .iter()
+            .all(|d| !d.is_error() && d.code() == Code::NonStringScalar)
+    );
+    assert_eq!(diagnostics[0].line(), Some(4));
+    let errors = errors_of("a", &skill("name: a\ndescription: A.\nversion: 1.0\n"));
+    assert_eq!(errors[0].code(), Code::WrongType);
+    assert!(errors[0].help().unwrap().contains("quote it"));
+}
+
+#[test]
+fn display_names_have_a_rule_and_folders_keep_theirs() {
+    let long = "N".repeat(65);
+    for (dir, front, code) in [
+        ("a", format!("name: {long}\n"), Code::InvalidDisplayName),
+        ("a", "name: \"  \"\n".to_owned(), Code::InvalidDisplayName),
+        (
+            "a",
+            "name: \"Two\\nlines\"\n".to_owned(),
+            Code::InvalidDisplayName,
+        ),
+        // The folder is the identifier: it must follow the name rules.
+        (
+            "Bad_Folder",
+            "name: Fine Name\n".to_owned(),
+            Code::InvalidName,
+        ),
+    ] {
+        let errors = compat_errors(dir, &format!("{front}description: A.\n"));
+        assert_eq!(errors.len(), 1, "{front}: {errors:?}");
+        assert_eq!(errors[0].0, code, "{front}: {errors:?}");
+        assert_eq!(errors[0].1, 2, "{front}: {errors:?}");
+    }
+}
+
+#[test]
+fn hooks_become_json() {
+    let front = "name: a\ndescription: A.\nhooks:\n  PostToolUse:\n    - matcher: \"Edit|Write\"\n      \
+                 hooks: [{type: command, command: \"say \\\"hi\\\"\", async: true, x: 0x1f, y: ~}]\n";
+    let (def, diagnostics) = parse_compat("a", &skill(front));
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(
+        def.unwrap().claude_code.hooks.unwrap().value,
+        r#"{"PostToolUse":[{"matcher":"Edit|Write","hooks":[{"type":"command","command":"say \"hi\"","async":true,"x":"0x1f","y":null}]}]}"#
+    );
+    for (number, json) in [
+        ("1", true),
+        ("-0.5e3", true),
+        ("01", false),
+        (".5", false),
+        ("1.", false),
+    ] {
+        assert_eq!(is_json_number(number), json, "{number}");
+    }
 }
