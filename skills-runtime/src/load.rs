@@ -124,6 +124,7 @@ impl SkillLoader {
 
     /// Counts `skill` as loaded, so a later `load_skill` gets the short note (a person invoked
     /// it, and its text is already in the conversation).
+    #[cfg(feature = "agent")]
     pub(crate) fn mark_loaded(&mut self, skill: &'static Skill) {
         self.loaded.insert(skill.name());
     }

@@ -237,8 +237,8 @@ impl Registry {
     /// [`invoke`](crate::invoke)), wrapped as the `load_skill` result is
     /// (`<skill name="...">` ... `</skill>`, then the list of the skill's files), so the model
     /// reads a skill the same way whether it loaded it or a person invoked it. The caller sends
-    /// the text as the user's turn, as Claude Code does ([`Agent::invoke`] does that, and also
-    /// runs `context: fork` skills in a child session).
+    /// the text as the user's turn, as Claude Code does (`agent::Agent::invoke`, with the
+    /// `agent` feature, does that, and also runs `context: fork` skills in a child session).
     ///
     /// `${CLAUDE_SKILL_DIR}` is left as written: use [`invoke_in`](Self::invoke_in) to write
     /// the skill's files to disk and name their folder.
@@ -247,8 +247,6 @@ impl Registry {
     /// suggesting the closest), or when it says `user-invocable: false`. A skill with
     /// `disable-model-invocation: true` can be invoked: that flag only keeps the model from
     /// loading it.
-    ///
-    /// [`Agent::invoke`]: https://docs.rs/skills-runtime/latest/skills_runtime/agent/struct.Agent.html#method.invoke
     pub fn invoke(&self, name: &str, arguments: &str) -> Result<String, InvokeError> {
         self.invoke_with_dir(name, arguments, None)
     }

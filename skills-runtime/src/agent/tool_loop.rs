@@ -928,7 +928,6 @@ impl Agent {
     }
 
     /// `read_skill_resource`: a file shipped with a skill, served from the binary.
-
     fn read_resource(&self, input: &Value) -> Result<String, ToolError> {
         let skill = tools::str_arg(input, "skill")?;
         let path = tools::str_arg(input, "path")?;
