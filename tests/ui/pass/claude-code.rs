@@ -1,5 +1,5 @@
 // Skills written for Claude Code compile with `compat = "claude-code"`: every extension key is
-// known and typed. (`version: 2` in `explain-code` is taken as the text "2" with a warning.)
+// known and typed.
 
 static SKILLS: skills_runtime::Registry =
     skills_runtime::embed_skills!("tests/fixtures/claude-code", compat = "claude-code");
