@@ -271,6 +271,8 @@ async fn a_forked_skill_answers_from_its_own_conversation() {
     // The child: a fresh conversation whose task is the skill's text, the preamble without the
     // catalog, only the skill's allowed tools, and the skill's model.
     assert_eq!(child["model"], "child-model");
+    // The Messages API takes no effort field on every model: none is sent.
+    assert!(!requests[1].to_string().contains("effort"));
     assert_eq!(child["system"][0]["text"], "PREAMBLE");
     assert_eq!(tool_names(child), ["read_file"]);
     let task = &child["messages"].as_array().unwrap()[..];
@@ -452,4 +454,69 @@ async fn a_person_invokes_a_forked_skill_on_openai_with_its_model_and_effort() {
     assert_eq!(messages[2]["role"], "assistant");
     assert_eq!(messages[2]["content"], "CHILD: tiny.");
     assert_eq!(messages[3]["content"], "thanks");
+}
+
+#[tokio::test]
+async fn a_forked_skill_has_its_own_turn_limit() {
+    let dir = project();
+    let server = ApiMock::start(vec![
+        tool_use("l1", "load_skill", json!({"name": "summarize"})),
+        // The child keeps calling tools past its limit of two requests.
+        tool_use("c1", "read_file", json!({"path": "README.md"})),
+        tool_use("c2", "read_file", json!({"path": "README.md"})),
+        final_text("the parent goes on"),
+    ])
+    .await;
+    let (provider, _) = anthropic(&server.url());
+    let agent = Agent::builder(Arc::new(provider))
+        .skills(&BUNDLE)
+        .workdir(dir.path())
+        .fork_max_turns(2)
+        .build()
+        .unwrap();
+    let out = agent.run(&mut agent.session(), "x").await.unwrap();
+    assert_eq!(out.text, "the parent goes on");
+    assert_eq!(out.usage.requests, 4);
+    let last = server.requests().await.last().unwrap().json();
+    let result = &results_of(&last)[0];
+    assert_eq!(result["is_error"], true);
+    let text = result["content"].as_str().unwrap();
+    assert!(text.contains("runs in a sub-agent"), "{text}");
+    assert!(text.contains("turn limit reached"), "{text}");
+}
+
+#[tokio::test]
+async fn a_person_invoked_skill_pre_approves_from_the_first_request() {
+    let dir = project();
+    let server = ApiMock::start(vec![
+        tool_use(
+            "w1",
+            "write_file",
+            json!({"path": "notes/todo.txt", "content": "todo"}),
+        ),
+        final_text("written"),
+    ])
+    .await;
+    let (provider, _) = anthropic(&server.url());
+    let agent = Agent::builder(Arc::new(provider))
+        .skills(&BUNDLE)
+        .workdir(dir.path())
+        .permissions(
+            PermissionPolicy::new().with_approver(Arc::new(|_| panic!("pre-approved: not asked"))),
+        )
+        .build()
+        .unwrap();
+    let mut session = agent.session();
+    agent
+        .invoke(&mut session, "notes-helper", "todo")
+        .await
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("notes/todo.txt")).unwrap(),
+        "todo"
+    );
+    let first = server.requests().await[0].json();
+    let turn = first["messages"][0]["content"].as_str().unwrap();
+    assert!(turn.contains("NOTES-HELPER-BODY"), "{turn}");
+    assert!(turn.ends_with("ARGUMENTS: todo\n</skill>"), "{turn}");
 }
