@@ -14,7 +14,9 @@
 //! real loop, `load_skill` and tools ([`skills_demo::scripted`]).
 //!
 //! With a PROMPT it runs once and prints the answer on stdout; without one it is an interactive
-//! session. `bash`, `write_file` and `edit_file` ask for confirmation unless `--yes` is given
+//! session. A prompt or line that starts with `/name` invokes that skill with the rest as its
+//! arguments, as a person's turn (`context: fork` skills run in a sub-agent, `allowed-tools`
+//! apply); `/` alone lists the skills a person may invoke. `bash`, `write_file` and `edit_file` ask for confirmation unless `--yes` is given
 //! (and are refused when there is no terminal to ask on).
 
 use std::io::{BufRead, IsTerminal, Write};
@@ -209,8 +211,40 @@ fn summary(out: &RunOutput) -> String {
     )
 }
 
+/// `/name arguments`: the skill's name and the rest of the line, or `None` for an ordinary
+/// prompt. `/` alone gives an empty name.
+fn skill_command(prompt: &str) -> Option<(&str, &str)> {
+    let command = prompt.trim().strip_prefix('/')?;
+    Some(match command.split_once(char::is_whitespace) {
+        Some((name, arguments)) => (name, arguments.trim()),
+        None => (command, ""),
+    })
+}
+
+/// The skills a person may invoke, one per line, with their argument hints.
+fn invocable_skills() -> String {
+    let lines: Vec<String> = SKILLS
+        .iter()
+        .filter(|skill| skill.user_invocable())
+        .map(|skill| match skill.argument_hint() {
+            Some(hint) => format!("/{} {hint}", skill.name()),
+            None => format!("/{}", skill.name()),
+        })
+        .collect();
+    if lines.is_empty() {
+        "(no skills to invoke)".to_owned()
+    } else {
+        lines.join("\n")
+    }
+}
+
 async fn ask(agent: &Agent, session: &mut Session, prompt: &str) -> Result<String, String> {
-    match agent.run(session, prompt).await {
+    let result = match skill_command(prompt) {
+        Some(("", _)) => return Ok(invocable_skills()),
+        Some((name, arguments)) => agent.invoke(session, name, arguments).await,
+        None => agent.run(session, prompt).await,
+    };
+    match result {
         Ok(out) => {
             eprintln!("{}", summary(&out));
             Ok(out.text)
@@ -291,7 +325,10 @@ async fn main() -> ExitCode {
         };
     }
 
-    eprintln!("interactive session; type a task, or `exit` to quit");
+    eprintln!(
+        "interactive session; type a task, `/name arguments` to invoke a skill (`/` lists them), \
+         or `exit` to quit"
+    );
     let stdin = std::io::stdin();
     loop {
         eprint!("> ");

@@ -133,11 +133,7 @@ async fn latency() {
         .build()
         .unwrap();
     let messages = conversation_100kb();
-    let request = Request {
-        system: agent.system_prompt(),
-        tools: agent.tool_definitions(),
-        messages: &messages,
-    };
+    let request = Request::new(agent.system_prompt(), agent.tool_definitions(), &messages);
     let body = provider.request_body(request).unwrap();
     let reply_bytes = serde_json::to_vec(&final_reply()).unwrap();
 

@@ -109,3 +109,34 @@ fn words_after_the_prompt_starts_are_prompt_words() {
     let answer = String::from_utf8_lossy(&out.stdout);
     assert!(answer.contains("Task: review -v --quietly"), "{answer}");
 }
+
+#[test]
+fn a_slash_lists_or_invokes_skills_and_an_unknown_name_gets_a_suggestion() {
+    let out = run(&["--provider=demo", "/"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listed = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = listed.lines().collect();
+    assert!(lines.contains(&"/code-review"), "{listed}");
+    assert!(lines.contains(&"/write-tests"), "{listed}");
+
+    let out = run(&["--provider=demo", "/code-reveiw", "src"]);
+    assert_eq!(out.status.code(), Some(1));
+    let error = stderr(&out);
+    assert!(error.contains("Did you mean \"code-review\"?"), "{error}");
+
+    // An invocation is the user's turn: the scripted model is given the skill's text.
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(&[
+        "--provider=demo",
+        "--workdir",
+        dir.path().to_str().unwrap(),
+        "/code-review",
+        "src/lib.rs",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("skills loaded: code-review"),
+        "{}",
+        stderr(&out)
+    );
+}

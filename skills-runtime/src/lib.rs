@@ -36,6 +36,9 @@
 //!   has already loaded.
 //! - [`Registry::system_prompt`]: your preamble plus the catalog and one sentence about
 //!   `load_skill`.
+//! - [`Registry::invoke`]: what a person's `/name arguments` turns into, with Claude Code's
+//!   `$ARGUMENTS`, `$N`, `$name` and `${CLAUDE_SKILL_DIR}` substitutions ([`invoke`]); refusals
+//!   are an [`InvokeError`].
 //! - Resources (files beside `SKILL.md`): [`Skill::resources`], the `read_skill_resource` tool
 //!   ([`Registry::read_resource_tool_anthropic`], [`Registry::read_resource`]) and
 //!   [`Skill::materialize`].
@@ -70,6 +73,7 @@ mod skill;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use invoke::InvokeError;
 pub use load::{SkillLoad, SkillLoader};
 pub use registry::{Iter, Registry, UnknownSkill};
 pub use resources::{DEFAULT_READ_LIMIT, Resource, ResourceError, default_resource_dir};

@@ -82,12 +82,18 @@ impl SkillLoader {
         &self.skills
     }
 
-    /// Handles one `load_skill(name)` call.
+    /// Handles one `load_skill(name)` call. A skill with `disable-model-invocation: true` is
+    /// not loaded: to the model it does not exist (it is not in the catalog either), so the
+    /// error lists only the skills the model is shown.
     pub fn load(&mut self, name: &str) -> Result<SkillLoad, UnknownSkill> {
         let skill = self
             .skills
             .get(name)
-            .ok_or_else(|| self.skills.unknown(name))?;
+            .filter(|skill| skill.model_invocable())
+            .ok_or_else(|| {
+                let shown = self.skills.iter().filter(|s| s.model_invocable());
+                UnknownSkill::new(name, shown.map(Skill::name))
+            })?;
         Ok(if self.loaded.insert(skill.name()) {
             SkillLoad::Loaded {
                 skill,
@@ -114,6 +120,13 @@ impl SkillLoader {
                 skill.load_result()
             ),
         }
+    }
+
+    /// Counts `skill` as loaded, so a later `load_skill` gets the short note (a person invoked
+    /// it, and its text is already in the conversation).
+    #[cfg(feature = "agent")]
+    pub(crate) fn mark_loaded(&mut self, skill: &'static Skill) {
+        self.loaded.insert(skill.name());
     }
 
     /// Whether `name` was loaded in this conversation.

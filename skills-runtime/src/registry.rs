@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use skills_core::render;
 
+use crate::invoke::InvokeError;
 use crate::{ResourceError, Skill};
 
 /// The skills compiled into the binary by [`embed_skills!`](crate::embed_skills), or a subset of
@@ -229,6 +230,61 @@ impl Registry {
         self.get(name)
             .map(Skill::load_result)
             .ok_or_else(|| self.unknown(name))
+    }
+
+    /// What a person's `/name arguments` turns into: the skill's body with Claude Code's
+    /// substitutions (`$ARGUMENTS`, `$ARGUMENTS[N]`, `$N`, the named `$arg`s; see
+    /// [`invoke`](crate::invoke)), wrapped as the `load_skill` result is
+    /// (`<skill name="...">` ... `</skill>`, then the list of the skill's files), so the model
+    /// reads a skill the same way whether it loaded it or a person invoked it. The caller sends
+    /// the text as the user's turn, as Claude Code does (`agent::Agent::invoke`, with the
+    /// `agent` feature, does that, and also runs `context: fork` skills in a child session).
+    ///
+    /// `${CLAUDE_SKILL_DIR}` is left as written: use [`invoke_in`](Self::invoke_in) to write
+    /// the skill's files to disk and name their folder.
+    ///
+    /// Fails when this registry has no such skill (listing the ones a person may invoke and
+    /// suggesting the closest), or when it says `user-invocable: false`. A skill with
+    /// `disable-model-invocation: true` can be invoked: that flag only keeps the model from
+    /// loading it.
+    pub fn invoke(&self, name: &str, arguments: &str) -> Result<String, InvokeError> {
+        self.invoke_with_dir(name, arguments, None)
+    }
+
+    /// [`invoke`](Self::invoke), with the skill's files written under `resource_dir` (see
+    /// [`Skill::materialize`]) when it has any, and `${CLAUDE_SKILL_DIR}` replaced by their
+    /// folder. If the files cannot be written the text says so, and `${CLAUDE_SKILL_DIR}` stays
+    /// as written (the files can still be read with `read_skill_resource`).
+    pub fn invoke_in(
+        &self,
+        name: &str,
+        arguments: &str,
+        resource_dir: &std::path::Path,
+    ) -> Result<String, InvokeError> {
+        self.invoke_with_dir(name, arguments, Some(resource_dir))
+    }
+
+    fn invoke_with_dir(
+        &self,
+        name: &str,
+        arguments: &str,
+        resource_dir: Option<&std::path::Path>,
+    ) -> Result<String, InvokeError> {
+        let skill = self
+            .get(name)
+            .filter(|s| s.user_invocable())
+            .ok_or_else(|| match self.get(name) {
+                Some(skill) => InvokeError::NotUserInvocable { name: skill.name() },
+                None => InvokeError::Unknown(UnknownSkill::new(
+                    name,
+                    self.iter().filter(|s| s.user_invocable()).map(Skill::name),
+                )),
+            })?;
+        Ok(crate::invoke::invocation_text(
+            skill,
+            arguments,
+            resource_dir,
+        ))
     }
 
     /// The names of the skills that ship files besides `SKILL.md`, sorted.

@@ -356,6 +356,10 @@ pub enum AgentError {
     },
     /// The agent was configured wrongly (for example, a tool name in a policy that no tool has).
     Config(String),
+    /// A person's `/name arguments` named no skill they may invoke ([`Agent::invoke`]).
+    ///
+    /// [`Agent::invoke`]: super::Agent::invoke
+    Invoke(crate::InvokeError),
 }
 
 impl fmt::Display for AgentError {
@@ -368,6 +372,7 @@ impl fmt::Display for AgentError {
                  requests; raise the limit (--max-turns) or narrow the task"
             ),
             AgentError::Config(message) => write!(f, "agent configuration: {message}"),
+            AgentError::Invoke(error) => error.fmt(f),
         }
     }
 }
@@ -376,6 +381,7 @@ impl std::error::Error for AgentError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             AgentError::Api(error) => Some(error),
+            AgentError::Invoke(error) => Some(error),
             _ => None,
         }
     }

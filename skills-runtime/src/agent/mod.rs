@@ -35,6 +35,22 @@
 //!   `bash` runs under Landlock with a cleared environment, and no process it starts outlives
 //!   the call ([`tools::sandbox`], [`tools::bash`]). A failing tool returns an error result to
 //!   the model instead of failing the run ([`tools`]).
+//! - Skills in a conversation. A skill the model loads, or a person invokes with
+//!   [`Agent::invoke`] (`/name arguments`, rendered by [`Registry::invoke`](crate::Registry::invoke)),
+//!   becomes *active* for the rest of the session ([`Session::active_skills`]). While it is, the
+//!   calls its `allowed-tools` covers are pre-approved (`Ask` tools run without asking; a
+//!   `Bash(pattern)` entry covers only matching, unchained commands), and with
+//!   [`AgentBuilder::strict_allowed_tools`] only those tools are offered and run. A `Deny` in the
+//!   [`PermissionPolicy`] always wins. A `disable-model-invocation` skill is neither shown to the
+//!   model nor loadable by it; a `user-invocable: false` one cannot be invoked.
+//! - Forked skills (`context: fork`). Loading or invoking one runs it in a child session with a
+//!   fresh conversation: its text (with the person's arguments) as the task, the preamble without
+//!   the catalog, this agent's tools narrowed to its `allowed-tools` when it lists some, no
+//!   `load_skill`, [`AgentBuilder::fork_max_turns`], and its `model` and `effort` for every
+//!   request when set. The child's final answer is the `load_skill` result, or the answer of
+//!   [`Agent::invoke`]; the parent's conversation never sees the child's work. The `agent:`
+//!   field (a named sub-agent type in Claude Code) has no counterpart here: the child is this
+//!   agent's own configuration.
 //! - `tracing` events: `model request` (provider, model, tokens, retries), `tool call`
 //!   (tool, outcome, size, time) and `skill loaded` (name, version, hash prefix).
 

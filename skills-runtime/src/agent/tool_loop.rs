@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
+use skills_core::allowed_tools::Entry;
 
 use super::conversation::{Conversation, Message, ToolCall, ToolResult, Usage};
 use super::error::AgentError;
@@ -15,7 +16,7 @@ use super::tools::{
     self, FailureTracker, LOAD_SKILL, READ_SKILL_RESOURCE, Tool, ToolContext, ToolError,
     ToolErrorKind,
 };
-use crate::{Registry, SkillLoad, SkillLoader};
+use crate::{Effort, Registry, Skill, SkillContext, SkillLoad, SkillLoader};
 
 /// Default limit on model requests per [`Agent::run`].
 pub const DEFAULT_MAX_TURNS: u32 = 30;
@@ -46,6 +47,8 @@ pub struct AgentBuilder {
     tracker: FailureTracker,
     resource_dir: Option<PathBuf>,
     allow_hard_links: bool,
+    strict_allowed_tools: bool,
+    fork_max_turns: u32,
 }
 
 impl fmt::Debug for AgentBuilder {
@@ -78,6 +81,8 @@ impl AgentBuilder {
             tracker: FailureTracker::default(),
             resource_dir: None,
             allow_hard_links: false,
+            strict_allowed_tools: false,
+            fork_max_turns: DEFAULT_MAX_TURNS,
         }
     }
 
@@ -182,6 +187,29 @@ impl AgentBuilder {
         self
     }
 
+    /// Whether an active skill's `allowed-tools` is also a limit (default `false`).
+    ///
+    /// Either way, while a skill is active in a session (see [`Session::active_skills`]) the
+    /// calls its `allowed-tools` covers are pre-approved: a tool whose permission is
+    /// [`Permission::Ask`] runs without asking; `Bash(git diff:*)` covers only the `bash` calls
+    /// whose command matches it (never a chained one). [`Permission::Deny`] always wins.
+    ///
+    /// Strict: while an active skill lists `allowed-tools`, only the listed tools (and
+    /// `load_skill`, `read_skill_resource`) are offered to the model, and any call that no
+    /// active skill's entry covers is refused. Skills without `allowed-tools` restrict nothing.
+    pub fn strict_allowed_tools(mut self, strict: bool) -> Self {
+        self.strict_allowed_tools = strict;
+        self
+    }
+
+    /// The most model requests the child session of a `context: fork` skill makes (default
+    /// [`DEFAULT_MAX_TURNS`]); a child past it fails the `load_skill` call with an error result,
+    /// or the person's [`Agent::invoke`] with [`AgentError::TurnLimit`].
+    pub fn fork_max_turns(mut self, max_turns: u32) -> Self {
+        self.fork_max_turns = max_turns.max(1);
+        self
+    }
+
     /// The failure tracker each new session starts from.
     pub fn failure_tracker(mut self, tracker: FailureTracker) -> Self {
         self.tracker = tracker;
@@ -255,16 +283,7 @@ impl AgentBuilder {
         } else {
             self.preamble.clone()
         };
-        for tool in &tools {
-            definitions
-                .push(tool.name(), tool.description(), &tool.input_schema())
-                .map_err(|e| {
-                    AgentError::Config(format!(
-                        "tool `{}`: its JSON does not parse: {e}",
-                        tool.name()
-                    ))
-                })?;
-        }
+        push_tools(&mut definitions, &tools)?;
         Ok(Agent {
             provider: self.provider,
             skills: self.skills,
@@ -280,8 +299,31 @@ impl AgentBuilder {
             hooks: self.hooks,
             tracker: self.tracker,
             resource_dir: self.resource_dir,
+            strict_allowed_tools: self.strict_allowed_tools,
+            fork_max_turns: self.fork_max_turns,
+            preamble: self.preamble,
+            model: None,
+            effort: None,
         })
     }
+}
+
+/// Renders `tools` into `definitions`, in order.
+fn push_tools(
+    definitions: &mut ToolDefinitions,
+    tools: &[Arc<dyn Tool>],
+) -> Result<(), AgentError> {
+    for tool in tools {
+        definitions
+            .push(tool.name(), tool.description(), &tool.input_schema())
+            .map_err(|e| {
+                AgentError::Config(format!(
+                    "tool `{}`: its JSON does not parse: {e}",
+                    tool.name()
+                ))
+            })?;
+    }
+    Ok(())
 }
 
 /// An agent: a provider, skills, tools and policies. Shared by any number of [`Session`]s.
@@ -300,6 +342,13 @@ pub struct Agent {
     hooks: Hooks,
     tracker: FailureTracker,
     resource_dir: Option<PathBuf>,
+    strict_allowed_tools: bool,
+    fork_max_turns: u32,
+    /// The system prompt without the catalog: a forked skill's child session gets it.
+    preamble: String,
+    /// A forked skill's `model` and `effort`, in its child agent; `None` elsewhere.
+    model: Option<&'static str>,
+    effort: Option<Effort>,
 }
 
 impl fmt::Debug for Agent {
@@ -321,6 +370,8 @@ pub struct Session {
     loader: SkillLoader,
     tracker: FailureTracker,
     usage: Usage,
+    /// Skills whose `allowed-tools` apply, in the order they became active.
+    active: Vec<&'static Skill>,
 }
 
 impl Session {
@@ -337,6 +388,36 @@ impl Session {
     /// Whether `skill` was loaded in this conversation.
     pub fn has_loaded(&self, skill: &str) -> bool {
         self.loader.is_loaded(skill)
+    }
+
+    /// The skills active in this session, in the order they became active.
+    ///
+    /// A skill becomes active when the model loads it with `load_skill` or a person invokes it
+    /// ([`Agent::invoke`]), and stays active for the rest of the session, as in Claude Code:
+    /// its instructions stay in the conversation, and so do the tools it was promised. A new
+    /// session starts with none. A forked skill is active in its child session only.
+    pub fn active_skills(&self) -> &[&'static Skill] {
+        &self.active
+    }
+
+    /// Marks `skill` active (once).
+    fn activate(&mut self, skill: &'static Skill) {
+        if !self.active.iter().any(|s| s.name() == skill.name()) {
+            self.active.push(skill);
+        }
+    }
+
+    /// The parsed `allowed-tools` entries of the active skills that list some.
+    fn allowed_entries(&self) -> impl Iterator<Item = Entry<'static>> + '_ {
+        self.active
+            .iter()
+            .flat_map(|skill| skill.allowed_tools())
+            .filter_map(|entry| Entry::parse(entry).ok())
+    }
+
+    /// Whether an active skill lists `allowed-tools` (so strict mode narrows the tools).
+    fn restricted(&self) -> bool {
+        self.active.iter().any(|s| !s.allowed_tools().is_empty())
     }
 }
 
@@ -396,7 +477,21 @@ impl Agent {
             },
             tracker: self.tracker.clone(),
             usage: Usage::default(),
+            active: Vec::new(),
         }
+    }
+
+    /// The tools offered in `session` now: all of them, or in strict mode while an active
+    /// skill lists `allowed-tools`, only the listed ones and the skill tools.
+    fn offered_tools(&self, session: &Session) -> Option<ToolDefinitions> {
+        if !self.strict_allowed_tools || !session.restricted() {
+            return None;
+        }
+        Some(self.definitions.filtered(|name| {
+            name == LOAD_SKILL
+                || name == READ_SKILL_RESOURCE
+                || session.allowed_entries().any(|e| e.agent_tool() == name)
+        }))
     }
 
     /// Sends `prompt` and runs the loop until the model answers without tool calls, or the turn
@@ -404,14 +499,18 @@ impl Agent {
     /// inspected or continued.
     pub async fn run(&self, session: &mut Session, prompt: &str) -> Result<RunOutput, AgentError> {
         session.conversation.push(Message::User(prompt.to_owned()));
-        let mut usage = Usage::default();
+        let mut state = RunState::default();
         let mut tool_calls = 0u32;
-        let mut skills_loaded = Vec::new();
         for turn in 1..=self.max_turns {
+            let narrowed = self.offered_tools(session);
             let request = Request {
-                system: &self.system,
-                tools: &self.definitions,
-                messages: session.conversation.messages(),
+                model: self.model,
+                effort: self.effort,
+                ..Request::new(
+                    &self.system,
+                    narrowed.as_ref().unwrap_or(&self.definitions),
+                    session.conversation.messages(),
+                )
             };
             let started = Instant::now();
             let response = match self.provider.complete(request).await {
@@ -427,7 +526,7 @@ impl Agent {
                     return Err(AgentError::Api(error));
                 }
             };
-            usage.add(&response.usage);
+            state.usage.add(&response.usage);
             session.usage.add(&response.usage);
             tracing::debug!(
                 turn,
@@ -446,15 +545,15 @@ impl Agent {
                     text,
                     turns: turn,
                     tool_calls,
-                    usage,
-                    skills_loaded,
+                    usage: state.usage,
+                    skills_loaded: state.skills_loaded,
                 });
             }
             let mut results = Vec::with_capacity(calls.len());
             let (run, refused) = calls.split_at(calls.len().min(self.max_tool_calls_per_turn));
             for call in run {
                 tool_calls += 1;
-                let result = self.execute(session, call, &mut skills_loaded).await;
+                let result = self.execute(session, call, &mut state).await;
                 results.push(result);
             }
             if !refused.is_empty() {
@@ -479,7 +578,137 @@ impl Agent {
         tracing::warn!(max_turns = self.max_turns, "turn limit reached");
         Err(AgentError::TurnLimit {
             max_turns: self.max_turns,
-            usage,
+            usage: state.usage,
+        })
+    }
+
+    /// Runs a person's `/name arguments` as the user's turn: the text of
+    /// [`Registry::invoke`] (or [`Registry::invoke_in`] with the agent's
+    /// [`resource_dir`](AgentBuilder::resource_dir), so `${CLAUDE_SKILL_DIR}` names the skill's
+    /// files on disk).
+    ///
+    /// - An ordinary skill becomes active in `session` (its `allowed-tools` apply from the first
+    ///   request on; see [`Session::active_skills`]) and counts as loaded, then the loop runs as
+    ///   for [`run`](Self::run).
+    /// - A `context: fork` skill runs in a child session instead (see the module docs): its
+    ///   answer is the output, and `session`'s conversation gets the person's `/name arguments`
+    ///   and that answer, not the skill's text.
+    ///
+    /// Fails with [`AgentError::Invoke`] for a name that is not a skill a person may invoke
+    /// (`user-invocable: false`, or unknown: the error suggests the closest name). A
+    /// `disable-model-invocation` skill can be invoked.
+    pub async fn invoke(
+        &self,
+        session: &mut Session,
+        name: &str,
+        arguments: &str,
+    ) -> Result<RunOutput, AgentError> {
+        let text = match &self.resource_dir {
+            Some(dir) => self.skills.invoke_in(name, arguments, dir),
+            None => self.skills.invoke(name, arguments),
+        }
+        .map_err(AgentError::Invoke)?;
+        let Some(skill) = self.skills.get(name) else {
+            // `invoke` succeeded, so the registry has the skill.
+            return Err(AgentError::Config(format!("skill `{name}` vanished")));
+        };
+        tracing::info!(
+            skill = skill.name(),
+            version = skill.version().unwrap_or(""),
+            fork = skill.context() == SkillContext::Fork,
+            "skill invoked"
+        );
+        if skill.context() == SkillContext::Fork {
+            let (output, answer) = self.run_fork(skill, &text).await?;
+            session.usage.add(&output.usage);
+            let typed = format!("/{} {}", skill.name(), arguments.trim());
+            session
+                .conversation
+                .push(Message::User(typed.trim_end().to_owned()));
+            if let Some(answer) = answer {
+                session.conversation.push(answer);
+            }
+            return Ok(RunOutput {
+                skills_loaded: vec![skill.name()],
+                ..output
+            });
+        }
+        session.activate(skill);
+        let first = !session.loader.is_loaded(skill.name());
+        session.loader.mark_loaded(skill);
+        let mut output = self.run(session, &text).await?;
+        if first {
+            output.skills_loaded.insert(0, skill.name());
+        }
+        Ok(output)
+    }
+
+    /// The child agent of a `context: fork` skill: this agent's preamble (no catalog) and
+    /// tools, narrowed to the skill's `allowed-tools` when it lists some, without `load_skill`
+    /// and `read_skill_resource`, with [`fork_max_turns`](AgentBuilder::fork_max_turns) and
+    /// the skill's `model` and `effort` when set.
+    fn fork_agent(&self, skill: &'static Skill) -> Result<Agent, AgentError> {
+        let entries: Vec<Entry<'static>> = skill
+            .allowed_tools()
+            .iter()
+            .filter_map(|entry| Entry::parse(entry).ok())
+            .collect();
+        let tools: Vec<Arc<dyn Tool>> = self
+            .tools
+            .iter()
+            .filter(|tool| {
+                skill.allowed_tools().is_empty()
+                    || entries.iter().any(|e| e.agent_tool() == tool.name())
+            })
+            .cloned()
+            .collect();
+        let mut definitions = ToolDefinitions::new();
+        push_tools(&mut definitions, &tools)?;
+        Ok(Agent {
+            provider: Arc::clone(&self.provider),
+            skills: Registry::empty(),
+            load_skill: false,
+            read_resource: false,
+            tools,
+            definitions,
+            system: self.preamble.clone(),
+            context: self.context.clone(),
+            max_turns: self.fork_max_turns,
+            max_tool_calls_per_turn: self.max_tool_calls_per_turn,
+            policy: self.policy.clone(),
+            hooks: self.hooks.clone(),
+            tracker: self.tracker.clone(),
+            resource_dir: None,
+            strict_allowed_tools: self.strict_allowed_tools,
+            fork_max_turns: self.fork_max_turns,
+            preamble: self.preamble.clone(),
+            model: skill.model().or(self.model),
+            effort: skill.effort().or(self.effort),
+        })
+    }
+
+    /// Runs `task` (a forked skill's text) in a fresh child session where `skill` is active.
+    /// Returns the child's output and its last message (the final answer, as the provider
+    /// sent it). A boxed future with a declared `Send`: the child's loop is this same loop, one
+    /// level down, so its type cannot be inferred from itself.
+    fn run_fork<'a>(
+        &'a self,
+        skill: &'static Skill,
+        task: &'a str,
+    ) -> super::BoxFuture<'a, Result<(RunOutput, Option<Message>), AgentError>> {
+        Box::pin(async move {
+            let child = self.fork_agent(skill)?;
+            let mut session = child.session();
+            session.activate(skill);
+            let output = child.run(&mut session, task).await?;
+            tracing::info!(
+                skill = skill.name(),
+                turns = output.turns,
+                tool_calls = output.tool_calls,
+                "forked skill finished"
+            );
+            let answer = session.conversation.messages().last().cloned();
+            Ok((output, answer))
         })
     }
 
@@ -505,10 +734,10 @@ impl Agent {
         &self,
         session: &mut Session,
         call: &ToolCall,
-        skills_loaded: &mut Vec<&'static str>,
+        state: &mut RunState,
     ) -> ToolResult {
         let started = Instant::now();
-        let outcome = self.checked_call(session, call, skills_loaded).await;
+        let outcome = self.checked_call(session, call, state).await;
         let (content, is_error) = match &outcome {
             Ok(text) => (text.clone(), false),
             Err(error) => (error.to_result_text(), true),
@@ -538,7 +767,7 @@ impl Agent {
         &self,
         session: &mut Session,
         call: &ToolCall,
-        skills_loaded: &mut Vec<&'static str>,
+        state: &mut RunState,
     ) -> Result<String, ToolError> {
         let is_load_skill = self.load_skill && call.name == LOAD_SKILL;
         let is_read_resource = self.read_resource && call.name == READ_SKILL_RESOURCE;
@@ -555,7 +784,11 @@ impl Agent {
         }
         session.tracker.check(&call.name, Instant::now())?;
         let default = tool.map_or(Permission::Allow, |t| t.default_permission());
-        match self.policy.permission(&call.name, default) {
+        let mut permission = self.policy.permission(&call.name, default);
+        if permission != Permission::Deny && !is_load_skill && !is_read_resource {
+            permission = self.skill_permission(session, call, permission)?;
+        }
+        match permission {
             Permission::Allow => {}
             Permission::Deny => {
                 return Err(ToolError::new(
@@ -593,13 +826,105 @@ impl Agent {
         let outcome = match tool {
             Some(tool) => tool.call(&call.input, &self.context).await,
             None if is_read_resource => self.read_resource(&call.input),
-            None => self.load_skill(session, &call.input, skills_loaded),
+            None => self.load_skill(session, &call.input, state).await,
         };
         // Refusals above do not count as failures: the tool itself did not fail.
         session
             .tracker
             .record(&call.name, outcome.is_ok(), Instant::now());
         outcome
+    }
+
+    /// What the active skills' `allowed-tools` make of a call whose policy permission is
+    /// `permission` (not `Deny`): `Allow` when an entry covers it, an error in strict mode when
+    /// none does, else `permission` unchanged.
+    fn skill_permission(
+        &self,
+        session: &Session,
+        call: &ToolCall,
+        permission: Permission,
+    ) -> Result<Permission, ToolError> {
+        let command = (call.name == "bash")
+            .then(|| call.input.get("command").and_then(Value::as_str))
+            .flatten();
+        let covered = session
+            .allowed_entries()
+            .any(|entry| entry.permits(&call.name, command));
+        if covered {
+            if permission == Permission::Ask {
+                tracing::info!(tool = %call.name, "pre-approved by an active skill's allowed-tools");
+            }
+            return Ok(Permission::Allow);
+        }
+        if self.strict_allowed_tools && session.restricted() {
+            let skills: Vec<_> = session
+                .active
+                .iter()
+                .filter(|s| !s.allowed_tools().is_empty())
+                .map(|s| s.name())
+                .collect();
+            let allowed: Vec<_> = session
+                .active
+                .iter()
+                .flat_map(|s| s.allowed_tools())
+                .copied()
+                .collect();
+            return Err(ToolError::new(
+                ToolErrorKind::Denied,
+                format!(
+                    "while {} {} active, only its allowed tools run, and they do not cover                      this `{}` call",
+                    skills.join(", "),
+                    if skills.len() == 1 { "is" } else { "are" },
+                    call.name
+                ),
+            )
+            .suggest(format!("allowed: {}", allowed.join(", "))));
+        }
+        Ok(permission)
+    }
+
+    /// `load_skill` of a `context: fork` skill: runs it in a child session (each call anew: it
+    /// is a task, not instructions to keep) and returns the child's final answer. The skill
+    /// does not become active in this session.
+    async fn load_forked(
+        &self,
+        session: &mut Session,
+        skill: &'static Skill,
+        state: &mut RunState,
+    ) -> Result<String, ToolError> {
+        let task = crate::invoke::invocation_text(skill, "", self.resource_dir.as_deref());
+        tracing::info!(
+            skill = skill.name(),
+            version = skill.version().unwrap_or(""),
+            sha256 = &skill.sha256()[..skill.sha256().len().min(12)],
+            fork = true,
+            "skill loaded"
+        );
+        if !state.skills_loaded.contains(&skill.name()) {
+            state.skills_loaded.push(skill.name());
+        }
+        match self.run_fork(skill, &task).await {
+            Ok((output, _)) => {
+                state.usage.add(&output.usage);
+                session.usage.add(&output.usage);
+                Ok(output.text)
+            }
+            Err(error) => {
+                if let AgentError::TurnLimit { usage, .. } = &error {
+                    state.usage.add(usage);
+                    session.usage.add(usage);
+                }
+                Err(ToolError::new(
+                    ToolErrorKind::Unavailable,
+                    format!(
+                        "the skill `{}` runs in a sub-agent, which stopped without an answer: \
+                         {error}",
+                        skill.name()
+                    ),
+                )
+                .suggest("do the task without this skill, or tell the user what failed"))
+            }
+        }
     }
 
     /// `read_skill_resource`: a file shipped with a skill, served from the binary.
@@ -624,13 +949,20 @@ impl Agent {
         Ok(text)
     }
 
-    fn load_skill(
+    async fn load_skill(
         &self,
         session: &mut Session,
         input: &Value,
-        skills_loaded: &mut Vec<&'static str>,
+        state: &mut RunState,
     ) -> Result<String, ToolError> {
         let name = tools::str_arg(input, "name")?;
+        let fork = self
+            .skills
+            .get(name)
+            .filter(|s| s.model_invocable() && s.context() == SkillContext::Fork);
+        if let Some(skill) = fork {
+            return self.load_forked(session, skill, state).await;
+        }
         match session.loader.load(name) {
             Ok(load) => {
                 let skill = load.skill();
@@ -644,8 +976,9 @@ impl Agent {
                     "skill loaded"
                 );
                 if first {
-                    skills_loaded.push(skill.name());
+                    state.skills_loaded.push(skill.name());
                 }
+                session.activate(skill);
                 Ok(load.text().to_owned())
             }
             Err(unknown) => {
@@ -657,4 +990,11 @@ impl Agent {
             }
         }
     }
+}
+
+/// What one [`Agent::run`] accumulates besides the conversation.
+#[derive(Default)]
+struct RunState {
+    usage: Usage,
+    skills_loaded: Vec<&'static str>,
 }

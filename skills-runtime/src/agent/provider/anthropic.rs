@@ -98,7 +98,7 @@ impl Anthropic {
         encode(
             NAME,
             &WireRequest {
-                model: &self.model,
+                model: request.model.unwrap_or(&self.model),
                 max_tokens: self.max_tokens,
                 system: [SystemBlock {
                     kind: "text",
@@ -122,8 +122,9 @@ impl Provider for Anthropic {
     }
 
     fn complete<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, ApiError>> {
+        let model = request.model.unwrap_or(&self.model);
         let body = self.request_body(request);
-        Box::pin(async move { self.http.complete(&self.model, body?, parse_response).await })
+        Box::pin(async move { self.http.complete(model, body?, parse_response).await })
     }
 }
 

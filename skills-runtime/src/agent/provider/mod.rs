@@ -99,6 +99,19 @@ impl ToolDefinitions {
     pub fn contains(&self, name: &str) -> bool {
         self.names.iter().any(|n| n == name)
     }
+
+    /// Only the tools for which `keep(name)` holds, in the same order and with the same bytes.
+    pub fn filtered(&self, keep: impl Fn(&str) -> bool) -> ToolDefinitions {
+        let mut out = ToolDefinitions::new();
+        for (i, name) in self.names.iter().enumerate() {
+            if keep(name) {
+                out.names.push(name.clone());
+                out.anthropic.push(self.anthropic[i].clone());
+                out.openai.push(self.openai[i].clone());
+            }
+        }
+        out
+    }
 }
 
 /// What the loop asks a provider for: the next assistant turn.
@@ -110,6 +123,26 @@ pub struct Request<'a> {
     pub tools: &'a ToolDefinitions,
     /// The conversation so far.
     pub messages: &'a [Message],
+    /// A model id to use instead of the provider's own (a skill's `model:`, in the child
+    /// session of a forked skill); `None` for the provider's model.
+    pub model: Option<&'a str>,
+    /// A reasoning effort (a skill's `effort:`). The OpenAI provider sends it as
+    /// `reasoning_effort` (`max` as `xhigh`, its highest level); the Anthropic provider leaves it
+    /// out, since not every Messages API model takes one.
+    pub effort: Option<crate::Effort>,
+}
+
+impl<'a> Request<'a> {
+    /// A request with the provider's own model and no effort.
+    pub fn new(system: &'a str, tools: &'a ToolDefinitions, messages: &'a [Message]) -> Self {
+        Request {
+            system,
+            tools,
+            messages,
+            model: None,
+            effort: None,
+        }
+    }
 }
 
 /// A provider's answer.

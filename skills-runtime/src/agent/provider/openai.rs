@@ -100,13 +100,14 @@ impl OpenAi {
         encode(
             NAME,
             &WireRequest {
-                model: &self.model,
+                model: request.model.unwrap_or(&self.model),
                 messages: WireMessages {
                     system: request.system,
                     messages: request.messages,
                 },
                 tools: request.tools.openai(),
                 max_tokens: self.max_tokens,
+                reasoning_effort: request.effort.map(reasoning_effort),
             },
         )
     }
@@ -128,11 +129,21 @@ impl Provider for OpenAi {
             .iter()
             .filter(|m| matches!(m, Message::Assistant(_)))
             .count();
+        let model = request.model.unwrap_or(&self.model);
         let body = self.request_body(request);
         Box::pin(async move {
             let parse = move |value| parse_response(value, turn_number);
-            self.http.complete(&self.model, body?, parse).await
+            self.http.complete(model, body?, parse).await
         })
+    }
+}
+
+/// Chat Completions' `reasoning_effort` for a skill's effort: the same word, but `max`, which
+/// the API does not know, becomes its highest level.
+fn reasoning_effort(effort: crate::Effort) -> &'static str {
+    match effort {
+        crate::Effort::Max => "xhigh",
+        other => other.as_str(),
     }
 }
 
@@ -145,6 +156,8 @@ struct WireRequest<'a> {
     tools: &'a [Value],
     #[serde(skip_serializing_if = "Option::is_none")]
     max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_effort: Option<&'a str>,
 }
 
 /// The system prompt as the first message, then the conversation.
