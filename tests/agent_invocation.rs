@@ -203,11 +203,12 @@ async fn strict_mode_offers_only_the_listed_tools() {
         .unwrap();
     agent.run(&mut agent.session(), "x").await.unwrap();
     let requests: Vec<Value> = server.requests().await.iter().map(|r| r.json()).collect();
+    // No `read_skill_resource`: the only skill with files here is person-only, so the model is
+    // not offered its files.
     assert_eq!(
         tool_names(&requests[0]),
         [
             "load_skill",
-            "read_skill_resource",
             "bash",
             "read_file",
             "write_file",
@@ -218,7 +219,7 @@ async fn strict_mode_offers_only_the_listed_tools() {
     // Once the skill is active: its tools and the skill tools only, same bytes as before.
     assert_eq!(
         tool_names(&requests[1]),
-        ["load_skill", "read_skill_resource", "bash", "write_file"]
+        ["load_skill", "bash", "write_file"]
     );
     assert_eq!(requests[1]["tools"][0], requests[0]["tools"][0]);
     let results = results_of(&requests[3]);
@@ -304,6 +305,11 @@ async fn a_forked_skill_answers_from_its_own_conversation() {
 async fn a_skill_only_a_person_invokes_is_hidden_from_the_model() {
     let server = ApiMock::start(vec![
         tool_use("l1", "load_skill", json!({"name": "release"})),
+        tool_use(
+            "r1",
+            "read_skill_resource",
+            json!({"skill": "release", "path": "scripts/release.sh"}),
+        ),
         final_text("done"),
     ])
     .await;
@@ -332,6 +338,14 @@ async fn a_skill_only_a_person_invokes_is_hidden_from_the_model() {
     let text = result["content"].as_str().unwrap();
     assert!(text.starts_with("error (unknown_skill)"), "{text}");
     assert!(!text.contains("RELEASE-BODY"));
+    // Its files are as hidden as its body: not offered, and refused when asked for by name.
+    let script =
+        std::fs::read_to_string("tests/fixtures/invocation/release/scripts/release.sh").unwrap();
+    let read = &results_of(&requests[2])[0];
+    assert_eq!(read["is_error"], true);
+    let text = read["content"].as_str().unwrap();
+    assert!(text.starts_with("error (unknown_skill)"), "{text}");
+    assert!(!text.contains(script.trim()), "{text}");
 }
 
 #[tokio::test]

@@ -122,3 +122,17 @@ fn when_to_use_is_appended_to_the_description_in_the_catalog() {
         "- explain-code: Explains code with diagrams and analogies. When the user asks how a piece of code works."
     ));
 }
+
+#[test]
+fn load_skill_refuses_a_person_only_skill_as_if_it_did_not_exist() {
+    let error = SKILLS.load_skill("deploy").unwrap_err();
+    assert_eq!(error.requested(), "deploy");
+    assert!(!error.available().contains(&"deploy"), "{error}");
+    assert!(SKILLS.load_skill("code-review").is_ok());
+    // A person may still invoke it.
+    assert!(SKILLS.invoke("deploy", "staging").is_ok());
+    // Restricted views answer the same way.
+    let view = SKILLS.restrict(["deploy", "code-review"]).unwrap();
+    assert!(view.load_skill("deploy").is_err());
+    assert!(!view.system_prompt("p").contains("deploy"));
+}

@@ -86,14 +86,7 @@ impl SkillLoader {
     /// not loaded: to the model it does not exist (it is not in the catalog either), so the
     /// error lists only the skills the model is shown.
     pub fn load(&mut self, name: &str) -> Result<SkillLoad, UnknownSkill> {
-        let skill = self
-            .skills
-            .get(name)
-            .filter(|skill| skill.model_invocable())
-            .ok_or_else(|| {
-                let shown = self.skills.iter().filter(|s| s.model_invocable());
-                UnknownSkill::new(name, shown.map(Skill::name))
-            })?;
+        let skill = self.skills.model_skill(name)?;
         Ok(if self.loaded.insert(skill.name()) {
             SkillLoad::Loaded {
                 skill,

@@ -223,13 +223,26 @@ impl Registry {
         (!tool.is_empty()).then_some(tool)
     }
 
-    /// The `load_skill` result for `name`, or an error that lists this registry's skills and
-    /// suggests the closest name. (A conversation that should not get the same body twice uses
-    /// a [`SkillLoader`](crate::SkillLoader).)
+    /// The `load_skill` result for `name`, or an error that lists the skills the model is shown
+    /// and suggests the closest name. A `disable-model-invocation` skill is refused like an
+    /// unknown one: `load_skill` is the model's tool (a person uses [`invoke`](Self::invoke)).
+    /// (A conversation that should not get the same body twice uses a
+    /// [`SkillLoader`](crate::SkillLoader).)
     pub fn load_skill(&self, name: &str) -> Result<String, UnknownSkill> {
+        self.model_skill(name).map(Skill::load_result)
+    }
+
+    /// The skill `name` if the model may load it, else the error `load_skill` gives: the
+    /// skills the model is shown, and the closest of them.
+    pub(crate) fn model_skill(&self, name: &str) -> Result<&'static Skill, UnknownSkill> {
         self.get(name)
-            .map(Skill::load_result)
-            .ok_or_else(|| self.unknown(name))
+            .filter(|s| s.model_invocable())
+            .ok_or_else(|| {
+                UnknownSkill::new(
+                    name,
+                    self.iter().filter(|s| s.model_invocable()).map(Skill::name),
+                )
+            })
     }
 
     /// What a person's `/name arguments` turns into: the skill's body with Claude Code's
@@ -287,10 +300,12 @@ impl Registry {
         ))
     }
 
-    /// The names of the skills that ship files besides `SKILL.md`, sorted.
+    /// The names of the skills the model may load that ship files besides `SKILL.md`, sorted:
+    /// the names the `read_skill_resource` tool offers (a `disable-model-invocation` skill is
+    /// left out, as it is from the catalog).
     pub fn names_with_resources(&self) -> Vec<&'static str> {
         self.iter()
-            .filter(|s| !s.resources().is_empty())
+            .filter(|s| s.model_invocable() && !s.resources().is_empty())
             .map(Skill::name)
             .collect()
     }

@@ -825,7 +825,7 @@ impl Agent {
         }
         let outcome = match tool {
             Some(tool) => tool.call(&call.input, &self.context).await,
-            None if is_read_resource => self.read_resource(&call.input),
+            None if is_read_resource => self.read_resource(session, &call.input),
             None => self.load_skill(session, &call.input, state).await,
         };
         // Refusals above do not count as failures: the tool itself did not fail.
@@ -928,11 +928,22 @@ impl Agent {
     }
 
     /// `read_skill_resource`: a file shipped with a skill, served from the binary.
-    fn read_resource(&self, input: &Value) -> Result<String, ToolError> {
+    /// `read_skill_resource`: the files of a skill the model may see, that is one it can load,
+    /// or one a person invoked in this session (a `disable-model-invocation` skill is otherwise
+    /// as absent for the model as it is from the catalog).
+    fn read_resource(&self, session: &Session, input: &Value) -> Result<String, ToolError> {
         let skill = tools::str_arg(input, "skill")?;
         let path = tools::str_arg(input, "path")?;
-        let offset = tools::uint_arg(input, "offset")?.map(|n| n as usize);
-        let limit = tools::uint_arg(input, "limit")?.map(|n| n as usize);
+        let as_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        let offset = tools::uint_arg(input, "offset")?.map(as_usize);
+        let limit = tools::uint_arg(input, "limit")?.map(as_usize);
+        let invoked = session.active.iter().any(|a| a.name() == skill);
+        if let (Err(unknown), false) = (self.skills.model_skill(skill), invoked) {
+            return Err(
+                ToolError::new(ToolErrorKind::UnknownSkill, unknown.to_string())
+                    .suggest("use a skill and path listed in the load_skill result"),
+            );
+        }
         let text = self
             .skills
             .read_resource(skill, path, offset, limit)
