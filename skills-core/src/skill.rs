@@ -1,4 +1,5 @@
-//! Rule Y3 and the field table: reads a skill's fields out of its frontmatter tree.
+//! The frontmatter fields: reads a skill's fields out of its frontmatter tree, with the type
+//! and rules of each known key.
 
 use std::ops::Range;
 use std::path::PathBuf;
@@ -199,7 +200,7 @@ pub struct SkillDef {
     pub path: String,
     /// The file on disk (empty when parsed from memory).
     pub file: PathBuf,
-    /// The normalized text of the whole file (T2).
+    /// The normalized text of the whole file (BOM dropped, line endings LF).
     pub text: String,
     /// Byte range of the body in `text`.
     pub body: Range<usize>,
@@ -693,7 +694,7 @@ impl FieldReader<'_> {
         Some(skill)
     }
 
-    /// Y3: a key outside [`KNOWN_KEYS`].
+    /// A key outside [`KNOWN_KEYS`].
     fn unknown_key(&mut self, key_node: &Node, key: &str) {
         let compat = self.compat;
         let mut help = String::new();

@@ -1,4 +1,4 @@
-//! Rules T1-T5: decode a `SKILL.md`, normalize it, and split frontmatter from body.
+//! The text of a `SKILL.md`: decode it, normalize it, and split frontmatter from body.
 
 use std::ops::Range;
 
@@ -7,7 +7,7 @@ use crate::diagnostic::{Code, Diagnostic};
 /// A normalized `SKILL.md` split into its parts. Ranges are byte ranges into `text`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Document {
-    /// The whole file after T2 (BOM dropped, line endings LF): what is embedded and hashed.
+    /// The whole file normalized (BOM dropped, line endings LF): what is embedded and hashed.
     pub text: String,
     /// The YAML between the two `---` lines (may be empty).
     pub frontmatter: Range<usize>,
@@ -32,7 +32,7 @@ impl Document {
     }
 }
 
-/// T1 and T2: the file as UTF-8 text with one leading BOM dropped and CRLF / lone CR made LF.
+/// The file as UTF-8 text with one leading BOM dropped and CRLF / lone CR made LF.
 pub(crate) fn decode(path: &str, bytes: &[u8]) -> Result<String, Diagnostic> {
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
@@ -116,7 +116,7 @@ pub(crate) fn first_body_line(lines: &str) -> Option<usize> {
     }
 }
 
-/// T3-T5: splits normalized text into frontmatter and body.
+/// Splits normalized text into frontmatter and body.
 pub(crate) fn split(path: &str, text: String) -> Result<Document, Diagnostic> {
     let mut lines = text.split_inclusive('\n');
     let first = lines.next().unwrap_or("");
