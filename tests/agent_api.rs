@@ -6,7 +6,7 @@ mod agent_support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_support::api_mock::{ApiMock, Recorded, json_reply, text_reply};
+use agent_support::api_mock::{ApiMock, Recorded, final_text, json_reply, text_reply, tool_use};
 use agent_support::mock::{MockServer, Reply};
 use agent_support::*;
 use serde_json::{Value, json};
@@ -681,25 +681,6 @@ async fn restricted_skills_and_tools() {
     // A tool name that does not exist is a configuration error.
     let bad = Agent::builder(provider).only_tools(["grep"]).build();
     assert!(matches!(bad, Err(AgentError::Config(_))));
-}
-
-fn tool_use(id: &str, name: &str, input: Value) -> ResponseTemplate {
-    json_reply(
-        200,
-        &anthropic_message(
-            json!([{"type": "tool_use", "id": id, "name": name, "input": input}]),
-            "tool_use",
-            1,
-            1,
-        ),
-    )
-}
-
-fn final_text(text: &str) -> ResponseTemplate {
-    json_reply(
-        200,
-        &anthropic_message(json!([{"type": "text", "text": text}]), "end_turn", 1, 1),
-    )
 }
 
 /// The tool_result blocks of the last request.

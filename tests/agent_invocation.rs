@@ -8,34 +8,14 @@ mod agent_support;
 
 use std::sync::{Arc, Mutex};
 
-use agent_support::api_mock::{ApiMock, json_reply};
+use agent_support::api_mock::{ApiMock, final_text, json_reply, tool_use};
 use agent_support::*;
 use serde_json::{Value, json};
 use skills_runtime::InvokeError;
 use skills_runtime::agent::{Agent, AgentError, Permission, PermissionPolicy};
-use wiremock::ResponseTemplate;
 
 static BUNDLE: skills_runtime::Registry =
     skills_runtime::embed_skills!("tests/fixtures/invocation", compat = "claude-code");
-
-fn tool_use(id: &str, name: &str, input: Value) -> ResponseTemplate {
-    json_reply(
-        200,
-        &anthropic_message(
-            json!([{"type": "tool_use", "id": id, "name": name, "input": input}]),
-            "tool_use",
-            1,
-            1,
-        ),
-    )
-}
-
-fn final_text(text: &str) -> ResponseTemplate {
-    json_reply(
-        200,
-        &anthropic_message(json!([{"type": "text", "text": text}]), "end_turn", 1, 1),
-    )
-}
 
 /// The tool_result blocks of a request, in order.
 fn results_of(request: &Value) -> Vec<Value> {

@@ -106,3 +106,24 @@ impl ApiMock {
         self.requests().await.len()
     }
 }
+
+/// An Anthropic reply asking for one tool call.
+pub fn tool_use(id: &str, name: &str, input: Value) -> ResponseTemplate {
+    json_reply(
+        200,
+        &super::anthropic_message(
+            json!([{"type": "tool_use", "id": id, "name": name, "input": input}]),
+            "tool_use",
+            1,
+            1,
+        ),
+    )
+}
+
+/// An Anthropic reply that ends the turn with `text`.
+pub fn final_text(text: &str) -> ResponseTemplate {
+    json_reply(
+        200,
+        &super::anthropic_message(json!([{"type": "text", "text": text}]), "end_turn", 1, 1),
+    )
+}
