@@ -441,10 +441,18 @@ fn decode(path: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Quotes `value` so that [`split_arguments`](crate::invoke::split_arguments) gives it back
-/// as one argument.
+/// `value` quoted, when it must be, so that [`split_arguments`](crate::invoke::split_arguments)
+/// gives it back as one argument (a plain word is left as it is, for `$ARGUMENTS`).
 fn quote(value: &str) -> String {
-    format!("'{}'", value.replace('\'', r"'\''"))
+    let plain = !value.is_empty()
+        && !value
+            .chars()
+            .any(|c| c.is_whitespace() || matches!(c, '\'' | '"' | '\\'));
+    if plain {
+        value.to_owned()
+    } else {
+        format!("'{}'", value.replace('\'', r"'\''"))
+    }
 }
 
 fn missing(tool: &str, argument: &str) -> ErrorData {
@@ -514,8 +522,8 @@ fn frontmatter(skill: &Skill) -> SkillFrontmatter {
             _ => None,
         })
         .unwrap_or_default();
-    fields.remove("name");
-    let description = match fields.remove("description") {
+    fields.shift_remove("name");
+    let description = match fields.shift_remove("description") {
         Some(Value::String(text)) => text,
         _ => skill.description().to_owned(),
     };
@@ -764,11 +772,18 @@ mod tests {
 
     #[test]
     fn quoted_values_split_back_into_one_argument_each() {
-        let text = [quote("it's here"), quote(""), quote("a\\b \"c\"")].join(" ");
+        let text = [
+            quote("it's here"),
+            quote(""),
+            quote("a\\b \"c\""),
+            quote("1.2"),
+        ]
+        .join(" ");
         assert_eq!(
             crate::invoke::split_arguments(&text),
-            ["it's here", "", "a\\b \"c\""]
+            ["it's here", "", "a\\b \"c\"", "1.2"]
         );
+        assert_eq!(quote("1.2"), "1.2");
     }
 
     #[test]
