@@ -166,17 +166,17 @@ impl SkillsServer {
                 "{uri} is not a skill file: every file is at {URI_SCHEME}<skill>/<path>"
             );
         };
-        let (name, path) = rest.split_once('/').unwrap_or((rest, ""));
-        let skill = match self.registry.get(name) {
-            Some(skill) => skill,
-            None => return format!("{uri}: {}", self.registry.unknown(name)),
-        };
-        if path
+        if rest
             .split('/')
             .any(|segment| segment == ".." || segment == ".")
         {
             return format!("{uri}: a path with `.` or `..` segments names no file of a skill");
         }
+        let (name, path) = rest.split_once('/').unwrap_or((rest, ""));
+        let skill = match self.registry.get(name) {
+            Some(skill) => skill,
+            None => return format!("{uri}: {}", self.registry.unknown(name)),
+        };
         let error = skill
             .read_resource(&decode(path), None, None)
             .err()
