@@ -19,10 +19,10 @@
 //! in a router of your own).
 //!
 //! ```no_run
-//! # async fn run() -> std::io::Result<()> {
-//! static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("skills");
-//! skills_runtime::mcp::SkillsServer::new(&SKILLS).serve_stdio().await
-//! # }
+//! // static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("skills");
+//! async fn serve(skills: &'static skills_runtime::Registry) -> std::io::Result<()> {
+//!     skills_runtime::mcp::SkillsServer::new(skills).serve_stdio().await
+//! }
 //! ```
 
 use std::collections::HashMap;
