@@ -128,8 +128,21 @@ async fn check_files(client: &Client, registry: &Registry, root: &str) {
 
     let skills = client.list_all_skills().await.unwrap();
     let names: Vec<&str> = skills.iter().map(|s| s.frontmatter.name.as_str()).collect();
-    assert_eq!(names, disk.keys().map(String::as_str).collect::<Vec<_>>());
-    let mut listed_uris = Vec::new();
+    let model_invocable: Vec<&str> = disk
+        .keys()
+        .map(String::as_str)
+        .filter(|name| registry.get(name).unwrap().model_invocable())
+        .collect();
+    assert_eq!(names, model_invocable);
+    let mut listed_uris: Vec<String> = disk
+        .iter()
+        .filter(|(name, _)| !model_invocable.contains(&name.as_str()))
+        .flat_map(|(name, files)| {
+            files
+                .keys()
+                .map(move |path| format!("skill://{name}/{path}"))
+        })
+        .collect();
     for skill in &skills {
         let name = skill.frontmatter.name.as_str();
         let embedded = registry.get(name).unwrap();
@@ -459,6 +472,46 @@ async fn binary_files_go_out_as_base64_blobs_with_their_digests() {
 #[tokio::test]
 async fn prompts_take_named_arguments_and_leave_out_skills_a_person_cannot_invoke() {
     let client = connect(SkillsServer::new(&INVOCATION)).await;
+    // Every file is served, and the person-only `release` is no skill of the extension.
+    check_files(&client, &INVOCATION, "tests/fixtures/invocation").await;
+    let skills = client.list_all_skills().await.unwrap();
+    assert!(skills.iter().all(|s| s.frontmatter.name != "release"));
+    let (code, message) = protocol_error(
+        client
+            .get_skill(GetSkillRequestParams::new("skill://release/SKILL.md"))
+            .await,
+    );
+    assert_eq!(code, ErrorCode::INVALID_PARAMS);
+    assert!(message.contains("prompt \"release\""), "{message}");
+    // Nor can the model load it, and no tool reads its files: only it ships any here.
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("load_skill")
+                .with_arguments(args(json!({"name": "release"}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        text_of(&result).contains("No skill named \"release\""),
+        "{}",
+        text_of(&result)
+    );
+    let tools = client.list_all_tools().await.unwrap();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0].name, "load_skill");
+    let (code, message) = protocol_error(
+        client
+            .call_tool(
+                CallToolRequestParams::new("read_skill_resource").with_arguments(args(
+                    json!({"skill": "release", "path": "scripts/release.sh"}),
+                )),
+            )
+            .await,
+    );
+    assert_eq!(code, ErrorCode::INVALID_PARAMS);
+    assert!(message.contains("offers: load_skill"), "{message}");
+
     let prompts = client.list_all_prompts().await.unwrap();
     assert!(prompts.iter().all(|p| p.name != "background"));
     let release = prompts.iter().find(|p| p.name == "release").unwrap();

@@ -5,8 +5,9 @@
 //!
 //! - the Skills extension (`io.modelcontextprotocol/skills`): `skills/list` and `skills/get`
 //!   with each skill's frontmatter (every field the author wrote) and every file's URI, size
-//!   and `sha256:` digest of exactly the bytes served;
-//! - resources: every file of every skill at `skill://<name>/<path>` (`SKILL.md` included),
+//!   and `sha256:` digest of exactly the bytes served. A skill only a person may invoke
+//!   (`disable-model-invocation`) is left out, as it is from the catalog: it is a prompt;
+//! - resources: every file of every skill (person-only ones too) at `skill://<name>/<path>` (`SKILL.md` included),
 //!   listed with MIME type and size; text as text, binary files as base64 blobs;
 //! - tools: `load_skill` (what [`Registry::load_skill`] returns) and `read_skill_resource`
 //!   (what [`Registry::read_resource`] returns), the same definitions the agent shows a model;
@@ -188,7 +189,7 @@ impl SkillsServer {
         let empty = JsonObject::new();
         let arguments = request.arguments.as_ref().unwrap_or(&empty);
         let text = match &*request.name {
-            "load_skill" => {
+            "load_skill" if self.registry.load_skill_tool_anthropic().is_some() => {
                 let name = string_argument(arguments, "load_skill", "name")?
                     .ok_or_else(|| missing("load_skill", "name"))?;
                 self.registry.load_skill(name).map_err(|e| e.to_string())
@@ -368,11 +369,15 @@ impl Index {
                     },
                 );
             }
-            skills.push(McpSkill::new(
-                skill_md,
-                frontmatter(skill),
-                SkillResources::Files(manifest),
-            ));
+            // The Skills extension is how a host shows skills to its model: a person-only
+            // skill stays out of it (as out of the catalog) and is offered as a prompt.
+            if skill.model_invocable() {
+                skills.push(McpSkill::new(
+                    skill_md,
+                    frontmatter(skill),
+                    SkillResources::Files(manifest),
+                ));
+            }
         }
         let tools = [
             registry.load_skill_tool_anthropic().map(str::to_owned),
@@ -687,10 +692,24 @@ impl ServerHandler for SkillsServer {
     ) -> Result<GetSkillResult, ErrorData> {
         match self.index().skills.iter().find(|s| s.uri == request.uri) {
             Some(skill) => Ok(GetSkillResult::new(skill.clone())),
-            None => Err(ErrorData::invalid_params(
-                self.why_not_found(&request.uri),
-                None,
-            )),
+            None => {
+                let person_only = rmcp::model::skill_name_from_uri(&request.uri)
+                    .filter(|_| request.uri.starts_with(URI_SCHEME))
+                    .and_then(|name| self.registry.get(name))
+                    .filter(|skill| !skill.model_invocable());
+                let message = match person_only {
+                    Some(skill) => format!(
+                        "{}: the skill \"{}\" is only for a person to invoke \
+                         (disable-model-invocation), so it is offered as the prompt \"{}\", \
+                         not as a skill",
+                        request.uri,
+                        skill.name(),
+                        skill.name()
+                    ),
+                    None => self.why_not_found(&request.uri),
+                };
+                Err(ErrorData::invalid_params(message, None))
+            }
         }
     }
 
