@@ -65,6 +65,9 @@ pub mod agent;
 pub mod build;
 pub mod invoke;
 mod load;
+#[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
+pub mod mcp;
 mod registry;
 mod resources;
 mod skill;
