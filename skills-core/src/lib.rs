@@ -15,6 +15,8 @@
 //! [`options`] defines the options of a bundle once, for the macro's `key = value` pairs, the
 //! command's flags and the docs.
 //!
+//! [`lock`] writes and checks the lockfile of reviewed files (`lock = "skills.lock"`).
+//!
 //! [`load`] wires the stages together. Every stage returns what it could parse *and*
 //! every [`Diagnostic`] it found, so one build reports every problem in every file.
 //!
@@ -44,6 +46,8 @@ mod discover;
 mod files;
 #[cfg(feature = "validate")]
 pub mod lint;
+#[cfg(feature = "validate")]
+pub mod lock;
 #[cfg(feature = "validate")]
 pub mod options;
 #[cfg(feature = "validate")]

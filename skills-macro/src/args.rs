@@ -64,6 +64,7 @@ fn value(input: ParseStream<'_>, kind: Kind) -> syn::Result<Parsed> {
             Value::Compat(parsed)
         }
         Kind::Chars => Value::Chars(input.parse::<LitInt>()?.base10_parse()?),
+        Kind::File => Value::File(input.parse::<LitStr>()?.value()),
         Kind::Path => return Ok(Parsed::Path(input.parse()?)),
     };
     Ok(Parsed::Value(value))

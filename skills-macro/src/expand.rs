@@ -88,13 +88,32 @@ pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStr
         )
     };
 
+    let registry = quote!(
+        #krate::__private::registry(SKILLS, &[#(#index),*], #catalog, #tool_anthropic, #tool_openai)
+    );
+    // With a lock, the lock is tracked too (editing it rebuilds) and its digest is recorded.
+    let (lock_tracking, registry) = match (&bundle.lock_file, &bundle.lock_digest) {
+        (Some(file), Some(digest)) => {
+            let shown = args.options.lock.as_deref().unwrap_or_default();
+            let path = location.include_path(file, shown);
+            (
+                quote!(
+                    const _: &[u8] = ::core::include_bytes!(#path);
+                ),
+                quote!(#krate::__private::with_lock_digest(#registry, #digest)),
+            )
+        }
+        _ => (TokenStream::new(), registry),
+    };
+
     quote! {
         {
             #(#warnings)*
             #(#tracking)*
+            #lock_tracking
             #(#contents)*
             const SKILLS: &[#krate::Skill] = &[#(#skills),*];
-            #krate::__private::registry(SKILLS, &[#(#index),*], #catalog, #tool_anthropic, #tool_openai)
+            #registry
         }
     }
 }
