@@ -206,6 +206,7 @@ fn check_args(call: &MacroArgs) -> Result<Vec<String>, String> {
             "max_bundle_size" => flag("--max-bundle-size", integer(key, value)?),
             "catalog_budget" => flag("--catalog-budget", integer(key, value)?),
             "compat" => flag("--compat", string_literal(key, value)?),
+            "lock" => flag("--lock", string_literal(key, value)?),
             "allow_unknown_keys" | "infer_missing_fields" => match value {
                 syn::Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Bool(on),
