@@ -155,6 +155,65 @@ pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
     bundle
 }
 
+/// The skill in folder `name` of `root` (resolved against `manifest_dir`), read and parsed
+/// alone, as `embed_skills!` would read it: the check behind `skill_name!`, which must not read
+/// the whole bundle. Only the folder names of `root` are listed, for the closest name when
+/// `name` is not there. The skill's resources and the rules across skills are not looked at.
+pub fn load_one(
+    manifest_dir: &Path,
+    root: &str,
+    name: &str,
+    options: &Options,
+) -> Result<SkillDef, Vec<Diagnostic>> {
+    let shown_root = discover::display_root(root);
+    let root_path = manifest_dir.join(root);
+    let shown = format!("{shown_root}/{name}/SKILL.md");
+    let plain = !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\\']);
+    let file = root_path.join(name).join("SKILL.md");
+    if !plain || !file.is_file() {
+        let folders: Vec<String> = std::fs::read_dir(&root_path)
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .filter(|entry| entry.path().is_dir())
+            .filter_map(|entry| entry.file_name().into_string().ok())
+            .filter(|folder| !folder.starts_with('.'))
+            .collect();
+        let mut diagnostic = Diagnostic::error(
+            Code::UnknownSkill,
+            &shown,
+            format!("`{shown_root}` has no skill `{name}`"),
+        );
+        let closest = crate::render::closest_match(name, folders.iter().map(String::as_str));
+        if let Some(closest) = closest {
+            diagnostic = diagnostic.with_help(format!("did you mean `{closest}`?"));
+        } else if !root_path.is_dir() {
+            diagnostic = diagnostic.with_help(format!("`{shown_root}` is not a folder"));
+        }
+        return Err(vec![diagnostic]);
+    }
+    let bytes = match read_limited(&file, options.max_file_size) {
+        Ok((bytes, _)) => bytes,
+        Err(error) => return Err(vec![read_error(error, &shown, options.max_file_size)]),
+    };
+    let parse_options = ParseOptions {
+        allow_unknown_keys: options.allow_unknown_keys,
+        infer_missing_fields: options.infer_missing_fields,
+        compat: options.compat,
+    };
+    let (parsed, diagnostics) = skill::parse(&shown, name, &bytes, &parse_options);
+    match parsed {
+        Some(mut skill) if !diagnostics.iter().any(Diagnostic::is_error) => {
+            skill.file = file;
+            Ok(skill)
+        }
+        _ => Err(diagnostics
+            .into_iter()
+            .filter(Diagnostic::is_error)
+            .collect()),
+    }
+}
+
 /// Reads the lock and compares it with the files the bundle embeds.
 fn check_lock(
     bundle: &mut Bundle,

@@ -142,6 +142,8 @@ codes! {
     LinkOutside = "link-outside",
     /// The catalog is longer than `catalog_budget`.
     CatalogOverBudget = "catalog-over-budget",
+    /// `skill_name!` names a folder the root does not hold as a skill.
+    UnknownSkill = "unknown-skill",
     // The lock.
     /// The file named by `lock` cannot be read.
     LockMissing = "lock-missing",

@@ -60,7 +60,7 @@ mod text;
 mod yaml;
 
 #[cfg(feature = "validate")]
-pub use bundle::{Bundle, load};
+pub use bundle::{Bundle, load, load_one};
 #[cfg(feature = "validate")]
 pub use diagnostic::{Code, Diagnostic, Severity};
 #[cfg(feature = "validate")]
