@@ -5,7 +5,8 @@
 //!                              [--max-turns N] [--yes] [--no-sandbox|--require-sandbox] [PROMPT...]
 //! ```
 //!
-//! (`--help` lists the flags, `--version` prints the version.)
+//! (`--help` lists the flags, `--version` prints the version and the SHA-256 of `skills.lock`,
+//! the lock of reviewed skill files the build checked.)
 //!
 //! Environment: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`,
 //! `MODEL_ID`. Without `--provider`: Anthropic if `ANTHROPIC_API_KEY` is set, else the
@@ -21,9 +22,9 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
-use clap::{Parser, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 use skills_demo::scripted::ScriptedModel;
 use skills_runtime::agent::provider::anthropic::{self, Anthropic};
 use skills_runtime::agent::provider::openai::{self, OpenAi};
@@ -33,7 +34,20 @@ use skills_runtime::agent::{
     permission,
 };
 
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("skills");
+// Only the reviewed files of `skills/` compile: `skills.lock` lists their SHA-256 (`skills lock`
+// rewrites it after a review).
+static SKILLS: skills_runtime::Registry =
+    skills_runtime::embed_skills!("skills", lock = "skills.lock");
+
+/// `--version`: the package version and, when the skills were checked against a lock, the
+/// lock's SHA-256, naming the reviewed skill set this binary carries.
+static VERSION: LazyLock<String> = LazyLock::new(|| match SKILLS.lock_digest() {
+    Some(digest) => format!(
+        "{} (skills.lock sha256 {digest})",
+        env!("CARGO_PKG_VERSION")
+    ),
+    None => env!("CARGO_PKG_VERSION").to_owned(),
+});
 
 const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
 const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1-mini";
@@ -256,7 +270,8 @@ async fn ask(agent: &Agent, session: &mut Session, prompt: &str) -> Result<Strin
 #[tokio::main]
 async fn main() -> ExitCode {
     // Help and `--version` exit 0, a bad flag exits 2 with the usage.
-    let args = Args::parse();
+    let matches = Args::command().version(VERSION.as_str()).get_matches();
+    let args = Args::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
     let (provider, description) = match make_provider(&args) {
         Ok(p) => p,
         Err(message) => {

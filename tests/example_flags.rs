@@ -60,10 +60,27 @@ fn help_lists_every_flag_and_version_prints_the_package_version() {
     }
     let version = run(&["--version"]);
     assert!(version.status.success());
-    assert_eq!(
-        String::from_utf8_lossy(&version.stdout).trim(),
-        format!("agent {}", env!("CARGO_PKG_VERSION"))
+    let shown = String::from_utf8_lossy(&version.stdout).trim().to_owned();
+    let prefix = format!("agent {} (skills.lock sha256 ", env!("CARGO_PKG_VERSION"));
+    let digest = shown
+        .strip_prefix(&prefix)
+        .and_then(|rest| rest.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("`{shown}` does not name the lock's digest"));
+    assert_eq!(digest.len(), 64, "{shown}");
+    assert!(
+        digest
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
     );
+    // The digest is that of the committed lock, as `sha256sum skills.lock` computes it.
+    let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("skills.lock");
+    match Command::new("sha256sum").arg(&lock).output() {
+        Ok(out) if out.status.success() => {
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(text.split_whitespace().next(), Some(digest), "{text}");
+        }
+        _ => eprintln!("skipping the digest comparison: `sha256sum` is not available"),
+    }
 }
 
 #[test]

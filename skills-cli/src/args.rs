@@ -141,6 +141,28 @@ characters / 4, rounded up."
         #[command(flatten)]
         source: Source,
     },
+    /// Write or check skills.lock, the SHA-256 of every embedded file
+    #[command(
+        long_about = "Writes the lock that `embed_skills!(..., lock = \"skills.lock\")` checks: \
+the options that decide what is embedded, as `# option` comment lines, then one `sha256sum` line \
+per embedded file (each SKILL.md and every resource), sorted by path, paths relative to the \
+current directory (run it where the crate's Cargo.toml is). `sha256sum -c skills.lock` verifies \
+it too. A bundle that would not compile is not locked: its diagnostics go to stderr and the exit \
+code is 1. With --check nothing is written: every difference between the lock and the files is \
+reported and the exit code is 1 when there is any, for CI."
+    )]
+    Lock {
+        /// The lock to write (or check)
+        #[arg(long, value_name = "PATH", default_value = skills_core::lock::DEFAULT_LOCK,
+              value_parser = NonEmptyStringValueParser::new())]
+        output: String,
+        /// Write nothing; exit 1 when the lock does not match the files
+        #[arg(long)]
+        check: bool,
+        /// What to read.
+        #[command(flatten)]
+        source: Source,
+    },
     /// Create DIR/NAME/SKILL.md from a skeleton that passes `check`
     #[command(
         long_about = "Creates DIR/NAME/SKILL.md from a skeleton that passes `skills check`: \
@@ -246,6 +268,7 @@ fn parse_value(kind: Kind, text: &str) -> Result<Value, String> {
         Kind::Chars => options::parse_bytes(text)
             .map(Value::Chars)
             .ok_or_else(|| "expected a number of characters".to_owned()),
+        Kind::File => Ok(Value::File(text.to_owned())),
         Kind::Path => Err("not an option of `skills`".to_owned()),
     }
 }
@@ -507,6 +530,14 @@ mod tests {
                     assert!(shown.contains("[default: none]"), "{shown}");
                     let given = check_source(&[&format!("--{long}"), "8_000"]);
                     assert_eq!(given.options.catalog_budget, Some(8000), "{long}");
+                }
+                (Flag::Value { long, value_name }, DefaultValue::NoFile) => {
+                    let arg = arg(long);
+                    assert_eq!(arg.get_value_names().unwrap(), [value_name]);
+                    let shown = arg.get_help().unwrap().to_string();
+                    assert!(shown.contains("[default: none]"), "{shown}");
+                    let given = check_source(&[&format!("--{long}"), "a.lock"]);
+                    assert_eq!(given.options.lock.as_deref(), Some("a.lock"), "{long}");
                 }
                 (Flag::Switch { long }, DefaultValue::Bool(false)) => {
                     assert!(!arg(long).get_action().takes_values());

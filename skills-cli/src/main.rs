@@ -12,6 +12,8 @@
 //! skills prompt [DIR...] [--format md|xml]     the catalog the binary would carry
 //! skills stats [DIR...] [--format md|xml] [--context-window TOKENS]
 //!                                              sizes, estimated tokens, what the catalog saves
+//! skills lock [DIR...] [--output PATH] [--check]
+//!                                              write (or check) skills.lock, the reviewed files
 //! skills new NAME [--dir DIR]                  a skeleton SKILL.md that passes `check`
 //! skills completions bash|zsh|fish             a shell completion script
 //! ```
@@ -33,6 +35,7 @@ mod args;
 mod bundle;
 mod check;
 mod listing;
+mod lock;
 mod new;
 mod output;
 mod stats;
@@ -102,6 +105,11 @@ fn execute(command: Command, streams: &mut Streams<'_>) -> io::Result<u8> {
             format,
             context_window,
         } => stats::run(&source, format, context_window, streams),
+        Command::Lock {
+            output,
+            check,
+            source,
+        } => lock::run(&source, &output, check, streams),
         Command::New { name, dir } => new::run(&name, &dir, streams),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "skills", &mut *streams.out);

@@ -1197,3 +1197,141 @@ fn write_skill(base: &Path, root: &str, name: &str, description: &str, body: &st
         &format!("---\nname: {name}\ndescription: {description}\n---\n\n{body}"),
     );
 }
+
+// ---- skills lock ----------------------------------------------------------------------
+
+/// A bundle with a resource, in a temporary crate directory.
+fn lockable_bundle() -> tempfile::TempDir {
+    let temp = tempfile::tempdir().unwrap();
+    write_skill(
+        temp.path(),
+        "skills",
+        "alpha",
+        "Does alpha. Use when testing the lock.",
+        "See [notes](references/notes.md).\n",
+    );
+    write_file(temp.path(), "skills/alpha/references/notes.md", "Notes.\n");
+    write_skill(
+        temp.path(),
+        "skills",
+        "beta",
+        "Does beta. Use when testing the lock.",
+        "Steps.\r\n",
+    );
+    temp
+}
+
+#[test]
+fn lock_writes_what_sha256sum_verifies() {
+    let temp = lockable_bundle();
+    let run = skills_in(temp.path(), &["lock"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_contains(&run.stdout, "wrote `skills.lock`: 3 files");
+    let lock = fs::read_to_string(temp.path().join("skills.lock")).unwrap();
+    let files: Vec<&str> = lock.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(files.len(), 3, "{lock}");
+    assert!(files[0].ends_with("  skills/alpha/SKILL.md"), "{lock}");
+    assert!(files[1].ends_with("  skills/alpha/references/notes.md"));
+    assert!(files[2].ends_with("  skills/beta/SKILL.md"));
+    assert_contains(&lock, "# option ignore = []\n");
+
+    match Command::new("sha256sum")
+        .args(["-c", "--strict", "skills.lock"])
+        .current_dir(temp.path())
+        .output()
+    {
+        Ok(output) => {
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                output.status.success(),
+                "{stdout}{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            assert_eq!(stdout.matches(": OK").count(), 3, "{stdout}");
+        }
+        Err(error) => eprintln!("skipping the sha256sum check: cannot run `sha256sum`: {error}"),
+    }
+
+    // Writing again changes nothing; `--check` agrees, and so does `check --lock`.
+    let again = skills_in(temp.path(), &["lock"]);
+    assert_contains(&again.stdout, "`skills.lock` is up to date: 3 files");
+    assert_eq!(
+        fs::read_to_string(temp.path().join("skills.lock")).unwrap(),
+        lock
+    );
+    let check = skills_in(temp.path(), &["lock", "--check"]);
+    assert_eq!(check.code, 0, "{}", check.stdout);
+    let check = skills_in(temp.path(), &["check", "--lock", "skills.lock"]);
+    assert_eq!(check.code, 0, "{}", check.stdout);
+}
+
+#[test]
+fn lock_check_reports_every_difference_and_exits_1() {
+    let temp = lockable_bundle();
+    assert_eq!(
+        skills_in(temp.path(), &["lock", "--output", "reviewed.lock"]).code,
+        0
+    );
+    write_file(temp.path(), "skills/alpha/references/notes.md", "Edited.\n");
+    write_file(temp.path(), "skills/beta/run.sh", "echo unreviewed\n");
+    let run = skills_in(
+        temp.path(),
+        &["lock", "--check", "--output", "reviewed.lock"],
+    );
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_contains(
+        &run.stdout,
+        "error[skills::lock-changed]: `skills/alpha/references/notes.md` changed since it was \
+         locked",
+    );
+    assert_contains(
+        &run.stdout,
+        "error[skills::lock-unlisted]: `skills/beta/run.sh` is not in the lock `reviewed.lock`",
+    );
+    assert_contains(
+        &run.stdout,
+        "update the lock with `skills lock --output reviewed.lock`",
+    );
+    // A changed option is a difference too, and the help spells it out.
+    let ignoring = skills_in(
+        temp.path(),
+        &[
+            "lock",
+            "--check",
+            "--output",
+            "reviewed.lock",
+            "--ignore",
+            "*.sh",
+        ],
+    );
+    assert_contains(
+        &ignoring.stdout,
+        "error[skills::lock-options]: option `ignore`",
+    );
+    assert_contains(&ignoring.stdout, "--ignore '*.sh'`");
+
+    // Updating the lock makes the check pass again.
+    let update = skills_in(temp.path(), &["lock", "--output", "reviewed.lock"]);
+    assert_eq!(update.code, 0, "{}", update.stderr);
+    assert_contains(&update.stdout, "changed since it was locked");
+    let after = skills_in(
+        temp.path(),
+        &["lock", "--check", "--output", "reviewed.lock"],
+    );
+    assert_eq!(after.code, 0, "{}", after.stdout);
+    // Without a lock, `--check` says so and fails.
+    let missing = skills_in(temp.path(), &["lock", "--check"]);
+    assert_eq!(missing.code, 1);
+    assert_contains(&missing.stdout, "error[skills::lock-missing]");
+}
+
+#[test]
+fn lock_refuses_a_bundle_that_would_not_compile() {
+    let temp = lockable_bundle();
+    write_file(temp.path(), "skills/gamma/SKILL.md", "no frontmatter\n");
+    let run = skills_in(temp.path(), &["lock"]);
+    assert_eq!(run.code, 1);
+    assert_contains(&run.stderr, "error[skills::no-frontmatter]");
+    assert_contains(&run.stderr, "checked 3 skills: 1 error");
+    assert!(!temp.path().join("skills.lock").exists());
+}

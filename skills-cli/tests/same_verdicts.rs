@@ -12,7 +12,9 @@
 //!   fixture (not the `tests/ui/*.rs` span of the macro call) appears in the output under the
 //!   same code and message; conversely the output holds exactly as many errors as the
 //!   snapshot;
-//! - a pass case exits 0 (and, when it denies warnings, prints no warning).
+//! - a pass case exits 0 (and, when it denies warnings, prints no warning);
+//! - a `skill_name!("root", "name")` call is `skills show name root`: a case that fails only on
+//!   such a call exits 1 there and suggests the same closest name; in a pass case it exits 0.
 //!
 //! The snapshots are checked against the real compiler by the root package's `tests/ui.rs`; this
 //! test trusts them as the record of what the build reports.
@@ -91,16 +93,47 @@ impl Parse for MacroArgs {
 /// it denies warnings crate-wide.
 struct CaseSource {
     calls: Vec<Result<MacroArgs, String>>,
+    /// The `skill_name!(root, name, ...)` calls, as `(root, name)`.
+    names: Vec<(String, String)>,
     denies_warnings: bool,
 }
 
 /// Collects every `embed_skills!` invocation, wherever it sits (a `static`, a `const`, a
 /// function body).
 #[derive(Default)]
-struct FindCalls(Vec<Result<MacroArgs, String>>);
+struct FindCalls(Vec<Result<MacroArgs, String>>, Vec<(String, String)>);
+
+/// The root and the name that open a `skill_name!` call.
+struct SkillNameCall(String, String);
+
+impl Parse for SkillNameCall {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let root: syn::LitStr = input.parse()?;
+        input.parse::<Token![,]>()?;
+        let name: syn::LitStr = input.parse()?;
+        // The options after the name do not change which name is checked.
+        input.step(|cursor| {
+            let mut rest = *cursor;
+            while let Some((_, next)) = rest.token_tree() {
+                rest = next;
+            }
+            Ok(((), rest))
+        })?;
+        Ok(SkillNameCall(root.value(), name.value()))
+    }
+}
 
 impl<'ast> Visit<'ast> for FindCalls {
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if mac
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "skill_name")
+        {
+            let call: SkillNameCall = mac.parse_body().expect("a skill_name! call parses");
+            self.1.push((call.0, call.1));
+        }
         if mac
             .path
             .segments
@@ -122,6 +155,7 @@ fn read_case(source: &str) -> CaseSource {
     finder.visit_file(&file);
     CaseSource {
         calls: finder.0,
+        names: finder.1,
         denies_warnings: denies_warnings(&file.attrs),
     }
 }
@@ -206,6 +240,7 @@ fn check_args(call: &MacroArgs) -> Result<Vec<String>, String> {
             "max_bundle_size" => flag("--max-bundle-size", integer(key, value)?),
             "catalog_budget" => flag("--catalog-budget", integer(key, value)?),
             "compat" => flag("--compat", string_literal(key, value)?),
+            "lock" => flag("--lock", string_literal(key, value)?),
             "allow_unknown_keys" | "infer_missing_fields" => match value {
                 syn::Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Bool(on),
@@ -377,6 +412,10 @@ fn compile_fail_case(case: &Path, failures: &mut Vec<String>) {
     let snapshot = fs::read_to_string(case.with_extension("stderr"))
         .unwrap_or_else(|e| panic!("{name}: no .stderr snapshot: {e}"));
     let case_source = read_case(&source);
+    if case_source.calls.is_empty() && !case_source.names.is_empty() {
+        skill_name_fail_case(&name, &case_source.names, &snapshot, failures);
+        return;
+    }
     assert!(
         !case_source.calls.is_empty(),
         "{name}: no embed_skills! call"
@@ -480,6 +519,43 @@ fn compile_fail_case(case: &Path, failures: &mut Vec<String>) {
     }
 }
 
+/// `skills show NAME ROOT`: the command's way of asking whether a root has a skill.
+fn skills_show(root: &str, name: &str) -> (i32, String) {
+    let output = Command::new(BIN)
+        .args(["show", name, root])
+        .current_dir(workspace())
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8(output.stderr).expect("UTF-8 output");
+    (output.status.code().expect("exited normally"), stderr)
+}
+
+/// A `skill_name!` case: `skills show` must fail on the same name and suggest the same one.
+fn skill_name_fail_case(
+    name: &str,
+    calls: &[(String, String)],
+    snapshot: &str,
+    failures: &mut Vec<String>,
+) {
+    let suggested = snapshot
+        .split_once("did you mean `")
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .map(|(closest, _)| closest);
+    for (root, skill) in calls {
+        let (code, stderr) = skills_show(root, skill);
+        if code != 1 {
+            failures.push(format!("{name}: `skills show {skill} {root}` exits {code}"));
+        }
+        if let Some(closest) = suggested
+            && !stderr.contains(&format!("\"{closest}\""))
+        {
+            failures.push(format!(
+                "{name}: the build suggests `{closest}`, `skills show` says: {stderr}"
+            ));
+        }
+    }
+}
+
 /// Runs `skills check` with `args`; a failure unless it exits 0.
 fn expect_pass(name: &str, args: &[String], failures: &mut Vec<String>) -> Run {
     let run = skills_check(args);
@@ -503,6 +579,14 @@ fn pass_case(case: &Path, failures: &mut Vec<String>) {
         !case_source.calls.is_empty(),
         "{name}: no embed_skills! call"
     );
+    for (root, skill) in &case_source.names {
+        let (code, stderr) = skills_show(root, skill);
+        if code != 0 {
+            failures.push(format!(
+                "{name}: `skills show {skill} {root}` exits {code}: {stderr}"
+            ));
+        }
+    }
     let deny_warnings = case_source.denies_warnings;
     for call in &case_source.calls {
         let args = match call.as_ref().map_err(Clone::clone).and_then(check_args) {

@@ -1,7 +1,7 @@
 //! Wires the stages together: discover -> read -> parse -> resources -> cross-check -> lint.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
@@ -10,6 +10,7 @@ use crate::diagnostic::{self, Code, Diagnostic};
 use crate::discover::{self, FoundSkill};
 use crate::files::{ReadError, read_limited};
 use crate::lint;
+use crate::lock::{self, LockedFile};
 use crate::options::Options;
 use crate::resources;
 use crate::skill::{self, ParseOptions, SkillDef, hex};
@@ -24,6 +25,14 @@ pub struct Bundle {
     pub diagnostics: Vec<Diagnostic>,
     /// How many `SKILL.md` files discovery found, valid or not (what "checked N skills" counts).
     pub skills_found: usize,
+    /// Every file the bundle embeds (each `SKILL.md` and every resource) with the SHA-256 of its
+    /// bytes on disk, sorted by path: what a lock lists ([`crate::lock::render`]).
+    pub files: Vec<LockedFile>,
+    /// With the `lock` option: SHA-256 (hex) of the lock file's bytes, which the registry
+    /// reports as `Registry::lock_digest`.
+    pub lock_digest: Option<String>,
+    /// With the `lock` option: the lock file on disk, for the macro to track.
+    pub lock_file: Option<PathBuf>,
 }
 
 impl Bundle {
@@ -80,6 +89,9 @@ pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
         );
         bundle.diagnostics.extend(diagnostics);
         let Some(mut skill) = parsed else { continue };
+        bundle
+            .files
+            .push(LockedFile::new(&found_skill.display_path, &bytes));
         skill.file = found_skill.file.clone();
         let shown_dir = found_skill.display_path.trim_end_matches("/SKILL.md");
         let (files, diagnostics) = resources::collect(
@@ -91,6 +103,11 @@ pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
         );
         bundle.diagnostics.extend(diagnostics);
         total_size += files.iter().map(|r| r.size).sum::<u64>();
+        bundle.files.extend(
+            files
+                .iter()
+                .map(|r| LockedFile::new(format!("{shown_dir}/{}", r.path), &r.bytes)),
+        );
         skill.resources = files;
         skill.tree_sha256 = tree_hash(&skill);
         bundle
@@ -101,8 +118,8 @@ pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
             .extend(lint::lint_skill(&skill, &options.lints));
         bundle.skills.push(skill);
     }
+    let shown_roots: Vec<String> = roots.iter().map(|r| discover::display_root(r)).collect();
     if total_size > options.max_bundle_size {
-        let shown_roots: Vec<String> = roots.iter().map(|r| discover::display_root(r)).collect();
         bundle.diagnostics.push(
             Diagnostic::error(
                 Code::BundleTooLarge,
@@ -130,8 +147,103 @@ pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
     bundle
         .diagnostics
         .extend(lint::lint_bundle(&bundle.skills, &options.lints));
+    bundle.files.sort_by(|a, b| a.path.cmp(&b.path));
+    if let Some(lock_path) = &options.lock {
+        check_lock(&mut bundle, manifest_dir, lock_path, options, &shown_roots);
+    }
     diagnostic::sort(&mut bundle.diagnostics);
     bundle
+}
+
+/// The skill in folder `name` of `root` (resolved against `manifest_dir`), read and parsed
+/// alone, as `embed_skills!` would read it: the check behind `skill_name!`, which must not read
+/// the whole bundle. Only the folder names of `root` are listed, for the closest name when
+/// `name` is not there. The skill's resources and the rules across skills are not looked at.
+pub fn load_one(
+    manifest_dir: &Path,
+    root: &str,
+    name: &str,
+    options: &Options,
+) -> Result<SkillDef, Vec<Diagnostic>> {
+    let shown_root = discover::display_root(root);
+    let root_path = manifest_dir.join(root);
+    let shown = format!("{shown_root}/{name}/SKILL.md");
+    let plain = !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\\']);
+    let file = root_path.join(name).join("SKILL.md");
+    if !plain || !file.is_file() {
+        let folders: Vec<String> = std::fs::read_dir(&root_path)
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .filter(|entry| entry.path().is_dir())
+            .filter_map(|entry| entry.file_name().into_string().ok())
+            .filter(|folder| !folder.starts_with('.'))
+            .collect();
+        let mut diagnostic = Diagnostic::error(
+            Code::UnknownSkill,
+            &shown,
+            format!("`{shown_root}` has no skill `{name}`"),
+        );
+        let closest = crate::render::closest_match(name, folders.iter().map(String::as_str));
+        if let Some(closest) = closest {
+            diagnostic = diagnostic.with_help(format!("did you mean `{closest}`?"));
+        } else if !root_path.is_dir() {
+            diagnostic = diagnostic.with_help(format!("`{shown_root}` is not a folder"));
+        }
+        return Err(vec![diagnostic]);
+    }
+    let bytes = match read_limited(&file, options.max_file_size) {
+        Ok((bytes, _)) => bytes,
+        Err(error) => return Err(vec![read_error(error, &shown, options.max_file_size)]),
+    };
+    let parse_options = ParseOptions {
+        allow_unknown_keys: options.allow_unknown_keys,
+        infer_missing_fields: options.infer_missing_fields,
+        compat: options.compat,
+    };
+    let (parsed, diagnostics) = skill::parse(&shown, name, &bytes, &parse_options);
+    match parsed {
+        Some(mut skill) if !diagnostics.iter().any(Diagnostic::is_error) => {
+            skill.file = file;
+            Ok(skill)
+        }
+        _ => Err(diagnostics
+            .into_iter()
+            .filter(Diagnostic::is_error)
+            .collect()),
+    }
+}
+
+/// Reads the lock and compares it with the files the bundle embeds.
+fn check_lock(
+    bundle: &mut Bundle,
+    manifest_dir: &Path,
+    lock_path: &str,
+    options: &Options,
+    shown_roots: &[String],
+) {
+    let file = manifest_dir.join(lock_path);
+    let shown = lock_path.replace('\\', "/");
+    match std::fs::read(&file) {
+        Ok(bytes) => {
+            bundle.lock_digest = Some(lock::sha256_hex(&bytes));
+            let text = String::from_utf8_lossy(&bytes);
+            let found = lock::check(&text, &shown, &bundle.files, options, shown_roots);
+            bundle.diagnostics.extend(found);
+            bundle.lock_file = Some(file);
+        }
+        Err(error) => bundle.diagnostics.push(
+            Diagnostic::error(
+                Code::LockMissing,
+                &shown,
+                format!("cannot read the lock `{shown}`: {error}"),
+            )
+            .with_help(format!(
+                "review the skills, then write the lock with `{}`",
+                lock::update_command(shown_roots, &shown, options)
+            )),
+        ),
+    }
 }
 
 /// SHA-256 over `SKILL.md` and every resource, each framed by path and length so no two trees

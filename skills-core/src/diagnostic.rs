@@ -142,6 +142,21 @@ codes! {
     LinkOutside = "link-outside",
     /// The catalog is longer than `catalog_budget`.
     CatalogOverBudget = "catalog-over-budget",
+    /// `skill_name!` names a folder the root does not hold as a skill.
+    UnknownSkill = "unknown-skill",
+    // The lock.
+    /// The file named by `lock` cannot be read.
+    LockMissing = "lock-missing",
+    /// A line of the lock is neither a comment nor `<sha256>  <path>`.
+    LockMalformed = "lock-malformed",
+    /// An embedded file whose SHA-256 differs from the one in the lock.
+    LockChanged = "lock-changed",
+    /// An embedded file the lock does not list.
+    LockUnlisted = "lock-unlisted",
+    /// A file the lock lists that the bundle no longer embeds.
+    LockGone = "lock-gone",
+    /// An option that decides what is embedded differs from the one the lock was written with.
+    LockOptions = "lock-options",
     // Lints.
     /// Lint `long_body`: a body over the spec's length guidance.
     LongBody = "long-body",
@@ -404,6 +419,7 @@ mod tests {
             include_str!("check.rs"),
             include_str!("discover.rs"),
             include_str!("lint.rs"),
+            include_str!("lock.rs"),
             include_str!("resources.rs"),
             include_str!("skill.rs"),
             include_str!("text.rs"),

@@ -15,6 +15,8 @@
 //! [`options`] defines the options of a bundle once, for the macro's `key = value` pairs, the
 //! command's flags and the docs.
 //!
+//! [`lock`] writes and checks the lockfile of reviewed files (`lock = "skills.lock"`).
+//!
 //! [`load`] wires the stages together. Every stage returns what it could parse *and*
 //! every [`Diagnostic`] it found, so one build reports every problem in every file.
 //!
@@ -45,6 +47,8 @@ mod files;
 #[cfg(feature = "validate")]
 pub mod lint;
 #[cfg(feature = "validate")]
+pub mod lock;
+#[cfg(feature = "validate")]
 pub mod options;
 #[cfg(feature = "validate")]
 mod resources;
@@ -56,7 +60,7 @@ mod text;
 mod yaml;
 
 #[cfg(feature = "validate")]
-pub use bundle::{Bundle, load};
+pub use bundle::{Bundle, load, load_one};
 #[cfg(feature = "validate")]
 pub use diagnostic::{Code, Diagnostic, Severity};
 #[cfg(feature = "validate")]

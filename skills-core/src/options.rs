@@ -37,6 +37,8 @@ pub enum Key {
     Compat,
     /// [`Options::catalog_budget`].
     CatalogBudget,
+    /// [`Options::lock`].
+    Lock,
     /// The level of one lint.
     Lint(Lint),
     /// Where generated code finds the runtime crate: the macro's business alone.
@@ -60,6 +62,25 @@ pub enum Kind {
     Compat,
     /// A number of characters: an integer literal (`8_000`).
     Chars,
+    /// A file path relative to the crate's `Cargo.toml`: a string literal (`"skills.lock"`).
+    File,
+}
+
+impl Key {
+    /// Whether the option changes which files are embedded or how they are read, so a lock
+    /// records its value: a changed `ignore` or size limit cannot slip a file past the review.
+    /// Lint levels, budgets and hosts only decide what passes, and `lock` names the lock itself.
+    pub const fn is_locked(self) -> bool {
+        matches!(
+            self,
+            Key::MaxFileSize
+                | Key::MaxBundleSize
+                | Key::AllowUnknownKeys
+                | Key::InferMissingFields
+                | Key::Ignore
+                | Key::Compat
+        )
+    }
 }
 
 impl Kind {
@@ -73,6 +94,7 @@ impl Kind {
             Kind::Path => "<path>",
             Kind::Compat => "\"strict\"|\"claude-code\"",
             Kind::Chars => "<chars>",
+            Kind::File => "\"<path>\"",
         }
     }
 }
@@ -94,6 +116,8 @@ pub enum DefaultValue {
     Compat(Compat),
     /// No limit.
     Unlimited,
+    /// No file.
+    NoFile,
 }
 
 impl DefaultValue {
@@ -106,6 +130,7 @@ impl DefaultValue {
             DefaultValue::Level(level) => Value::Level(level),
             DefaultValue::Compat(compat) => Value::Compat(compat),
             DefaultValue::Unlimited => Value::Unlimited,
+            DefaultValue::NoFile => Value::NoFile,
             DefaultValue::Path(_) => return None,
         })
     }
@@ -122,7 +147,7 @@ impl fmt::Display for DefaultValue {
             DefaultValue::Level(level) => write!(f, "\"{}\"", level.name()),
             DefaultValue::Path(path) => f.write_str(path),
             DefaultValue::Compat(compat) => write!(f, "\"{}\"", compat.name()),
-            DefaultValue::Unlimited => f.write_str("none"),
+            DefaultValue::Unlimited | DefaultValue::NoFile => f.write_str("none"),
         }
     }
 }
@@ -299,6 +324,18 @@ pub const OPTIONS: &[OptionSpec] = &[
     },
     OptionSpec::lint(Lint::EmptyBody),
     OptionSpec::lint(Lint::AsciiNames),
+    OptionSpec {
+        name: "lock",
+        key: Key::Lock,
+        kind: Kind::File,
+        default: DefaultValue::NoFile,
+        help: "lockfile (`sha256sum` format) that every embedded file must match, so only \
+               reviewed skills compile; `skills lock` writes it",
+        flag: Flag::Value {
+            long: "lock",
+            value_name: "PATH",
+        },
+    },
 ];
 
 /// The flags that set a lint's level, as rustc's: short form, long form, level.
@@ -400,6 +437,10 @@ pub enum Value {
     Chars(u64),
     /// No limit, for [`Kind::Chars`].
     Unlimited,
+    /// For [`Kind::File`].
+    File(String),
+    /// No file, for [`Kind::File`].
+    NoFile,
 }
 
 /// The validation options, shared by the macro and the CLI.
@@ -422,6 +463,8 @@ pub struct Options {
     pub catalog_budget: Option<u64>,
     /// Lint levels and the hosts `external_urls` accepts.
     pub lints: LintOptions,
+    /// The lockfile every embedded file must match, relative to the manifest directory.
+    pub lock: Option<String>,
 }
 
 impl Default for Options {
@@ -435,6 +478,7 @@ impl Default for Options {
             compat: Compat::Strict,
             catalog_budget: None,
             lints: LintOptions::default(),
+            lock: None,
         }
     }
 }
@@ -470,9 +514,47 @@ impl Options {
             (Key::Compat, Value::Compat(compat)) => self.compat = compat,
             (Key::CatalogBudget, Value::Chars(chars)) => self.catalog_budget = Some(chars),
             (Key::CatalogBudget, Value::Unlimited) => self.catalog_budget = None,
+            (Key::Lock, Value::File(path)) => self.lock = Some(path),
+            (Key::Lock, Value::NoFile) => self.lock = None,
             (key, value) => return Err(WrongValue { key, value }),
         }
         Ok(())
+    }
+
+    /// The value of the option `key` (`None` for `crate`, which [`Options`] does not hold).
+    pub fn get(&self, key: Key) -> Option<Value> {
+        Some(match key {
+            Key::MaxFileSize => Value::Bytes(self.max_file_size),
+            Key::MaxBundleSize => Value::Bytes(self.max_bundle_size),
+            Key::AllowUnknownKeys => Value::Bool(self.allow_unknown_keys),
+            Key::InferMissingFields => Value::Bool(self.infer_missing_fields),
+            Key::Ignore => Value::List(self.ignore.clone()),
+            Key::AllowedHosts => Value::List(self.lints.allowed_hosts.clone()),
+            Key::Lint(lint) => Value::Level(self.lints.level(lint)),
+            Key::Compat => Value::Compat(self.compat),
+            Key::CatalogBudget => self.catalog_budget.map_or(Value::Unlimited, Value::Chars),
+            Key::Lock => self.lock.clone().map_or(Value::NoFile, Value::File),
+            Key::Crate => return None,
+        })
+    }
+}
+
+/// As written in a macro call: `1048576`, `true`, `["*.bak"]`, `"deny"`, `"strict"`,
+/// `"skills.lock"`; `none` for no limit or no file.
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Bytes(n) | Value::Chars(n) => write!(f, "{n}"),
+            Value::Bool(bool) => write!(f, "{bool}"),
+            Value::List(items) => {
+                let items: Vec<String> = items.iter().map(|item| format!("{item:?}")).collect();
+                write!(f, "[{}]", items.join(", "))
+            }
+            Value::Level(level) => write!(f, "\"{}\"", level.name()),
+            Value::Compat(compat) => write!(f, "\"{}\"", compat.name()),
+            Value::File(path) => write!(f, "{path:?}"),
+            Value::Unlimited | Value::NoFile => f.write_str("none"),
+        }
     }
 }
 
@@ -492,6 +574,7 @@ mod tests {
             compat: Compat::ClaudeCode,
             catalog_budget: Some(1),
             lints: LintOptions::all_at(Level::Deny),
+            lock: Some("x".into()),
         };
         options.lints.allowed_hosts = vec!["x".into()];
         for lint in Lint::ALL {
@@ -526,6 +609,28 @@ mod tests {
             );
             assert_eq!(find(spec.name), Some(spec));
         }
+    }
+
+    #[test]
+    fn get_returns_what_set_stored() {
+        let mut options = Options::default();
+        for spec in OPTIONS {
+            if let Some(value) = spec.default.value() {
+                assert_eq!(options.get(spec.key), Some(value), "{}", spec.name);
+            }
+        }
+        options
+            .set(Key::Lock, Value::File("a.lock".into()))
+            .unwrap();
+        assert_eq!(options.get(Key::Lock), Some(Value::File("a.lock".into())));
+        assert_eq!(
+            Value::List(vec!["*.bak".into(), "a\"b".into()]).to_string(),
+            r#"["*.bak", "a\"b"]"#
+        );
+        assert_eq!(
+            Value::Compat(Compat::ClaudeCode).to_string(),
+            "\"claude-code\""
+        );
     }
 
     #[test]

@@ -64,6 +64,7 @@ fn value(input: ParseStream<'_>, kind: Kind) -> syn::Result<Parsed> {
             Value::Compat(parsed)
         }
         Kind::Chars => Value::Chars(input.parse::<LitInt>()?.base10_parse()?),
+        Kind::File => Value::File(input.parse::<LitStr>()?.value()),
         Kind::Path => return Ok(Parsed::Path(input.parse()?)),
     };
     Ok(Parsed::Value(value))
@@ -88,6 +89,55 @@ impl Parse for Args {
                 input.error("expected at least one skills root, e.g. `embed_skills!(\"skills\")`")
             );
         }
+        parse_options(input, &mut args.options, &mut args.krate)?;
+        Ok(args)
+    }
+}
+
+/// `skill_name!("root", "name", key = value, ...)`: one root, one skill name, and the options
+/// that decide how the skill is read (as in the root's `embed_skills!` call).
+pub struct SkillNameArgs {
+    /// The root; a missing root is reported at it.
+    pub root: LitStr,
+    /// The skill's folder name; the compile errors point at it.
+    pub name: LitStr,
+    /// How the skill is read.
+    pub options: skills_core::Options,
+}
+
+impl Parse for SkillNameArgs {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let usage = "expected a skills root and a skill name, e.g. \
+                     `skill_name!(\"skills\", \"code-review\")`";
+        let root: LitStr = input
+            .parse()
+            .map_err(|e| syn::Error::new(e.span(), usage))?;
+        input
+            .parse::<Token![,]>()
+            .map_err(|e| syn::Error::new(e.span(), usage))?;
+        let name: LitStr = input
+            .parse()
+            .map_err(|e| syn::Error::new(e.span(), usage))?;
+        let mut options = skills_core::Options::default();
+        if !input.is_empty() {
+            input.parse::<Token![,]>()?;
+            parse_options(input, &mut options, &mut default_crate_path())?;
+        }
+        Ok(SkillNameArgs {
+            root,
+            name,
+            options,
+        })
+    }
+}
+
+/// The `key = value` options after the roots, by the table.
+fn parse_options(
+    input: ParseStream<'_>,
+    options: &mut skills_core::Options,
+    krate: &mut syn::Path,
+) -> syn::Result<()> {
+    {
         let mut given: Vec<&'static str> = Vec::new();
         while !input.is_empty() {
             // `Ident::parse_any` also takes the keyword `crate`.
@@ -116,9 +166,8 @@ impl Parse for Args {
             given.push(spec.name);
             input.parse::<Token![=]>()?;
             match (spec.key, value(input, spec.kind)?) {
-                (Key::Crate, Parsed::Path(path)) => args.krate = path,
-                (key_of_spec, Parsed::Value(value)) => args
-                    .options
+                (Key::Crate, Parsed::Path(path)) => *krate = path,
+                (key_of_spec, Parsed::Value(value)) => options
                     .set(key_of_spec, value)
                     .map_err(|error| syn::Error::new(key.span(), error.to_string()))?,
                 (_, Parsed::Path(_)) => {
@@ -136,6 +185,6 @@ impl Parse for Args {
                 return Err(input.error("roots must come before options"));
             }
         }
-        Ok(args)
+        Ok(())
     }
 }

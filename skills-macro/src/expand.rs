@@ -5,7 +5,7 @@ use quote::{format_ident, quote};
 use skills_core::render::{self, CatalogEntry};
 use skills_core::{Bundle, SkillDef, display_root};
 
-use crate::args::Args;
+use crate::args::{Args, SkillNameArgs};
 
 /// How generated code refers to files for `include_bytes!` tracking.
 pub struct FileLocation {
@@ -88,13 +88,32 @@ pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStr
         )
     };
 
+    let registry = quote!(
+        #krate::__private::registry(SKILLS, &[#(#index),*], #catalog, #tool_anthropic, #tool_openai)
+    );
+    // With a lock, the lock is tracked too (editing it rebuilds) and its digest is recorded.
+    let (lock_tracking, registry) = match (&bundle.lock_file, &bundle.lock_digest) {
+        (Some(file), Some(digest)) => {
+            let shown = args.options.lock.as_deref().unwrap_or_default();
+            let path = location.include_path(file, shown);
+            (
+                quote!(
+                    const _: &[u8] = ::core::include_bytes!(#path);
+                ),
+                quote!(#krate::__private::with_lock_digest(#registry, #digest)),
+            )
+        }
+        _ => (TokenStream::new(), registry),
+    };
+
     quote! {
         {
             #(#warnings)*
             #(#tracking)*
+            #lock_tracking
             #(#contents)*
             const SKILLS: &[#krate::Skill] = &[#(#skills),*];
-            #krate::__private::registry(SKILLS, &[#(#index),*], #catalog, #tool_anthropic, #tool_openai)
+            #registry
         }
     }
 }
@@ -295,4 +314,37 @@ fn extra_expr(
             ..#krate::__private::NO_EXTRA
         })
     }
+}
+
+/// `skill_name!`: the name, with the skill's file tracked, or the errors at the name literal.
+pub fn skill_name(
+    args: &SkillNameArgs,
+    found: Result<SkillDef, Vec<skills_core::Diagnostic>>,
+    location: &FileLocation,
+) -> TokenStream {
+    match found {
+        Ok(skill) => {
+            let path = location.include_path(&skill.file, &skill.path);
+            let name = &args.name;
+            quote!({
+                const _: &[u8] = ::core::include_bytes!(#path);
+                #name
+            })
+        }
+        Err(diagnostics) => name_fallback(
+            diagnostics
+                .iter()
+                .map(|d| syn::Error::new(args.name.span(), d.compile_error_text()))
+                .collect(),
+        ),
+    }
+}
+
+/// Compile errors, then a `&'static str` so the user's code still type-checks.
+pub fn name_fallback(errors: Vec<syn::Error>) -> TokenStream {
+    let errors = errors.iter().map(syn::Error::to_compile_error);
+    quote!({
+        #(#errors)*
+        ""
+    })
 }

@@ -21,24 +21,51 @@ pub fn embed_skills(input: TokenStream) -> TokenStream {
         Ok(args) => args,
         Err(error) => return expand::fallback(&args::default_crate_path(), vec![error]).into(),
     };
-    let (manifest_dir, overridden) = match std::env::var_os(MANIFEST_DIR_OVERRIDE) {
-        Some(dir) => (std::path::PathBuf::from(dir), true),
-        None => match std::env::var_os("CARGO_MANIFEST_DIR") {
-            Some(dir) => (std::path::PathBuf::from(dir), false),
-            None => {
-                let error = syn::Error::new(
-                    args.roots[0].span(),
-                    "CARGO_MANIFEST_DIR is not set: embed_skills! must be built by cargo",
-                );
-                return expand::fallback(&args.krate, vec![error]).into();
-            }
-        },
+    let Some((manifest_dir, overridden)) = manifest_dir() else {
+        let error = syn::Error::new(
+            args.roots[0].span(),
+            "CARGO_MANIFEST_DIR is not set: embed_skills! must be built by cargo",
+        );
+        return expand::fallback(&args.krate, vec![error]).into();
     };
     let roots: Vec<String> = args.roots.iter().map(syn::LitStr::value).collect();
     let root_refs: Vec<&str> = roots.iter().map(String::as_str).collect();
     let bundle = skills_core::load(&manifest_dir, &root_refs, &args.options);
     let location = expand::FileLocation { overridden };
     expand::expand(&args, &bundle, &location).into()
+}
+
+/// The directory roots resolve against, and whether it came from the test override.
+fn manifest_dir() -> Option<(std::path::PathBuf, bool)> {
+    match std::env::var_os(MANIFEST_DIR_OVERRIDE) {
+        Some(dir) => Some((std::path::PathBuf::from(dir), true)),
+        None => std::env::var_os("CARGO_MANIFEST_DIR").map(|dir| (dir.into(), false)),
+    }
+}
+
+/// Checks at build time that a root holds a valid skill of that name, and expands to the name
+/// as a `&'static str`. See the `skills-runtime` docs.
+#[proc_macro]
+pub fn skill_name(input: TokenStream) -> TokenStream {
+    let args = match syn::parse::<args::SkillNameArgs>(input) {
+        Ok(args) => args,
+        Err(error) => return expand::name_fallback(vec![error]).into(),
+    };
+    let Some((manifest_dir, overridden)) = manifest_dir() else {
+        let error = syn::Error::new(
+            args.root.span(),
+            "CARGO_MANIFEST_DIR is not set: skill_name! must be built by cargo",
+        );
+        return expand::name_fallback(vec![error]).into();
+    };
+    let found = skills_core::load_one(
+        &manifest_dir,
+        &args.root.value(),
+        &args.name.value(),
+        &args.options,
+    );
+    let location = expand::FileLocation { overridden };
+    expand::skill_name(&args, found, &location).into()
 }
 
 #[cfg(test)]

@@ -107,7 +107,8 @@ fn every_option_of_the_table_parses() {
          infer_missing_fields = true, ignore = [\"*.bak\"], long_body = \"deny\", \
          similar_descriptions = \"allow\", prompt_override = \"deny\", external_urls = \"warn\", \
          allowed_hosts = [\"docs.rs\"], crate = ::renamed, empty_body = \"deny\", \
-         ascii_names = \"warn\", compat = \"claude-code\", catalog_budget = 8000,",
+         ascii_names = \"warn\", compat = \"claude-code\", catalog_budget = 8000, \
+         lock = \"skills.lock\",",
     )
     .unwrap();
     let options = &args.options;
@@ -124,10 +125,11 @@ fn every_option_of_the_table_parses() {
     assert_eq!(options.lints.level(Lint::AsciiNames), Level::Warn);
     assert_eq!(options.compat, skills_core::options::Compat::ClaudeCode);
     assert_eq!(options.catalog_budget, Some(8000));
+    assert_eq!(options.lock.as_deref(), Some("skills.lock"));
     // Every option of the table is in the call above.
     let call = "max_file_size max_bundle_size allow_unknown_keys infer_missing_fields ignore \
                 long_body similar_descriptions prompt_override external_urls allowed_hosts crate \
-                empty_body ascii_names compat catalog_budget";
+                empty_body ascii_names compat catalog_budget lock";
     for spec in skills_core::OPTIONS {
         assert!(
             call.split(' ').any(|name| name == spec.name),
@@ -166,4 +168,33 @@ fn an_unknown_option_lists_the_table() {
     for spec in skills_core::OPTIONS {
         assert!(error.contains(&format!("`{}`", spec.syntax())), "{error}");
     }
+}
+
+#[test]
+fn a_lock_is_tracked_and_its_digest_recorded() {
+    let dir = bundle_with("\n");
+    let unlocked = expand_dir(dir.path(), "\"skills\"");
+    assert!(!unlocked.contains("with_lock_digest"), "{unlocked}");
+
+    let bundle = skills_core::load(dir.path(), &["skills"], &skills_core::Options::default());
+    let options = skills_core::Options::default();
+    let lock = skills_core::lock::render(&bundle.files, &options);
+    fs::write(dir.path().join("skills.lock"), &lock).unwrap();
+    let locked = expand_dir(dir.path(), "\"skills\", lock = \"skills.lock\"");
+    let digest = skills_core::lock::sha256_hex(lock.as_bytes());
+    assert!(
+        locked.contains("with_lock_digest") && locked.contains(&digest),
+        "{locked}"
+    );
+    assert!(locked.contains("\"/skills.lock\""), "{locked}");
+
+    // A changed file: errors and the empty registry, no digest.
+    fs::write(
+        dir.path().join("skills/alpha/SKILL.md"),
+        "---\nname: alpha\ndescription: Edited.\n---\nBody\n",
+    )
+    .unwrap();
+    let changed = expand_dir(dir.path(), "\"skills\", lock = \"skills.lock\"");
+    assert!(changed.contains("skills::lock-changed"), "{changed}");
+    assert!(changed.contains("EMPTY_REGISTRY") && !changed.contains(&digest));
 }

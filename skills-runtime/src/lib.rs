@@ -110,6 +110,33 @@ pub use skills_core::render::{CatalogEntry, EMPTY_CATALOG, LOAD_SKILL_TOOL};
 /// | `crate = ::my_runtime` | `::skills_runtime` | path of the runtime crate in generated code, for a renamed dependency |
 /// | `empty_body = "deny"` | `"warn"` | lint level for a skill with no instructions after the frontmatter |
 /// | `ascii_names = "deny"` | `"allow"` | lint level for a `name` with characters outside ASCII (`café`, `数据-分析`) |
+/// | `lock = "skills.lock"` | `none` | lockfile (`sha256sum` format) every embedded file must match, with the options that decide what is embedded: a changed, new or removed file is a compile error until `skills lock` rewrites it; `Registry::lock_digest()` reports its SHA-256 |
 ///
 /// Every problem in every file is its own compile error, pointing at the file and line.
+///
+/// With `lock = "skills.lock"` only reviewed files compile. The lock is what `skills lock`
+/// writes, in `sha256sum` format so `sha256sum -c skills.lock` (run beside `Cargo.toml`)
+/// verifies it too: `# option name = value` comment lines for the options that decide what is
+/// embedded (`max_file_size`, `max_bundle_size`, `allow_unknown_keys`, `infer_missing_fields`,
+/// `ignore`, `compat`), which `sha256sum` skips, then one `<sha256>  <path>` line per embedded
+/// file, sorted by path. A changed file, a file the lock does not list, a listed file that is
+/// gone and a changed option are each a compile error naming the file, both hash prefixes and
+/// the `skills lock` command that updates the lock. The lock is tracked, so editing it
+/// rebuilds, and [`Registry::lock_digest`] reports its SHA-256.
 pub use skills_macro::embed_skills;
+
+/// A skill name checked at build time: `skill_name!("skills", "code-review")` is
+/// `"code-review"` (a `&'static str`, usable in a `const`) when `skills/code-review/SKILL.md`
+/// exists and its frontmatter is valid, and a compile error at the name otherwise, with the
+/// closest folder name.
+///
+/// ```ignore
+/// const REVIEW: &str = skills_runtime::skill_name!("skills", "code-review");
+/// let skill = SKILLS.get(REVIEW).expect("checked at build time");
+/// ```
+///
+/// Only that skill's `SKILL.md` is read (and tracked, so editing it rebuilds), not the whole
+/// root. Options that change how a file is read (`compat`, `allow_unknown_keys`,
+/// `infer_missing_fields`, `max_file_size`) follow as in `embed_skills!`, and should match the
+/// root's `embed_skills!` call.
+pub use skills_macro::skill_name;

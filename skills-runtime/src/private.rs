@@ -133,6 +133,11 @@ pub const fn registry(
     Registry::from_bundle(skills, index, catalog, tool_anthropic, tool_openai)
 }
 
+/// `registry` checked against a lock whose SHA-256 is `digest` (`lock = "..."`).
+pub const fn with_lock_digest(registry: Registry, digest: &'static str) -> Registry {
+    registry.with_lock_digest(digest)
+}
+
 /// What the macro expands to after reporting errors: an empty registry of the right type, so
 /// user code does not drown in follow-on errors.
 pub const EMPTY_REGISTRY: Registry = Registry::empty();

@@ -49,6 +49,8 @@ struct Bundle {
     catalog: &'static str,
     tool_anthropic: &'static str,
     tool_openai: &'static str,
+    /// SHA-256 (hex) of the lock the bundle was checked against, with `lock = "..."`.
+    lock_digest: Option<&'static str>,
 }
 
 /// A run-time choice among a bundle's skills, and the strings rendered for it.
@@ -116,9 +118,26 @@ impl Registry {
                 catalog,
                 tool_anthropic,
                 tool_openai,
+                lock_digest: None,
             },
             selection: None,
         }
+    }
+
+    /// The same registry, recording the digest of the lock it was checked against.
+    pub(crate) const fn with_lock_digest(mut self, digest: &'static str) -> Self {
+        self.bundle.lock_digest = Some(digest);
+        self
+    }
+
+    /// The SHA-256 (lowercase hex) of the lockfile the skills were checked against at build
+    /// time, when `embed_skills!` was given `lock = "..."`; `None` otherwise.
+    ///
+    /// Every embedded file matched the lock, so this names the reviewed skill set the binary
+    /// carries: print it in `--version` or logs, and compare it with `sha256sum skills.lock`.
+    /// A restricted registry reports its bundle's lock.
+    pub const fn lock_digest(&self) -> Option<&'static str> {
+        self.bundle.lock_digest
     }
 
     /// The skill called `name` and its index in the bundle, if this registry has it. The only
