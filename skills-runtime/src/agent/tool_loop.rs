@@ -3,7 +3,9 @@
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt as _;
 
 use serde_json::Value;
 use skills_core::allowed_tools::Entry;
@@ -26,6 +28,9 @@ pub const DEFAULT_MAX_TURNS: u32 = 30;
 /// still has its result.
 pub const DEFAULT_MAX_TOOL_CALLS_PER_TURN: usize = 64;
 
+/// Default limit on the tool calls of one assistant turn that run at the same time.
+pub const DEFAULT_MAX_PARALLEL_TOOLS: usize = 4;
+
 /// The default preamble of the system prompt.
 pub const DEFAULT_PREAMBLE: &str = "You are a capable software agent working in a project \
 directory. Use the tools to inspect and change files and run commands; paths are relative to \
@@ -42,6 +47,7 @@ pub struct AgentBuilder {
     workdir: PathBuf,
     max_turns: u32,
     max_tool_calls_per_turn: usize,
+    max_parallel_tools: usize,
     policy: PermissionPolicy,
     hooks: Hooks,
     tracker: FailureTracker,
@@ -76,6 +82,7 @@ impl AgentBuilder {
             workdir: PathBuf::from("."),
             max_turns: DEFAULT_MAX_TURNS,
             max_tool_calls_per_turn: DEFAULT_MAX_TOOL_CALLS_PER_TURN,
+            max_parallel_tools: DEFAULT_MAX_PARALLEL_TOOLS,
             policy: PermissionPolicy::new(),
             hooks: Hooks::new(),
             tracker: FailureTracker::default(),
@@ -172,6 +179,25 @@ impl AgentBuilder {
     /// an error result that names the limit.
     pub fn max_tool_calls_per_turn(mut self, max: usize) -> Self {
         self.max_tool_calls_per_turn = max.max(1);
+        self
+    }
+
+    /// The most tool calls of one assistant turn that run at the same time (default
+    /// [`DEFAULT_MAX_PARALLEL_TOOLS`], at least 1).
+    ///
+    /// Above 1, a turn's calls go in three steps. First, in call order: the checks of every
+    /// call (failure tracker, permission policy, active skills' `allowed-tools`, the
+    /// approver for [`Permission::Ask`], asked one call at a time, and the `before` hooks),
+    /// and the calls that change the session (`load_skill`, `read_skill_resource`, a forked
+    /// skill), which run right away, so a skill loaded early in the turn pre-approves the
+    /// calls after it. Then the other calls that passed run concurrently, at most `max` at a
+    /// time; one failing does not stop the others. Last, in call order, the failure tracker
+    /// records the outcomes, the `after` hooks run and the results go back to the model in the
+    /// order of the calls. `bash` calls still run one at a time (the sandbox serializes them).
+    ///
+    /// 1 runs each call to its end before the next one is checked, as a sequential loop does.
+    pub fn max_parallel_tools(mut self, max: usize) -> Self {
+        self.max_parallel_tools = max.max(1);
         self
     }
 
@@ -295,6 +321,7 @@ impl AgentBuilder {
             context,
             max_turns: self.max_turns,
             max_tool_calls_per_turn: self.max_tool_calls_per_turn,
+            max_parallel_tools: self.max_parallel_tools,
             policy: self.policy,
             hooks: self.hooks,
             tracker: self.tracker,
@@ -338,6 +365,7 @@ pub struct Agent {
     context: ToolContext,
     max_turns: u32,
     max_tool_calls_per_turn: usize,
+    max_parallel_tools: usize,
     policy: PermissionPolicy,
     hooks: Hooks,
     tracker: FailureTracker,
@@ -549,13 +577,9 @@ impl Agent {
                     skills_loaded: state.skills_loaded,
                 });
             }
-            let mut results = Vec::with_capacity(calls.len());
             let (run, refused) = calls.split_at(calls.len().min(self.max_tool_calls_per_turn));
-            for call in run {
-                tool_calls += 1;
-                let result = self.execute(session, call, &mut state).await;
-                results.push(result);
-            }
+            tool_calls = tool_calls.saturating_add(run.len() as u32);
+            let mut results = self.execute_turn(session, run, &mut state).await;
             if !refused.is_empty() {
                 tracing::warn!(
                     turn,
@@ -675,6 +699,7 @@ impl Agent {
             context: self.context.clone(),
             max_turns: self.fork_max_turns,
             max_tool_calls_per_turn: self.max_tool_calls_per_turn,
+            max_parallel_tools: self.max_parallel_tools,
             policy: self.policy.clone(),
             hooks: self.hooks.clone(),
             tracker: self.tracker.clone(),
@@ -737,7 +762,96 @@ impl Agent {
         state: &mut RunState,
     ) -> ToolResult {
         let started = Instant::now();
-        let outcome = self.checked_call(session, call, state).await;
+        let outcome = match self.check(session, call) {
+            Ok(target) => self.run_checked(session, call, target, state).await,
+            Err(error) => Err(error),
+        };
+        self.finish(call, outcome, started.elapsed())
+    }
+
+    /// Runs the calls of one turn (within the per-turn limit) and returns their results in
+    /// call order; see [`AgentBuilder::max_parallel_tools`] for the order of the steps.
+    async fn execute_turn(
+        &self,
+        session: &mut Session,
+        calls: &[ToolCall],
+        state: &mut RunState,
+    ) -> Vec<ToolResult> {
+        if self.max_parallel_tools <= 1 || calls.len() <= 1 {
+            let mut results = Vec::with_capacity(calls.len());
+            for call in calls {
+                results.push(self.execute(session, call, state).await);
+            }
+            return results;
+        }
+        // In call order: checks and approvals, and the calls that change the session. `None`
+        // marks a call left for the concurrent step.
+        let mut outcomes: Vec<Option<(Result<String, ToolError>, Duration)>> =
+            Vec::with_capacity(calls.len());
+        let mut pending = Vec::new();
+        for (index, call) in calls.iter().enumerate() {
+            let started = Instant::now();
+            match self.check(session, call) {
+                Ok(Target::Tool(tool)) => {
+                    pending.push((index, tool));
+                    outcomes.push(None);
+                }
+                Ok(target) => {
+                    let outcome = self.run_checked(session, call, target, state).await;
+                    outcomes.push(Some((outcome, started.elapsed())));
+                }
+                Err(error) => outcomes.push(Some((Err(error), started.elapsed()))),
+            }
+        }
+        let context = &self.context;
+        // Boxed with a declared `Send`, which a closure's future cannot state for the loop's
+        // own future (the forked skill's child runs this loop too).
+        let mut runs: Vec<super::BoxFuture<'_, (Result<String, ToolError>, Duration)>> =
+            Vec::with_capacity(pending.len());
+        for (index, tool) in &pending {
+            let call = &calls[*index];
+            runs.push(Box::pin(async move {
+                let started = Instant::now();
+                let outcome = tool.call(&call.input, context).await;
+                (outcome, started.elapsed())
+            }));
+        }
+        // `buffered` keeps at most `max_parallel_tools` calls running and yields in call order.
+        let ran: Vec<_> = futures_util::stream::iter(runs)
+            .buffered(self.max_parallel_tools)
+            .collect()
+            .await;
+        let mut ran = ran.into_iter();
+        calls
+            .iter()
+            .zip(outcomes)
+            .map(|(call, done)| {
+                let (outcome, elapsed) = match done {
+                    Some(done) => done,
+                    None => {
+                        let ran = ran.next().unwrap_or_else(|| {
+                            let error = ToolError::new(ToolErrorKind::Unavailable, "not run");
+                            (Err(error), Duration::ZERO)
+                        });
+                        // Refusals do not count as failures, so only ran calls are recorded.
+                        session
+                            .tracker
+                            .record(&call.name, ran.0.is_ok(), Instant::now());
+                        ran
+                    }
+                };
+                self.finish(call, outcome, elapsed)
+            })
+            .collect()
+    }
+
+    /// Logs a call's outcome, turns it into its result and runs the `after` hooks.
+    fn finish(
+        &self,
+        call: &ToolCall,
+        outcome: Result<String, ToolError>,
+        elapsed: Duration,
+    ) -> ToolResult {
         let (content, is_error) = match &outcome {
             Ok(text) => (text.clone(), false),
             Err(error) => (error.to_result_text(), true),
@@ -748,7 +862,7 @@ impl Agent {
             ok = !is_error,
             error_kind = outcome.as_ref().err().map(|e| e.kind.label()).unwrap_or(""),
             result_chars = content.len(),
-            elapsed_ms = started.elapsed().as_millis() as u64,
+            elapsed_ms = elapsed.as_millis() as u64,
             "tool call"
         );
         let result = ToolResult {
@@ -763,12 +877,10 @@ impl Agent {
         result
     }
 
-    async fn checked_call(
-        &self,
-        session: &mut Session,
-        call: &ToolCall,
-        state: &mut RunState,
-    ) -> Result<String, ToolError> {
+    /// The checks before a call runs, in order: the tool exists, the failure tracker lets it
+    /// run, the policy and the active skills allow it (asking the approver for an `Ask`), the
+    /// `before` hooks do not deny it. Returns what to run.
+    fn check(&self, session: &mut Session, call: &ToolCall) -> Result<Target, ToolError> {
         let is_load_skill = self.load_skill && call.name == LOAD_SKILL;
         let is_read_resource = self.read_resource && call.name == READ_SKILL_RESOURCE;
         let tool = self.tools.iter().find(|t| t.name() == call.name);
@@ -823,12 +935,27 @@ impl Agent {
                 return Err(ToolError::new(ToolErrorKind::Denied, reason));
             }
         }
-        let outcome = match tool {
-            Some(tool) => tool.call(&call.input, &self.context).await,
-            None if is_read_resource => self.read_resource(session, &call.input),
-            None => self.load_skill(session, &call.input, state).await,
+        Ok(match tool {
+            Some(tool) => Target::Tool(Arc::clone(tool)),
+            None if is_read_resource => Target::ReadResource,
+            None => Target::LoadSkill,
+        })
+    }
+
+    /// Runs a call that passed [`check`](Self::check) and records its outcome with the failure
+    /// tracker (refusals are not recorded: the tool itself did not fail).
+    async fn run_checked(
+        &self,
+        session: &mut Session,
+        call: &ToolCall,
+        target: Target,
+        state: &mut RunState,
+    ) -> Result<String, ToolError> {
+        let outcome = match target {
+            Target::Tool(tool) => tool.call(&call.input, &self.context).await,
+            Target::ReadResource => self.read_resource(session, &call.input),
+            Target::LoadSkill => self.load_skill(session, &call.input, state).await,
         };
-        // Refusals above do not count as failures: the tool itself did not fail.
         session
             .tracker
             .record(&call.name, outcome.is_ok(), Instant::now());
@@ -1001,6 +1128,16 @@ impl Agent {
             }
         }
     }
+}
+
+/// What a call that passed the checks runs.
+enum Target {
+    /// A tool of the list; independent of the session, so it may run with others.
+    Tool(Arc<dyn Tool>),
+    /// `load_skill`: changes the session.
+    LoadSkill,
+    /// `read_skill_resource`: reads what the session may see.
+    ReadResource,
 }
 
 /// What one [`Agent::run`] accumulates besides the conversation.
