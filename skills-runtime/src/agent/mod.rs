@@ -35,6 +35,10 @@
 //!   time ([`AgentBuilder::max_parallel_tools`]; 1 runs them one after another). Approvals are
 //!   asked one at a time, in call order, before any of them runs; `load_skill` and the other
 //!   calls that change the session run in call order; the results go back in call order.
+//! - A session can be kept in a JSON Lines transcript, one message a line, appended as the run
+//!   goes, with the skills it loaded ([`Session::with_transcript`]), and continued from it in
+//!   another process ([`Agent::resume`]); the format and what a damaged file does are in
+//!   [`transcript`].
 //! - File tools open every path beneath the working directory (`openat2` `RESOLVE_BENEATH`);
 //!   `bash` runs under Landlock with a cleared environment, and no process it starts outlives
 //!   the call ([`tools::sandbox`], [`tools::bash`]). A failing tool returns an error result to
@@ -65,6 +69,7 @@ pub mod provider;
 pub mod retry;
 mod tool_loop;
 pub mod tools;
+pub mod transcript;
 
 use std::future::Future;
 use std::pin::Pin;

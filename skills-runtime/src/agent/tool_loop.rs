@@ -1,7 +1,8 @@
 //! The tool loop: [`Agent`] (configuration, shared) and [`Session`] (one conversation).
 
+use std::collections::BTreeSet;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -18,6 +19,7 @@ use super::tools::{
     self, FailureTracker, LOAD_SKILL, READ_SKILL_RESOURCE, Tool, ToolContext, ToolError,
     ToolErrorKind,
 };
+use super::transcript::Transcript;
 use crate::{Effort, Registry, Skill, SkillContext, SkillLoad, SkillLoader};
 
 /// Default limit on model requests per [`Agent::run`].
@@ -400,6 +402,12 @@ pub struct Session {
     usage: Usage,
     /// Skills whose `allowed-tools` apply, in the order they became active.
     active: Vec<&'static Skill>,
+    /// Where each message is appended as it is pushed, if anywhere.
+    transcript: Option<Transcript>,
+    /// The loaded skills the transcript records already.
+    recorded_loaded: BTreeSet<&'static str>,
+    /// How many of `active` the transcript records already.
+    recorded_active: usize,
 }
 
 impl Session {
@@ -426,6 +434,66 @@ impl Session {
     /// session starts with none. A forked skill is active in its child session only.
     pub fn active_skills(&self) -> &[&'static Skill] {
         &self.active
+    }
+
+    /// Keeps this session in a JSON Lines transcript at `path`, replacing what the file held:
+    /// the messages so far are written now, every later one as it is pushed, each line with
+    /// the skills that became loaded or active with it. [`Agent::resume`] reads it back. The
+    /// format and what a damaged file does are in [`transcript`](super::transcript).
+    ///
+    /// A write that fails stops the run with [`AgentError::Transcript`].
+    pub fn with_transcript(mut self, path: impl AsRef<Path>) -> Result<Session, AgentError> {
+        self.transcript = Some(Transcript::create(path.as_ref())?);
+        self.recorded_loaded.clear();
+        self.recorded_active = 0;
+        let count = self.conversation.len();
+        for index in 0..count {
+            self.record(index, index + 1 == count)?;
+        }
+        Ok(self)
+    }
+
+    /// The transcript file this session is kept in, if any.
+    pub fn transcript_path(&self) -> Option<&Path> {
+        self.transcript.as_ref().map(Transcript::path)
+    }
+
+    /// Appends `message` to the conversation, and to the transcript when there is one.
+    fn push(&mut self, message: Message) -> Result<(), AgentError> {
+        self.conversation.push(message);
+        self.record(self.conversation.len() - 1, true)
+    }
+
+    /// Writes message `index` to the transcript, with the skill changes not yet recorded when
+    /// `with_skills`.
+    fn record(&mut self, index: usize, with_skills: bool) -> Result<(), AgentError> {
+        let Some(transcript) = &mut self.transcript else {
+            return Ok(());
+        };
+        let Some(message) = self.conversation.messages().get(index) else {
+            return Ok(());
+        };
+        let (loaded, active): (Vec<&'static str>, Vec<&'static str>) = if with_skills {
+            let loaded = self
+                .loader
+                .skills()
+                .names()
+                .filter(|name| self.loader.is_loaded(name) && !self.recorded_loaded.contains(name))
+                .collect();
+            let active = self.active[self.recorded_active..]
+                .iter()
+                .map(|s| s.name())
+                .collect();
+            (loaded, active)
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        transcript.append(message, &loaded, &active)?;
+        self.recorded_loaded.extend(loaded);
+        if with_skills {
+            self.recorded_active = self.active.len();
+        }
+        Ok(())
     }
 
     /// Marks `skill` active (once).
@@ -506,7 +574,60 @@ impl Agent {
             tracker: self.tracker.clone(),
             usage: Usage::default(),
             active: Vec::new(),
+            transcript: None,
+            recorded_loaded: BTreeSet::new(),
+            recorded_active: 0,
         }
+    }
+
+    /// Continues the session kept in the transcript at `path` (see
+    /// [`Session::with_transcript`]): its messages, the skills it loaded (a second `load_skill`
+    /// gets the short note, not the text again) and the skills active in it; later messages
+    /// are appended to the same file. A missing file starts a new, empty session there.
+    ///
+    /// A last line cut short by a crash, and an assistant turn whose tool results were never
+    /// written, are dropped with a `tracing` warning and cut from the file; a damaged line
+    /// elsewhere fails with [`AgentError::Transcript`]. A recorded skill this agent does not
+    /// have is skipped with a warning. Token usage and the failure tracker start afresh.
+    pub fn resume(&self, path: impl AsRef<Path>) -> Result<Session, AgentError> {
+        let path = path.as_ref();
+        let (transcript, replayed) = Transcript::open(path)?;
+        let mut session = self.session();
+        for line in replayed {
+            for name in &line.skills_loaded {
+                match self.skills.get(name) {
+                    Some(skill) => {
+                        session.loader.mark_loaded(skill);
+                        session.recorded_loaded.insert(skill.name());
+                    }
+                    None => tracing::warn!(
+                        path = %path.display(),
+                        skill = %name,
+                        "transcript: a loaded skill this agent does not have; skipped"
+                    ),
+                }
+            }
+            for name in &line.skills_active {
+                match self.skills.get(name) {
+                    Some(skill) => session.activate(skill),
+                    None => tracing::warn!(
+                        path = %path.display(),
+                        skill = %name,
+                        "transcript: an active skill this agent does not have; skipped"
+                    ),
+                }
+            }
+            session.conversation.push(line.message);
+        }
+        session.recorded_active = session.active.len();
+        session.transcript = Some(transcript);
+        tracing::info!(
+            path = %path.display(),
+            messages = session.conversation.len(),
+            skills_active = session.active.len(),
+            "session resumed"
+        );
+        Ok(session)
     }
 
     /// The tools offered in `session` now: all of them, or in strict mode while an active
@@ -526,7 +647,7 @@ impl Agent {
     /// limit. Every message stays in `session`, whatever the outcome, so a failed run can be
     /// inspected or continued.
     pub async fn run(&self, session: &mut Session, prompt: &str) -> Result<RunOutput, AgentError> {
-        session.conversation.push(Message::User(prompt.to_owned()));
+        session.push(Message::User(prompt.to_owned()))?;
         let mut state = RunState::default();
         let mut tool_calls = 0u32;
         for turn in 1..=self.max_turns {
@@ -567,7 +688,7 @@ impl Agent {
             // "stop" next to tool calls.
             let calls = response.turn.tool_calls.clone();
             let text = response.turn.text.clone();
-            session.conversation.push(Message::Assistant(response.turn));
+            session.push(Message::Assistant(response.turn))?;
             if calls.is_empty() {
                 return Ok(RunOutput {
                     text,
@@ -597,7 +718,7 @@ impl Agent {
                 }));
                 tool_calls = tool_calls.saturating_add(refused.len() as u32);
             }
-            session.conversation.push(Message::ToolResults(results));
+            session.push(Message::ToolResults(results))?;
         }
         tracing::warn!(max_turns = self.max_turns, "turn limit reached");
         Err(AgentError::TurnLimit {
@@ -646,11 +767,9 @@ impl Agent {
             let (output, answer) = self.run_fork(skill, &text).await?;
             session.usage.add(&output.usage);
             let typed = format!("/{} {}", skill.name(), arguments.trim());
-            session
-                .conversation
-                .push(Message::User(typed.trim_end().to_owned()));
+            session.push(Message::User(typed.trim_end().to_owned()))?;
             if let Some(answer) = answer {
-                session.conversation.push(answer);
+                session.push(answer)?;
             }
             return Ok(RunOutput {
                 skills_loaded: vec![skill.name()],
