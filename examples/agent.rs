@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! cargo run --example agent -- [--provider anthropic|openai|demo] [--model M] [--workdir DIR]
-//!                              [--max-turns N] [--yes] [--no-sandbox|--require-sandbox] [PROMPT...]
+//!                              [--max-turns N] [--yes] [--no-sandbox|--require-sandbox]
+//!                              [--session FILE] [PROMPT...]
 //! ```
 //!
 //! (`--help` lists the flags, `--version` prints the version and the SHA-256 of `skills.lock`,
@@ -89,6 +90,10 @@ struct Args {
     /// Refuse to run bash where the kernel cannot confine it
     #[arg(long)]
     require_sandbox: bool,
+    /// Keep the conversation in FILE (JSON Lines, appended as it goes) and continue the one
+    /// already there, with the skills it loaded
+    #[arg(long, value_name = "FILE")]
+    session: Option<std::path::PathBuf>,
     /// Run once and print the answer; without it, an interactive session
     #[arg(trailing_var_arg = true)]
     prompt: Vec<String>,
@@ -324,7 +329,23 @@ async fn main() -> ExitCode {
         agent.system_prompt().len(),
         agent.workdir().display()
     );
-    let mut session = agent.session();
+    let mut session = match &args.session {
+        Some(path) => match agent.resume(path) {
+            Ok(session) => {
+                eprintln!(
+                    "session: {} ({} messages so far)",
+                    path.display(),
+                    session.conversation().len()
+                );
+                session
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => agent.session(),
+    };
 
     if !interactive {
         let prompt = args.prompt.join(" ");

@@ -50,6 +50,7 @@ fn help_lists_every_flag_and_version_prints_the_package_version() {
         "--yes",
         "--no-sandbox",
         "--require-sandbox",
+        "--session",
         "[PROMPT]...",
         "anthropic",
         "openai",
@@ -156,4 +157,36 @@ fn a_slash_lists_or_invokes_skills_and_an_unknown_name_gets_a_suggestion() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn session_keeps_the_conversation_in_a_file_and_continues_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let workdir = dir.path().to_str().unwrap();
+    let file = dir.path().join("chat.jsonl");
+    let file_arg = file.to_str().unwrap();
+    let args = [
+        "--provider=demo",
+        "-y",
+        "--workdir",
+        workdir,
+        "--session",
+        file_arg,
+    ];
+    let first = run(&[&args[..], &["review"]].concat());
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert!(
+        stderr(&first).contains("(0 messages so far)"),
+        "{}",
+        stderr(&first)
+    );
+    let lines_after_first = std::fs::read_to_string(&file).unwrap().lines().count();
+    assert!(lines_after_first >= 2, "{lines_after_first}");
+
+    let second = run(&[&args[..], &["again"]].concat());
+    assert!(second.status.success(), "{}", stderr(&second));
+    let said = format!("({lines_after_first} messages so far)");
+    assert!(stderr(&second).contains(&said), "{}", stderr(&second));
+    let lines_after_second = std::fs::read_to_string(&file).unwrap().lines().count();
+    assert!(lines_after_second > lines_after_first);
 }

@@ -360,6 +360,17 @@ pub enum AgentError {
     ///
     /// [`Agent::invoke`]: super::Agent::invoke
     Invoke(crate::InvokeError),
+    /// A session transcript could not be read or written (see
+    /// [`Agent::resume`](super::Agent::resume)). A failed write stops the run: a session that
+    /// promises a transcript does not go on without one.
+    Transcript {
+        /// The transcript file.
+        path: std::path::PathBuf,
+        /// The 1-based line that does not parse, when that is the problem.
+        line: Option<usize>,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 impl fmt::Display for AgentError {
@@ -373,6 +384,16 @@ impl fmt::Display for AgentError {
             ),
             AgentError::Config(message) => write!(f, "agent configuration: {message}"),
             AgentError::Invoke(error) => error.fmt(f),
+            AgentError::Transcript {
+                path,
+                line: Some(line),
+                message,
+            } => write!(f, "transcript {}:{line}: {message}", path.display()),
+            AgentError::Transcript {
+                path,
+                line: None,
+                message,
+            } => write!(f, "transcript {}: {message}", path.display()),
         }
     }
 }

@@ -31,6 +31,14 @@
 //! - A hostile server is bounded ([`provider`]): the key is never sent to another origin
 //!   through a redirect, a response body is read up to a limit, and at most
 //!   [`DEFAULT_MAX_TOOL_CALLS_PER_TURN`] tool calls run per turn (the rest get error results).
+//! - The tool calls of one turn run concurrently, at most [`DEFAULT_MAX_PARALLEL_TOOLS`] at a
+//!   time ([`AgentBuilder::max_parallel_tools`]; 1 runs them one after another). Approvals are
+//!   asked one at a time, in call order, before any of them runs; `load_skill` and the other
+//!   calls that change the session run in call order; the results go back in call order.
+//! - A session can be kept in a JSON Lines transcript, one message a line, appended as the run
+//!   goes, with the skills it loaded ([`Session::with_transcript`]), and continued from it in
+//!   another process ([`Agent::resume`]); the format and what a damaged file does are in
+//!   [`transcript`].
 //! - File tools open every path beneath the working directory (`openat2` `RESOLVE_BENEATH`);
 //!   `bash` runs under Landlock with a cleared environment, and no process it starts outlives
 //!   the call ([`tools::sandbox`], [`tools::bash`]). A failing tool returns an error result to
@@ -61,6 +69,7 @@ pub mod provider;
 pub mod retry;
 mod tool_loop;
 pub mod tools;
+pub mod transcript;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -77,7 +86,7 @@ pub use permission::{Approver, HookDecision, Hooks, Permission, PermissionPolicy
 pub use provider::{HttpOptions, Provider, Request, Response, ToolDefinitions};
 pub use retry::RetryPolicy;
 pub use tool_loop::{
-    Agent, AgentBuilder, DEFAULT_MAX_TOOL_CALLS_PER_TURN, DEFAULT_MAX_TURNS, DEFAULT_PREAMBLE,
-    RunOutput, Session,
+    Agent, AgentBuilder, DEFAULT_MAX_PARALLEL_TOOLS, DEFAULT_MAX_TOOL_CALLS_PER_TURN,
+    DEFAULT_MAX_TURNS, DEFAULT_PREAMBLE, RunOutput, Session,
 };
 pub use tools::{Tool, ToolContext, ToolError, ToolErrorKind};

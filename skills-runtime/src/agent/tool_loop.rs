@@ -1,9 +1,12 @@
 //! The tool loop: [`Agent`] (configuration, shared) and [`Session`] (one conversation).
 
+use std::collections::BTreeSet;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt as _;
 
 use serde_json::Value;
 use skills_core::allowed_tools::Entry;
@@ -16,6 +19,7 @@ use super::tools::{
     self, FailureTracker, LOAD_SKILL, READ_SKILL_RESOURCE, Tool, ToolContext, ToolError,
     ToolErrorKind,
 };
+use super::transcript::Transcript;
 use crate::{Effort, Registry, Skill, SkillContext, SkillLoad, SkillLoader};
 
 /// Default limit on model requests per [`Agent::run`].
@@ -25,6 +29,9 @@ pub const DEFAULT_MAX_TURNS: u32 = 30;
 /// error result for each call past the limit, so the model learns the limit and every call
 /// still has its result.
 pub const DEFAULT_MAX_TOOL_CALLS_PER_TURN: usize = 64;
+
+/// Default limit on the tool calls of one assistant turn that run at the same time.
+pub const DEFAULT_MAX_PARALLEL_TOOLS: usize = 4;
 
 /// The default preamble of the system prompt.
 pub const DEFAULT_PREAMBLE: &str = "You are a capable software agent working in a project \
@@ -42,6 +49,7 @@ pub struct AgentBuilder {
     workdir: PathBuf,
     max_turns: u32,
     max_tool_calls_per_turn: usize,
+    max_parallel_tools: usize,
     policy: PermissionPolicy,
     hooks: Hooks,
     tracker: FailureTracker,
@@ -76,6 +84,7 @@ impl AgentBuilder {
             workdir: PathBuf::from("."),
             max_turns: DEFAULT_MAX_TURNS,
             max_tool_calls_per_turn: DEFAULT_MAX_TOOL_CALLS_PER_TURN,
+            max_parallel_tools: DEFAULT_MAX_PARALLEL_TOOLS,
             policy: PermissionPolicy::new(),
             hooks: Hooks::new(),
             tracker: FailureTracker::default(),
@@ -172,6 +181,25 @@ impl AgentBuilder {
     /// an error result that names the limit.
     pub fn max_tool_calls_per_turn(mut self, max: usize) -> Self {
         self.max_tool_calls_per_turn = max.max(1);
+        self
+    }
+
+    /// The most tool calls of one assistant turn that run at the same time (default
+    /// [`DEFAULT_MAX_PARALLEL_TOOLS`], at least 1).
+    ///
+    /// Above 1, a turn's calls go in three steps. First, in call order: the checks of every
+    /// call (failure tracker, permission policy, active skills' `allowed-tools`, the
+    /// approver for [`Permission::Ask`], asked one call at a time, and the `before` hooks),
+    /// and the calls that change the session (`load_skill`, `read_skill_resource`, a forked
+    /// skill), which run right away, so a skill loaded early in the turn pre-approves the
+    /// calls after it. Then the other calls that passed run concurrently, at most `max` at a
+    /// time; one failing does not stop the others. Last, in call order, the failure tracker
+    /// records the outcomes, the `after` hooks run and the results go back to the model in the
+    /// order of the calls. `bash` calls still run one at a time (the sandbox serializes them).
+    ///
+    /// 1 runs each call to its end before the next one is checked, as a sequential loop does.
+    pub fn max_parallel_tools(mut self, max: usize) -> Self {
+        self.max_parallel_tools = max.max(1);
         self
     }
 
@@ -295,6 +323,7 @@ impl AgentBuilder {
             context,
             max_turns: self.max_turns,
             max_tool_calls_per_turn: self.max_tool_calls_per_turn,
+            max_parallel_tools: self.max_parallel_tools,
             policy: self.policy,
             hooks: self.hooks,
             tracker: self.tracker,
@@ -338,6 +367,7 @@ pub struct Agent {
     context: ToolContext,
     max_turns: u32,
     max_tool_calls_per_turn: usize,
+    max_parallel_tools: usize,
     policy: PermissionPolicy,
     hooks: Hooks,
     tracker: FailureTracker,
@@ -372,6 +402,12 @@ pub struct Session {
     usage: Usage,
     /// Skills whose `allowed-tools` apply, in the order they became active.
     active: Vec<&'static Skill>,
+    /// Where each message is appended as it is pushed, if anywhere.
+    transcript: Option<Transcript>,
+    /// The loaded skills the transcript records already.
+    recorded_loaded: BTreeSet<&'static str>,
+    /// How many of `active` the transcript records already.
+    recorded_active: usize,
 }
 
 impl Session {
@@ -398,6 +434,66 @@ impl Session {
     /// session starts with none. A forked skill is active in its child session only.
     pub fn active_skills(&self) -> &[&'static Skill] {
         &self.active
+    }
+
+    /// Keeps this session in a JSON Lines transcript at `path`, replacing what the file held:
+    /// the messages so far are written now, every later one as it is pushed, each line with
+    /// the skills that became loaded or active with it. [`Agent::resume`] reads it back. The
+    /// format and what a damaged file does are in [`transcript`](super::transcript).
+    ///
+    /// A write that fails stops the run with [`AgentError::Transcript`].
+    pub fn with_transcript(mut self, path: impl AsRef<Path>) -> Result<Session, AgentError> {
+        self.transcript = Some(Transcript::create(path.as_ref())?);
+        self.recorded_loaded.clear();
+        self.recorded_active = 0;
+        let count = self.conversation.len();
+        for index in 0..count {
+            self.record(index, index + 1 == count)?;
+        }
+        Ok(self)
+    }
+
+    /// The transcript file this session is kept in, if any.
+    pub fn transcript_path(&self) -> Option<&Path> {
+        self.transcript.as_ref().map(Transcript::path)
+    }
+
+    /// Appends `message` to the conversation, and to the transcript when there is one.
+    fn push(&mut self, message: Message) -> Result<(), AgentError> {
+        self.conversation.push(message);
+        self.record(self.conversation.len() - 1, true)
+    }
+
+    /// Writes message `index` to the transcript, with the skill changes not yet recorded when
+    /// `with_skills`.
+    fn record(&mut self, index: usize, with_skills: bool) -> Result<(), AgentError> {
+        let Some(transcript) = &mut self.transcript else {
+            return Ok(());
+        };
+        let Some(message) = self.conversation.messages().get(index) else {
+            return Ok(());
+        };
+        let (loaded, active): (Vec<&'static str>, Vec<&'static str>) = if with_skills {
+            let loaded = self
+                .loader
+                .skills()
+                .names()
+                .filter(|name| self.loader.is_loaded(name) && !self.recorded_loaded.contains(name))
+                .collect();
+            let active = self.active[self.recorded_active..]
+                .iter()
+                .map(|s| s.name())
+                .collect();
+            (loaded, active)
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        transcript.append(message, &loaded, &active)?;
+        self.recorded_loaded.extend(loaded);
+        if with_skills {
+            self.recorded_active = self.active.len();
+        }
+        Ok(())
     }
 
     /// Marks `skill` active (once).
@@ -478,7 +574,60 @@ impl Agent {
             tracker: self.tracker.clone(),
             usage: Usage::default(),
             active: Vec::new(),
+            transcript: None,
+            recorded_loaded: BTreeSet::new(),
+            recorded_active: 0,
         }
+    }
+
+    /// Continues the session kept in the transcript at `path` (see
+    /// [`Session::with_transcript`]): its messages, the skills it loaded (a second `load_skill`
+    /// gets the short note, not the text again) and the skills active in it; later messages
+    /// are appended to the same file. A missing file starts a new, empty session there.
+    ///
+    /// A last line cut short by a crash, and an assistant turn whose tool results were never
+    /// written, are dropped with a `tracing` warning and cut from the file; a damaged line
+    /// elsewhere fails with [`AgentError::Transcript`]. A recorded skill this agent does not
+    /// have is skipped with a warning. Token usage and the failure tracker start afresh.
+    pub fn resume(&self, path: impl AsRef<Path>) -> Result<Session, AgentError> {
+        let path = path.as_ref();
+        let (transcript, replayed) = Transcript::open(path)?;
+        let mut session = self.session();
+        for line in replayed {
+            for name in &line.skills_loaded {
+                match self.skills.get(name) {
+                    Some(skill) => {
+                        session.loader.mark_loaded(skill);
+                        session.recorded_loaded.insert(skill.name());
+                    }
+                    None => tracing::warn!(
+                        path = %path.display(),
+                        skill = %name,
+                        "transcript: a loaded skill this agent does not have; skipped"
+                    ),
+                }
+            }
+            for name in &line.skills_active {
+                match self.skills.get(name) {
+                    Some(skill) => session.activate(skill),
+                    None => tracing::warn!(
+                        path = %path.display(),
+                        skill = %name,
+                        "transcript: an active skill this agent does not have; skipped"
+                    ),
+                }
+            }
+            session.conversation.push(line.message);
+        }
+        session.recorded_active = session.active.len();
+        session.transcript = Some(transcript);
+        tracing::info!(
+            path = %path.display(),
+            messages = session.conversation.len(),
+            skills_active = session.active.len(),
+            "session resumed"
+        );
+        Ok(session)
     }
 
     /// The tools offered in `session` now: all of them, or in strict mode while an active
@@ -498,7 +647,7 @@ impl Agent {
     /// limit. Every message stays in `session`, whatever the outcome, so a failed run can be
     /// inspected or continued.
     pub async fn run(&self, session: &mut Session, prompt: &str) -> Result<RunOutput, AgentError> {
-        session.conversation.push(Message::User(prompt.to_owned()));
+        session.push(Message::User(prompt.to_owned()))?;
         let mut state = RunState::default();
         let mut tool_calls = 0u32;
         for turn in 1..=self.max_turns {
@@ -539,7 +688,7 @@ impl Agent {
             // "stop" next to tool calls.
             let calls = response.turn.tool_calls.clone();
             let text = response.turn.text.clone();
-            session.conversation.push(Message::Assistant(response.turn));
+            session.push(Message::Assistant(response.turn))?;
             if calls.is_empty() {
                 return Ok(RunOutput {
                     text,
@@ -549,13 +698,9 @@ impl Agent {
                     skills_loaded: state.skills_loaded,
                 });
             }
-            let mut results = Vec::with_capacity(calls.len());
             let (run, refused) = calls.split_at(calls.len().min(self.max_tool_calls_per_turn));
-            for call in run {
-                tool_calls += 1;
-                let result = self.execute(session, call, &mut state).await;
-                results.push(result);
-            }
+            tool_calls = tool_calls.saturating_add(run.len() as u32);
+            let mut results = self.execute_turn(session, run, &mut state).await;
             if !refused.is_empty() {
                 tracing::warn!(
                     turn,
@@ -573,7 +718,7 @@ impl Agent {
                 }));
                 tool_calls = tool_calls.saturating_add(refused.len() as u32);
             }
-            session.conversation.push(Message::ToolResults(results));
+            session.push(Message::ToolResults(results))?;
         }
         tracing::warn!(max_turns = self.max_turns, "turn limit reached");
         Err(AgentError::TurnLimit {
@@ -622,11 +767,9 @@ impl Agent {
             let (output, answer) = self.run_fork(skill, &text).await?;
             session.usage.add(&output.usage);
             let typed = format!("/{} {}", skill.name(), arguments.trim());
-            session
-                .conversation
-                .push(Message::User(typed.trim_end().to_owned()));
+            session.push(Message::User(typed.trim_end().to_owned()))?;
             if let Some(answer) = answer {
-                session.conversation.push(answer);
+                session.push(answer)?;
             }
             return Ok(RunOutput {
                 skills_loaded: vec![skill.name()],
@@ -675,6 +818,7 @@ impl Agent {
             context: self.context.clone(),
             max_turns: self.fork_max_turns,
             max_tool_calls_per_turn: self.max_tool_calls_per_turn,
+            max_parallel_tools: self.max_parallel_tools,
             policy: self.policy.clone(),
             hooks: self.hooks.clone(),
             tracker: self.tracker.clone(),
@@ -737,7 +881,96 @@ impl Agent {
         state: &mut RunState,
     ) -> ToolResult {
         let started = Instant::now();
-        let outcome = self.checked_call(session, call, state).await;
+        let outcome = match self.check(session, call) {
+            Ok(target) => self.run_checked(session, call, target, state).await,
+            Err(error) => Err(error),
+        };
+        self.finish(call, outcome, started.elapsed())
+    }
+
+    /// Runs the calls of one turn (within the per-turn limit) and returns their results in
+    /// call order; see [`AgentBuilder::max_parallel_tools`] for the order of the steps.
+    async fn execute_turn(
+        &self,
+        session: &mut Session,
+        calls: &[ToolCall],
+        state: &mut RunState,
+    ) -> Vec<ToolResult> {
+        if self.max_parallel_tools <= 1 || calls.len() <= 1 {
+            let mut results = Vec::with_capacity(calls.len());
+            for call in calls {
+                results.push(self.execute(session, call, state).await);
+            }
+            return results;
+        }
+        // In call order: checks and approvals, and the calls that change the session. `None`
+        // marks a call left for the concurrent step.
+        let mut outcomes: Vec<Option<(Result<String, ToolError>, Duration)>> =
+            Vec::with_capacity(calls.len());
+        let mut pending = Vec::new();
+        for (index, call) in calls.iter().enumerate() {
+            let started = Instant::now();
+            match self.check(session, call) {
+                Ok(Target::Tool(tool)) => {
+                    pending.push((index, tool));
+                    outcomes.push(None);
+                }
+                Ok(target) => {
+                    let outcome = self.run_checked(session, call, target, state).await;
+                    outcomes.push(Some((outcome, started.elapsed())));
+                }
+                Err(error) => outcomes.push(Some((Err(error), started.elapsed()))),
+            }
+        }
+        let context = &self.context;
+        // Boxed with a declared `Send`, which a closure's future cannot state for the loop's
+        // own future (the forked skill's child runs this loop too).
+        let mut runs: Vec<super::BoxFuture<'_, (Result<String, ToolError>, Duration)>> =
+            Vec::with_capacity(pending.len());
+        for (index, tool) in &pending {
+            let call = &calls[*index];
+            runs.push(Box::pin(async move {
+                let started = Instant::now();
+                let outcome = tool.call(&call.input, context).await;
+                (outcome, started.elapsed())
+            }));
+        }
+        // `buffered` keeps at most `max_parallel_tools` calls running and yields in call order.
+        let ran: Vec<_> = futures_util::stream::iter(runs)
+            .buffered(self.max_parallel_tools)
+            .collect()
+            .await;
+        let mut ran = ran.into_iter();
+        calls
+            .iter()
+            .zip(outcomes)
+            .map(|(call, done)| {
+                let (outcome, elapsed) = match done {
+                    Some(done) => done,
+                    None => {
+                        let ran = ran.next().unwrap_or_else(|| {
+                            let error = ToolError::new(ToolErrorKind::Unavailable, "not run");
+                            (Err(error), Duration::ZERO)
+                        });
+                        // Refusals do not count as failures, so only ran calls are recorded.
+                        session
+                            .tracker
+                            .record(&call.name, ran.0.is_ok(), Instant::now());
+                        ran
+                    }
+                };
+                self.finish(call, outcome, elapsed)
+            })
+            .collect()
+    }
+
+    /// Logs a call's outcome, turns it into its result and runs the `after` hooks.
+    fn finish(
+        &self,
+        call: &ToolCall,
+        outcome: Result<String, ToolError>,
+        elapsed: Duration,
+    ) -> ToolResult {
         let (content, is_error) = match &outcome {
             Ok(text) => (text.clone(), false),
             Err(error) => (error.to_result_text(), true),
@@ -748,7 +981,7 @@ impl Agent {
             ok = !is_error,
             error_kind = outcome.as_ref().err().map(|e| e.kind.label()).unwrap_or(""),
             result_chars = content.len(),
-            elapsed_ms = started.elapsed().as_millis() as u64,
+            elapsed_ms = elapsed.as_millis() as u64,
             "tool call"
         );
         let result = ToolResult {
@@ -763,12 +996,10 @@ impl Agent {
         result
     }
 
-    async fn checked_call(
-        &self,
-        session: &mut Session,
-        call: &ToolCall,
-        state: &mut RunState,
-    ) -> Result<String, ToolError> {
+    /// The checks before a call runs, in order: the tool exists, the failure tracker lets it
+    /// run, the policy and the active skills allow it (asking the approver for an `Ask`), the
+    /// `before` hooks do not deny it. Returns what to run.
+    fn check(&self, session: &mut Session, call: &ToolCall) -> Result<Target, ToolError> {
         let is_load_skill = self.load_skill && call.name == LOAD_SKILL;
         let is_read_resource = self.read_resource && call.name == READ_SKILL_RESOURCE;
         let tool = self.tools.iter().find(|t| t.name() == call.name);
@@ -823,12 +1054,27 @@ impl Agent {
                 return Err(ToolError::new(ToolErrorKind::Denied, reason));
             }
         }
-        let outcome = match tool {
-            Some(tool) => tool.call(&call.input, &self.context).await,
-            None if is_read_resource => self.read_resource(session, &call.input),
-            None => self.load_skill(session, &call.input, state).await,
+        Ok(match tool {
+            Some(tool) => Target::Tool(Arc::clone(tool)),
+            None if is_read_resource => Target::ReadResource,
+            None => Target::LoadSkill,
+        })
+    }
+
+    /// Runs a call that passed [`check`](Self::check) and records its outcome with the failure
+    /// tracker (refusals are not recorded: the tool itself did not fail).
+    async fn run_checked(
+        &self,
+        session: &mut Session,
+        call: &ToolCall,
+        target: Target,
+        state: &mut RunState,
+    ) -> Result<String, ToolError> {
+        let outcome = match target {
+            Target::Tool(tool) => tool.call(&call.input, &self.context).await,
+            Target::ReadResource => self.read_resource(session, &call.input),
+            Target::LoadSkill => self.load_skill(session, &call.input, state).await,
         };
-        // Refusals above do not count as failures: the tool itself did not fail.
         session
             .tracker
             .record(&call.name, outcome.is_ok(), Instant::now());
@@ -1001,6 +1247,16 @@ impl Agent {
             }
         }
     }
+}
+
+/// What a call that passed the checks runs.
+enum Target {
+    /// A tool of the list; independent of the session, so it may run with others.
+    Tool(Arc<dyn Tool>),
+    /// `load_skill`: changes the session.
+    LoadSkill,
+    /// `read_skill_resource`: reads what the session may see.
+    ReadResource,
 }
 
 /// What one [`Agent::run`] accumulates besides the conversation.

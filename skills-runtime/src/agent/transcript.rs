@@ -1,0 +1,328 @@
+//! Session transcripts: a conversation on disk as JSON Lines, so a session can be resumed.
+//!
+//! One line per message, appended (and synced) as the run pushes it, so a crash loses at most
+//! the line being written. A line is an object:
+//!
+//! ```json
+//! {"message":{"role":"user","text":"review src/lib.rs"}}
+//! {"message":{"role":"assistant","text":"","tool_calls":[{"id":"t1","name":"load_skill","input":{"name":"code-review"}}],"raw":{"format":"anthropic","value":[...]},"stop_reason":"tool_use"}}
+//! {"message":{"role":"tool_results","results":[{"call_id":"t1","name":"load_skill","content":"...","is_error":false}]},"skills_loaded":["code-review"],"skills_active":["code-review"]}
+//! ```
+//!
+//! `skills_loaded` and `skills_active` name the skills that became loaded or active since the
+//! line before, so the record of a skill and the message that brought its text travel in the
+//! same line: a resumed session never loses one without the other.
+//!
+//! Reading back ([`Agent::resume`](super::Agent::resume)):
+//! - A last line without its newline is a write cut short by a crash: when it does not parse it
+//!   is dropped with a `tracing` warning, and the file is cut back to the line before, so later
+//!   lines start clean. A line that does not parse anywhere else is an error
+//!   ([`AgentError::Transcript`]): the file was damaged or edited, and guessing would lose more.
+//! - An assistant turn with tool calls and no results after it is the turn in flight at the
+//!   crash: it is dropped the same way (the API refuses tool calls without results).
+//! - A skill this binary no longer has is skipped with a warning.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::conversation::{AssistantTurn, Message, ToolCall, ToolResult, WireFormat};
+use super::error::AgentError;
+
+/// One line of a transcript.
+#[derive(Serialize, Deserialize)]
+struct Line {
+    message: Entry,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    skills_loaded: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    skills_active: Vec<String>,
+}
+
+/// A message as written: its own format, apart from the Rust types, so they can change.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+enum Entry {
+    User {
+        text: String,
+    },
+    Assistant {
+        text: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<CallEntry>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        raw: Option<RawEntry>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stop_reason: Option<String>,
+    },
+    ToolResults {
+        results: Vec<ResultEntry>,
+    },
+}
+
+#[derive(Serialize, Deserialize)]
+struct CallEntry {
+    id: String,
+    name: String,
+    input: Value,
+}
+
+#[derive(Serialize, Deserialize)]
+struct ResultEntry {
+    call_id: String,
+    name: String,
+    content: String,
+    #[serde(default)]
+    is_error: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+struct RawEntry {
+    format: FormatEntry,
+    value: Value,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum FormatEntry {
+    Anthropic,
+    Openai,
+}
+
+impl From<&Message> for Entry {
+    fn from(message: &Message) -> Self {
+        match message {
+            Message::User(text) => Entry::User { text: text.clone() },
+            Message::Assistant(turn) => Entry::Assistant {
+                text: turn.text.clone(),
+                tool_calls: turn
+                    .tool_calls
+                    .iter()
+                    .map(|c| CallEntry {
+                        id: c.id.clone(),
+                        name: c.name.clone(),
+                        input: c.input.clone(),
+                    })
+                    .collect(),
+                raw: turn.raw.as_ref().map(|(format, value)| RawEntry {
+                    format: match format {
+                        WireFormat::Anthropic => FormatEntry::Anthropic,
+                        WireFormat::OpenAi => FormatEntry::Openai,
+                    },
+                    value: value.clone(),
+                }),
+                stop_reason: turn.stop_reason.clone(),
+            },
+            Message::ToolResults(results) => Entry::ToolResults {
+                results: results
+                    .iter()
+                    .map(|r| ResultEntry {
+                        call_id: r.call_id.clone(),
+                        name: r.name.clone(),
+                        content: r.content.clone(),
+                        is_error: r.is_error,
+                    })
+                    .collect(),
+            },
+        }
+    }
+}
+
+impl From<Entry> for Message {
+    fn from(entry: Entry) -> Self {
+        match entry {
+            Entry::User { text } => Message::User(text),
+            Entry::Assistant {
+                text,
+                tool_calls,
+                raw,
+                stop_reason,
+            } => Message::Assistant(AssistantTurn {
+                text,
+                tool_calls: tool_calls
+                    .into_iter()
+                    .map(|c| ToolCall {
+                        id: c.id,
+                        name: c.name,
+                        input: c.input,
+                    })
+                    .collect(),
+                raw: raw.map(|r| {
+                    let format = match r.format {
+                        FormatEntry::Anthropic => WireFormat::Anthropic,
+                        FormatEntry::Openai => WireFormat::OpenAi,
+                    };
+                    (format, r.value)
+                }),
+                stop_reason,
+            }),
+            Entry::ToolResults { results } => Message::ToolResults(
+                results
+                    .into_iter()
+                    .map(|r| ToolResult {
+                        call_id: r.call_id,
+                        name: r.name,
+                        content: r.content,
+                        is_error: r.is_error,
+                    })
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// A message read back, with the skills its line recorded.
+pub(crate) struct Replayed {
+    pub(crate) message: Message,
+    pub(crate) skills_loaded: Vec<String>,
+    pub(crate) skills_active: Vec<String>,
+}
+
+/// The open transcript file of a session.
+#[derive(Debug)]
+pub(crate) struct Transcript {
+    path: PathBuf,
+    file: File,
+}
+
+fn error(path: &Path, line: Option<usize>, message: impl Into<String>) -> AgentError {
+    AgentError::Transcript {
+        path: path.to_owned(),
+        line,
+        message: message.into(),
+    }
+}
+
+impl Transcript {
+    /// Creates `path` (replacing what it held).
+    pub(crate) fn create(path: &Path) -> Result<Transcript, AgentError> {
+        let file = File::create(path).map_err(|e| error(path, None, e.to_string()))?;
+        Ok(Transcript {
+            path: path.to_owned(),
+            file,
+        })
+    }
+
+    /// Opens `path` and reads its messages (see the module docs for damaged files); a missing
+    /// file is created empty. Later lines are appended after the last message kept.
+    pub(crate) fn open(path: &Path) -> Result<(Transcript, Vec<Replayed>), AgentError> {
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| error(path, None, e.to_string()))?;
+        let mut text = String::new();
+        file.read_to_string(&mut text)
+            .map_err(|e| error(path, None, e.to_string()))?;
+        // (message, byte offset where its line starts)
+        let mut replayed: Vec<(Replayed, usize)> = Vec::new();
+        let mut keep = 0;
+        let mut start = 0;
+        let mut number = 0;
+        let mut newline_missing = false;
+        while start < text.len() {
+            number += 1;
+            let (line, end, complete) = match text[start..].find('\n') {
+                Some(at) => (&text[start..start + at], start + at + 1, true),
+                None => (&text[start..], text.len(), false),
+            };
+            if line.trim().is_empty() {
+                start = end;
+                keep = end;
+                continue;
+            }
+            match serde_json::from_str::<Line>(line) {
+                Ok(parsed) => {
+                    replayed.push((
+                        Replayed {
+                            message: parsed.message.into(),
+                            skills_loaded: parsed.skills_loaded,
+                            skills_active: parsed.skills_active,
+                        },
+                        start,
+                    ));
+                    keep = end;
+                    newline_missing = !complete;
+                }
+                Err(e) if !complete => {
+                    tracing::warn!(
+                        path = %path.display(),
+                        line = number,
+                        error = %e,
+                        "transcript: the last line was cut short (a crash while writing); \
+                         dropped it"
+                    );
+                }
+                Err(e) => {
+                    return Err(error(
+                        path,
+                        Some(number),
+                        format!("the line does not parse ({e}); the file is damaged"),
+                    ));
+                }
+            }
+            start = end;
+        }
+        // The turn in flight at a crash: tool calls whose results were never written.
+        if let Some((last, at)) = replayed.last()
+            && matches!(&last.message, Message::Assistant(turn) if !turn.tool_calls.is_empty())
+        {
+            tracing::warn!(
+                path = %path.display(),
+                "transcript: the last assistant turn has tool calls without results (a crash \
+                 in its turn); dropped it"
+            );
+            keep = *at;
+            newline_missing = false;
+            replayed.pop();
+        }
+        let truncate = |file: &mut File, len: usize| -> std::io::Result<()> {
+            file.set_len(len as u64)?;
+            file.seek(SeekFrom::End(0))?;
+            Ok(())
+        };
+        truncate(&mut file, keep).map_err(|e| error(path, None, e.to_string()))?;
+        if newline_missing {
+            file.write_all(b"\n")
+                .map_err(|e| error(path, None, e.to_string()))?;
+        }
+        let transcript = Transcript {
+            path: path.to_owned(),
+            file,
+        };
+        Ok((transcript, replayed.into_iter().map(|(r, _)| r).collect()))
+    }
+
+    /// Appends `message` and the skills that became loaded and active with it, in one line,
+    /// and syncs it to disk.
+    pub(crate) fn append(
+        &mut self,
+        message: &Message,
+        skills_loaded: &[&str],
+        skills_active: &[&str],
+    ) -> Result<(), AgentError> {
+        let line = Line {
+            message: message.into(),
+            skills_loaded: skills_loaded.iter().map(|s| (*s).to_owned()).collect(),
+            skills_active: skills_active.iter().map(|s| (*s).to_owned()).collect(),
+        };
+        let mut text =
+            serde_json::to_string(&line).map_err(|e| error(&self.path, None, e.to_string()))?;
+        text.push('\n');
+        // One write per line, so a crash cuts at most this line.
+        self.file
+            .write_all(text.as_bytes())
+            .and_then(|()| self.file.sync_data())
+            .map_err(|e| error(&self.path, None, e.to_string()))
+    }
+
+    /// The file.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+}
