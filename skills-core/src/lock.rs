@@ -4,7 +4,7 @@
 //! The format is what `sha256sum` prints, so `sha256sum -c skills.lock`, run in the crate's
 //! directory, verifies it without this crate: one `<64 hex>  <path>` line per embedded file
 //! (every `SKILL.md` and every resource), sorted by path, paths relative to the crate as the
-//! diagnostics show them. The options that decide what is embedded ([`Key::is_locked`]) are
+//! diagnostics show them. The options that decide what is embedded ([`Key::is_locked`](crate::options::Key::is_locked)) are
 //! recorded first, one `# option name = value` line each: GNU `sha256sum -c` skips lines that
 //! start with `#` (even with `--strict`), and the check here compares them, so changing
 //! `ignore` or a size limit cannot silently let a file in.
