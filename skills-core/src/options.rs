@@ -303,6 +303,8 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec::lint(Lint::SimilarDescriptions),
     OptionSpec::lint(Lint::PromptOverride),
     OptionSpec::lint(Lint::ExternalUrls),
+    OptionSpec::lint(Lint::EmptyBody),
+    OptionSpec::lint(Lint::AsciiNames),
     OptionSpec {
         name: "allowed_hosts",
         key: Key::AllowedHosts,
@@ -322,8 +324,6 @@ pub const OPTIONS: &[OptionSpec] = &[
         help: "path of the runtime crate in generated code, for a renamed dependency",
         flag: Flag::None,
     },
-    OptionSpec::lint(Lint::EmptyBody),
-    OptionSpec::lint(Lint::AsciiNames),
     OptionSpec {
         name: "lock",
         key: Key::Lock,

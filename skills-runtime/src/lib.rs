@@ -106,10 +106,10 @@ pub use skills_core::render::{CatalogEntry, EMPTY_CATALOG, LOAD_SKILL_TOOL};
 /// | `similar_descriptions = "deny"` | `"warn"` | lint level for two descriptions so alike that the model may pick the wrong skill |
 /// | `prompt_override = "deny"` | `"warn"` | lint level for text that tries to override the system prompt ("ignore previous instructions") |
 /// | `external_urls = "warn"` | `"allow"` | lint level for links to hosts outside `allowed_hosts` |
-/// | `allowed_hosts = ["docs.rs"]` | `[]` | hosts (and their subdomains) that the `external_urls` lint accepts |
-/// | `crate = ::my_runtime` | `::skills_runtime` | path of the runtime crate in generated code, for a renamed dependency |
 /// | `empty_body = "deny"` | `"warn"` | lint level for a skill with no instructions after the frontmatter |
 /// | `ascii_names = "deny"` | `"allow"` | lint level for a `name` with characters outside ASCII (`café`, `数据-分析`) |
+/// | `allowed_hosts = ["docs.rs"]` | `[]` | hosts (and their subdomains) that the `external_urls` lint accepts |
+/// | `crate = ::my_runtime` | `::skills_runtime` | path of the runtime crate in generated code, for a renamed dependency |
 /// | `lock = "skills.lock"` | `none` | lockfile (`sha256sum` format) every embedded file must match, with the options that decide what is embedded: a changed, new or removed file is a compile error until `skills lock` rewrites it; `Registry::lock_digest()` reports its SHA-256 |
 ///
 /// Every problem in every file is its own compile error, pointing at the file and line.
