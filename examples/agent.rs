@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --example agent -- [--provider anthropic|openai|demo] [--model M] [--workdir DIR]
 //!                              [--max-turns N] [--yes] [--no-sandbox|--require-sandbox]
-//!                              [--session FILE] [PROMPT...]
+//!                              [--session FILE] [--no-stream] [PROMPT...]
 //! ```
 //!
 //! (`--help` lists the flags, `--version` prints the version and the SHA-256 of `skills.lock`,
@@ -15,8 +15,9 @@
 //! Ollama or vLLM server works), else `demo`, an offline scripted model that still drives the
 //! real loop, `load_skill` and tools ([`skills_demo::scripted`]).
 //!
-//! With a PROMPT it runs once and prints the answer on stdout; without one it is an interactive
-//! session. A prompt or line that starts with `/name` invokes that skill with the rest as its
+//! With a PROMPT it runs once and prints the answer on stdout as it is generated (replies are
+//! streamed; `--no-stream` reads each reply whole), with a status line per tool call on stderr;
+//! without one it is an interactive session. A prompt or line that starts with `/name` invokes that skill with the rest as its
 //! arguments, as a person's turn (`context: fork` skills run in a sub-agent, `allowed-tools`
 //! apply); `/` alone lists the skills a person may invoke. `bash`, `write_file` and `edit_file` ask for confirmation unless `--yes` is given
 //! (and are refused when there is no terminal to ask on).
@@ -31,8 +32,8 @@ use skills_runtime::agent::provider::anthropic::{self, Anthropic};
 use skills_runtime::agent::provider::openai::{self, OpenAi};
 use skills_runtime::agent::tools::{BashOptions, Sandbox};
 use skills_runtime::agent::{
-    Agent, DEFAULT_MAX_TURNS, Hooks, HttpOptions, PermissionPolicy, Provider, RunOutput, Session,
-    permission,
+    Agent, AgentEvent, DEFAULT_MAX_TURNS, HttpOptions, PermissionPolicy, Provider, RunOutput,
+    Session, permission,
 };
 
 // Only the reviewed files of `skills/` compile: `skills.lock` lists their SHA-256 (`skills lock`
@@ -94,6 +95,10 @@ struct Args {
     /// already there, with the skills it loaded
     #[arg(long, value_name = "FILE")]
     session: Option<std::path::PathBuf>,
+    /// Read each model reply whole instead of streaming it (the text then appears when the
+    /// reply is complete)
+    #[arg(long)]
+    no_stream: bool,
     /// Run once and print the answer; without it, an interactive session
     #[arg(trailing_var_arg = true)]
     prompt: Vec<String>,
@@ -194,24 +199,51 @@ fn approver() -> skills_runtime::agent::Approver {
     })
 }
 
-/// Prints each tool call as it completes, so the mechanism is visible. What the model sent and
-/// the tool printed is escaped and cut, so it cannot act on the terminal.
-fn progress_hooks() -> Hooks {
-    Hooks::new().after(Arc::new(|call, result| {
-        let status = if result.is_error { "error" } else { "ok" };
-        eprintln!(
-            "  [tool] {}({}) -> {status}, {} chars",
-            permission::terminal_line(&call.name, 80),
-            permission::terminal_line(&call.input.to_string(), 120),
-            result.content.len()
-        );
-        if result.is_error {
-            eprintln!(
-                "         {}",
-                permission::terminal_line(&result.content, 300)
-            );
+/// Prints a run as it goes: the assistant's text on stdout as it arrives, and one status line
+/// per tool call on stderr when it has its result. What the model sent and the tool printed is
+/// escaped and cut in those lines, so it cannot act on the terminal.
+#[derive(Default)]
+struct Printer {
+    /// Text was printed since the last line end.
+    mid_line: bool,
+}
+
+impl Printer {
+    fn event(&mut self, event: &AgentEvent<'_>) {
+        match event {
+            AgentEvent::TextDelta(text) => {
+                let mut stdout = std::io::stdout().lock();
+                let _ = stdout.write_all(text.as_bytes());
+                let _ = stdout.flush();
+                self.mid_line = !text.ends_with('\n');
+            }
+            // A tool line or an approval question starts on a line of its own.
+            AgentEvent::ToolCallStarted { .. } | AgentEvent::TurnFinished { .. } => self.end_line(),
+            AgentEvent::ToolResult { call, result, .. } => {
+                self.end_line();
+                let status = if result.is_error { "error" } else { "ok" };
+                eprintln!(
+                    "  [tool] {}({}) -> {status}, {} chars",
+                    permission::terminal_line(&call.name, 80),
+                    permission::terminal_line(&call.input.to_string(), 120),
+                    result.content.len()
+                );
+                if result.is_error {
+                    eprintln!(
+                        "         {}",
+                        permission::terminal_line(&result.content, 300)
+                    );
+                }
+            }
+            _ => {}
         }
-    }))
+    }
+
+    fn end_line(&mut self) {
+        if std::mem::take(&mut self.mid_line) {
+            let _ = writeln!(std::io::stdout());
+        }
+    }
 }
 
 fn summary(out: &RunOutput) -> String {
@@ -257,16 +289,27 @@ fn invocable_skills() -> String {
     }
 }
 
-async fn ask(agent: &Agent, session: &mut Session, prompt: &str) -> Result<String, String> {
+/// Runs `prompt` (or the `/name` command), printing the answer as it arrives.
+async fn ask(agent: &Agent, session: &mut Session, prompt: &str) -> Result<(), String> {
+    let mut printer = Printer::default();
+    let on_event = |event: &AgentEvent<'_>| printer.event(event);
     let result = match skill_command(prompt) {
-        Some(("", _)) => return Ok(invocable_skills()),
-        Some((name, arguments)) => agent.invoke(session, name, arguments).await,
-        None => agent.run(session, prompt).await,
+        Some(("", _)) => {
+            println!("{}", invocable_skills());
+            return Ok(());
+        }
+        Some((name, arguments)) => {
+            agent
+                .invoke_with_events(session, name, arguments, on_event)
+                .await
+        }
+        None => agent.run_with_events(session, prompt, on_event).await,
     };
+    printer.end_line();
     match result {
         Ok(out) => {
             eprintln!("{}", summary(&out));
-            Ok(out.text)
+            Ok(())
         }
         Err(e) => Err(e.to_string()),
     }
@@ -303,7 +346,7 @@ async fn main() -> ExitCode {
             sandbox: args.sandbox(),
             ..BashOptions::default()
         })
-        .hooks(progress_hooks());
+        .stream(!args.no_stream);
     // Skills that ship scripts get them written here (keyed by hash, checked before reuse) when
     // loaded; without a per-user folder the model reads them with read_skill_resource instead.
     if let Some(dir) = skills_runtime::default_resource_dir() {
@@ -350,10 +393,7 @@ async fn main() -> ExitCode {
     if !interactive {
         let prompt = args.prompt.join(" ");
         return match ask(&agent, &mut session, &prompt).await {
-            Ok(text) => {
-                println!("{text}");
-                ExitCode::SUCCESS
-            }
+            Ok(()) => ExitCode::SUCCESS,
             Err(message) => {
                 eprintln!("error: {message}");
                 ExitCode::FAILURE
@@ -386,7 +426,7 @@ async fn main() -> ExitCode {
             break;
         }
         match ask(&agent, &mut session, prompt).await {
-            Ok(text) => println!("{text}\n"),
+            Ok(()) => println!(),
             // The session keeps every message; the user can go on.
             Err(message) => eprintln!("error: {message}"),
         }

@@ -19,8 +19,8 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 use skills_runtime::Skill;
 use skills_runtime::agent::{
-    ApiError, AssistantTurn, BoxFuture, Message, Provider, Request, Response, ToolCall, ToolResult,
-    Usage,
+    AgentEvent, ApiError, AssistantTurn, BoxFuture, Message, Provider, Request, Response, ToolCall,
+    ToolResult, Usage,
 };
 
 /// The label every answer of the scripted model starts with.
@@ -237,6 +237,13 @@ impl Provider for ScriptedModel {
     fn complete<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, ApiError>> {
         Box::pin(async move {
             let turn = self.step(request);
+            // Asked to stream, it sends its text a line at a time through the same event path
+            // a streaming provider uses, so the offline demo prints as a real model would.
+            if let Some(sink) = request.events {
+                for line in turn.text.split_inclusive('\n') {
+                    sink(&AgentEvent::TextDelta(line));
+                }
+            }
             let input_chars = request.system.len()
                 + request
                     .messages

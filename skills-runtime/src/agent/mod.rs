@@ -59,11 +59,18 @@
 //!   [`Agent::invoke`]; the parent's conversation never sees the child's work. The `agent:`
 //!   field (a named sub-agent type in Claude Code) has no counterpart here: the child is this
 //!   agent's own configuration.
+//! - Replies can be streamed ([`AgentBuilder::stream`]): the text reaches
+//!   [`Agent::run_with_events`]'s callback as the model writes it, with the tool calls and their
+//!   results and the end of each turn ([`AgentEvent`], in the order [`events`] describes).
+//!   Without streaming the same events come, the text of a turn in one piece. A stream cut off
+//!   or malformed fails the request and nothing of its reply enters the conversation; retries
+//!   happen only before its first byte ([`provider`]).
 //! - `tracing` events: `model request` (provider, model, tokens, retries), `tool call`
 //!   (tool, outcome, size, time) and `skill loaded` (name, version, hash prefix).
 
 pub mod conversation;
 pub mod error;
+pub mod events;
 pub mod permission;
 pub mod provider;
 pub mod retry;
@@ -82,6 +89,7 @@ pub use conversation::{
     AssistantTurn, Conversation, Message, ToolCall, ToolResult, Usage, WireFormat,
 };
 pub use error::{AgentError, ApiError, ApiErrorKind};
+pub use events::{AgentEvent, EventSink};
 pub use permission::{Approver, HookDecision, Hooks, Permission, PermissionPolicy};
 pub use provider::{HttpOptions, Provider, Request, Response, ToolDefinitions};
 pub use retry::RetryPolicy;

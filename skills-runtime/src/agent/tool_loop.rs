@@ -3,7 +3,8 @@
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
@@ -13,6 +14,7 @@ use skills_core::allowed_tools::Entry;
 
 use super::conversation::{Conversation, Message, ToolCall, ToolResult, Usage};
 use super::error::AgentError;
+use super::events::AgentEvent;
 use super::permission::{HookDecision, Hooks, Permission, PermissionPolicy};
 use super::provider::{Provider, Request, ToolDefinitions};
 use super::tools::{
@@ -57,6 +59,7 @@ pub struct AgentBuilder {
     allow_hard_links: bool,
     strict_allowed_tools: bool,
     fork_max_turns: u32,
+    stream: bool,
 }
 
 impl fmt::Debug for AgentBuilder {
@@ -92,6 +95,7 @@ impl AgentBuilder {
             allow_hard_links: false,
             strict_allowed_tools: false,
             fork_max_turns: DEFAULT_MAX_TURNS,
+            stream: false,
         }
     }
 
@@ -238,6 +242,16 @@ impl AgentBuilder {
         self
     }
 
+    /// Whether model replies are streamed (default `false`): the providers ask for server-sent
+    /// events and [`Agent::run_with_events`] gets the text as it is generated. Off, each reply
+    /// is read whole and its text comes as one event. The conversation, the output and the
+    /// errors are the same either way, except that a stream is retried only before its first
+    /// byte.
+    pub fn stream(mut self, stream: bool) -> Self {
+        self.stream = stream;
+        self
+    }
+
     /// The failure tracker each new session starts from.
     pub fn failure_tracker(mut self, tracker: FailureTracker) -> Self {
         self.tracker = tracker;
@@ -330,6 +344,7 @@ impl AgentBuilder {
             resource_dir: self.resource_dir,
             strict_allowed_tools: self.strict_allowed_tools,
             fork_max_turns: self.fork_max_turns,
+            stream: self.stream,
             preamble: self.preamble,
             model: None,
             effort: None,
@@ -374,6 +389,7 @@ pub struct Agent {
     resource_dir: Option<PathBuf>,
     strict_allowed_tools: bool,
     fork_max_turns: u32,
+    stream: bool,
     /// The system prompt without the catalog: a forked skill's child session gets it.
     preamble: String,
     /// A forked skill's `model` and `effort`, in its child agent; `None` elsewhere.
@@ -647,22 +663,61 @@ impl Agent {
     /// limit. Every message stays in `session`, whatever the outcome, so a failed run can be
     /// inspected or continued.
     pub async fn run(&self, session: &mut Session, prompt: &str) -> Result<RunOutput, AgentError> {
+        self.run_with_events(session, prompt, |_| {}).await
+    }
+
+    /// [`run`](Self::run), reporting what happens to `on_event` as it happens: the assistant's
+    /// text as it arrives (as it is generated with [`AgentBuilder::stream`]), each tool call
+    /// and its result, the end of each turn. The order is in [`events`](super::events).
+    ///
+    /// A request that fails mid-stream ends the run with its error; the conversation keeps the
+    /// prompt and nothing of the cut reply, so the session can run again.
+    pub async fn run_with_events(
+        &self,
+        session: &mut Session,
+        prompt: &str,
+        mut on_event: impl FnMut(&AgentEvent<'_>) + Send,
+    ) -> Result<RunOutput, AgentError> {
+        self.run_loop(session, prompt, &mut on_event).await
+    }
+
+    async fn run_loop(
+        &self,
+        session: &mut Session,
+        prompt: &str,
+        on_event: &mut (dyn FnMut(&AgentEvent<'_>) + Send),
+    ) -> Result<RunOutput, AgentError> {
         session.push(Message::User(prompt.to_owned()))?;
         let mut state = RunState::default();
         let mut tool_calls = 0u32;
         for turn in 1..=self.max_turns {
             let narrowed = self.offered_tools(session);
-            let request = Request {
-                model: self.model,
-                effort: self.effort,
-                ..Request::new(
-                    &self.system,
-                    narrowed.as_ref().unwrap_or(&self.definitions),
-                    session.conversation.messages(),
-                )
-            };
             let started = Instant::now();
-            let response = match self.provider.complete(request).await {
+            // The provider streams into the caller's callback; whether it sent any text decides
+            // whether the loop sends the turn's text itself.
+            let streamed_text = AtomicBool::new(false);
+            let result = {
+                let callback = Mutex::new(&mut *on_event);
+                let sink = |event: &AgentEvent<'_>| {
+                    if matches!(event, AgentEvent::TextDelta(_)) {
+                        streamed_text.store(true, Ordering::Relaxed);
+                    }
+                    let mut callback = callback.lock().unwrap_or_else(|e| e.into_inner());
+                    (*callback)(event);
+                };
+                let request = Request {
+                    model: self.model,
+                    effort: self.effort,
+                    events: if self.stream { Some(&sink) } else { None },
+                    ..Request::new(
+                        &self.system,
+                        narrowed.as_ref().unwrap_or(&self.definitions),
+                        session.conversation.messages(),
+                    )
+                };
+                self.provider.complete(request).await
+            };
+            let response = match result {
                 Ok(response) => response,
                 Err(error) => {
                     tracing::error!(
@@ -688,8 +743,13 @@ impl Agent {
             // "stop" next to tool calls.
             let calls = response.turn.tool_calls.clone();
             let text = response.turn.text.clone();
+            if !streamed_text.into_inner() && !text.is_empty() {
+                on_event(&AgentEvent::TextDelta(&text));
+            }
+            let usage = response.usage;
             session.push(Message::Assistant(response.turn))?;
             if calls.is_empty() {
+                self.turn_finished(session, turn, usage, on_event);
                 return Ok(RunOutput {
                     text,
                     turns: turn,
@@ -700,7 +760,7 @@ impl Agent {
             }
             let (run, refused) = calls.split_at(calls.len().min(self.max_tool_calls_per_turn));
             tool_calls = tool_calls.saturating_add(run.len() as u32);
-            let mut results = self.execute_turn(session, run, &mut state).await;
+            let mut results = self.execute_turn(session, run, &mut state, on_event).await;
             if !refused.is_empty() {
                 tracing::warn!(
                     turn,
@@ -710,21 +770,43 @@ impl Agent {
                 );
                 // Every call keeps a result, so the conversation stays valid for the API.
                 let text = self.over_limit(calls.len()).to_result_text();
-                results.extend(refused.iter().map(|call| ToolResult {
-                    call_id: call.id.clone(),
-                    name: call.name.clone(),
-                    content: text.clone(),
-                    is_error: true,
-                }));
+                for call in refused {
+                    let result = ToolResult {
+                        call_id: call.id.clone(),
+                        name: call.name.clone(),
+                        content: text.clone(),
+                        is_error: true,
+                    };
+                    on_event(&AgentEvent::ToolCallStarted { call });
+                    on_event(&AgentEvent::ToolResult {
+                        call,
+                        result: &result,
+                    });
+                    results.push(result);
+                }
                 tool_calls = tool_calls.saturating_add(refused.len() as u32);
             }
             session.push(Message::ToolResults(results))?;
+            self.turn_finished(session, turn, usage, on_event);
         }
         tracing::warn!(max_turns = self.max_turns, "turn limit reached");
         Err(AgentError::TurnLimit {
             max_turns: self.max_turns,
             usage: state.usage,
         })
+    }
+
+    /// Sends [`AgentEvent::TurnFinished`] for the last assistant turn of `session`.
+    fn turn_finished(
+        &self,
+        session: &Session,
+        turn: u32,
+        usage: Usage,
+        on_event: &mut (dyn FnMut(&AgentEvent<'_>) + Send),
+    ) {
+        if let Some(reply) = session.conversation.last_assistant() {
+            on_event(&AgentEvent::TurnFinished { turn, reply, usage });
+        }
     }
 
     /// Runs a person's `/name arguments` as the user's turn: the text of
@@ -748,6 +830,20 @@ impl Agent {
         name: &str,
         arguments: &str,
     ) -> Result<RunOutput, AgentError> {
+        self.invoke_with_events(session, name, arguments, |_| {})
+            .await
+    }
+
+    /// [`invoke`](Self::invoke), reporting to `on_event` as
+    /// [`run_with_events`](Self::run_with_events) does. A forked skill's child session reports
+    /// nothing but its answer, as one text delta: its work stays out of this conversation.
+    pub async fn invoke_with_events(
+        &self,
+        session: &mut Session,
+        name: &str,
+        arguments: &str,
+        mut on_event: impl FnMut(&AgentEvent<'_>) + Send,
+    ) -> Result<RunOutput, AgentError> {
         let text = match &self.resource_dir {
             Some(dir) => self.skills.invoke_in(name, arguments, dir),
             None => self.skills.invoke(name, arguments),
@@ -765,6 +861,9 @@ impl Agent {
         );
         if skill.context() == SkillContext::Fork {
             let (output, answer) = self.run_fork(skill, &text).await?;
+            if !output.text.is_empty() {
+                on_event(&AgentEvent::TextDelta(&output.text));
+            }
             session.usage.add(&output.usage);
             let typed = format!("/{} {}", skill.name(), arguments.trim());
             session.push(Message::User(typed.trim_end().to_owned()))?;
@@ -779,7 +878,7 @@ impl Agent {
         session.activate(skill);
         let first = !session.loader.is_loaded(skill.name());
         session.loader.mark_loaded(skill);
-        let mut output = self.run(session, &text).await?;
+        let mut output = self.run_loop(session, &text, &mut on_event).await?;
         if first {
             output.skills_loaded.insert(0, skill.name());
         }
@@ -825,6 +924,7 @@ impl Agent {
             resource_dir: None,
             strict_allowed_tools: self.strict_allowed_tools,
             fork_max_turns: self.fork_max_turns,
+            stream: self.stream,
             preamble: self.preamble.clone(),
             model: skill.model().or(self.model),
             effort: skill.effort().or(self.effort),
@@ -879,13 +979,15 @@ impl Agent {
         session: &mut Session,
         call: &ToolCall,
         state: &mut RunState,
+        on_event: &mut (dyn FnMut(&AgentEvent<'_>) + Send),
     ) -> ToolResult {
+        on_event(&AgentEvent::ToolCallStarted { call });
         let started = Instant::now();
         let outcome = match self.check(session, call) {
             Ok(target) => self.run_checked(session, call, target, state).await,
             Err(error) => Err(error),
         };
-        self.finish(call, outcome, started.elapsed())
+        self.finish(call, outcome, started.elapsed(), on_event)
     }
 
     /// Runs the calls of one turn (within the per-turn limit) and returns their results in
@@ -895,11 +997,12 @@ impl Agent {
         session: &mut Session,
         calls: &[ToolCall],
         state: &mut RunState,
+        on_event: &mut (dyn FnMut(&AgentEvent<'_>) + Send),
     ) -> Vec<ToolResult> {
         if self.max_parallel_tools <= 1 || calls.len() <= 1 {
             let mut results = Vec::with_capacity(calls.len());
             for call in calls {
-                results.push(self.execute(session, call, state).await);
+                results.push(self.execute(session, call, state, on_event).await);
             }
             return results;
         }
@@ -909,6 +1012,7 @@ impl Agent {
             Vec::with_capacity(calls.len());
         let mut pending = Vec::new();
         for (index, call) in calls.iter().enumerate() {
+            on_event(&AgentEvent::ToolCallStarted { call });
             let started = Instant::now();
             match self.check(session, call) {
                 Ok(Target::Tool(tool)) => {
@@ -959,7 +1063,7 @@ impl Agent {
                         ran
                     }
                 };
-                self.finish(call, outcome, elapsed)
+                self.finish(call, outcome, elapsed, on_event)
             })
             .collect()
     }
@@ -970,6 +1074,7 @@ impl Agent {
         call: &ToolCall,
         outcome: Result<String, ToolError>,
         elapsed: Duration,
+        on_event: &mut (dyn FnMut(&AgentEvent<'_>) + Send),
     ) -> ToolResult {
         let (content, is_error) = match &outcome {
             Ok(text) => (text.clone(), false),
@@ -993,6 +1098,10 @@ impl Agent {
         for hook in &self.hooks.after {
             hook(call, &result);
         }
+        on_event(&AgentEvent::ToolResult {
+            call,
+            result: &result,
+        });
         result
     }
 

@@ -4,6 +4,15 @@
 //! constant prefix (tools + system) is cached across turns. An assistant turn is echoed back as
 //! the exact `content` array received, with block types and fields we do not know. The results
 //! of one turn go back as one user message of `tool_result` blocks, in call order.
+//!
+//! Streamed (`stream: true`), the reply comes as server-sent events: `message_start`, then per
+//! content block `content_block_start`, `content_block_delta`s (`text_delta`,
+//! `input_json_delta` with the tool input in pieces, `thinking_delta`, `signature_delta`,
+//! `citations_delta`) and `content_block_stop`, then `message_delta` (stop reason, final usage)
+//! and `message_stop`; `ping`s anywhere, an `error` event instead of the rest. The message is
+//! rebuilt from them, blocks and fields we do not know included, and read by
+//! [`parse_response`] like a non-streamed one. Unknown event and delta types are skipped, as
+//! the API asks of clients.
 
 use std::fmt;
 
@@ -13,11 +22,13 @@ use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 
 use super::{
-    Endpoint, HttpOptions, Provider, Request, Response, count, encode, key_header, server_error,
+    Endpoint, HttpOptions, Provider, Request, Response, StreamDecoder, count, encode, key_header,
+    server_error,
 };
 use crate::agent::BoxFuture;
 use crate::agent::conversation::{AssistantTurn, Message, ToolCall, ToolResult, Usage, WireFormat};
 use crate::agent::error::{ApiError, ApiErrorKind};
+use crate::agent::events::{AgentEvent, EventSink};
 
 /// The public endpoint, used when `ANTHROPIC_BASE_URL` is not set.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -93,13 +104,14 @@ impl Anthropic {
     }
 
     /// The request body for `request`, as sent: encoded straight from the conversation, with
-    /// no intermediate JSON tree.
+    /// no intermediate JSON tree; `"stream": true` when the request has an event sink.
     pub fn request_body(&self, request: Request<'_>) -> Result<Vec<u8>, ApiError> {
         encode(
             NAME,
             &WireRequest {
                 model: request.model.unwrap_or(&self.model),
                 max_tokens: self.max_tokens,
+                stream: request.events.is_some(),
                 system: [SystemBlock {
                     kind: "text",
                     text: request.system,
@@ -124,7 +136,12 @@ impl Provider for Anthropic {
     fn complete<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, ApiError>> {
         let model = request.model.unwrap_or(&self.model);
         let body = self.request_body(request);
-        Box::pin(async move { self.http.complete(model, body?, parse_response).await })
+        let stream = request.events.map(|sink| (MessageStream::default(), sink));
+        Box::pin(async move {
+            self.http
+                .complete(model, body?, stream, parse_response)
+                .await
+        })
     }
 }
 
@@ -133,6 +150,8 @@ impl Provider for Anthropic {
 struct WireRequest<'a> {
     model: &'a str,
     max_tokens: u32,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
     system: [SystemBlock<'a>; 1],
     #[serde(skip_serializing_if = "<[Value]>::is_empty")]
     tools: &'a [Value],
@@ -313,6 +332,210 @@ pub fn parse_response(mut value: Value) -> Result<Response, ApiError> {
         usage,
         retries: 0,
     })
+}
+
+/// Rebuilds a Messages response from its stream events (see the module docs).
+#[derive(Debug, Default)]
+pub(crate) struct MessageStream {
+    /// The message of `message_start`, updated by `message_delta`.
+    message: Option<Value>,
+    /// The content blocks so far, by index.
+    blocks: Vec<Value>,
+    /// The `partial_json` pieces of each `tool_use` block not stopped yet, by index.
+    inputs: Vec<Option<String>>,
+    /// Whether text was sent already, so the next text block starts with the newline that
+    /// [`parse_response`] puts between blocks.
+    has_text: bool,
+}
+
+impl MessageStream {
+    fn block(&mut self, data: &Value, what: &str) -> Result<usize, ApiError> {
+        let index = data
+            .get("index")
+            .and_then(Value::as_u64)
+            .and_then(|i| usize::try_from(i).ok())
+            .ok_or_else(|| malformed(format!("a `{what}` event has no index")))?;
+        if index >= self.blocks.len() {
+            return Err(malformed(format!(
+                "a `{what}` event names block {index}, which was not started"
+            )));
+        }
+        Ok(index)
+    }
+
+    fn text(&mut self, text: &str, sink: EventSink<'_>) {
+        if !text.is_empty() {
+            sink(&AgentEvent::TextDelta(text));
+            self.has_text = true;
+        }
+    }
+
+    /// Parses the input pieces of tool_use block `index`, if it has some pending.
+    fn close_input(&mut self, index: usize) -> Result<(), ApiError> {
+        let Some(json) = self.inputs.get_mut(index).and_then(Option::take) else {
+            return Ok(());
+        };
+        let input = if json.trim().is_empty() {
+            json!({})
+        } else {
+            serde_json::from_str(&json).map_err(|e| {
+                malformed(format!(
+                    "the streamed input of tool_use block {index} is not valid JSON ({e})"
+                ))
+            })?
+        };
+        self.blocks[index]["input"] = input;
+        Ok(())
+    }
+}
+
+impl StreamDecoder for MessageStream {
+    const LAST_EVENT: &'static str = "message_stop";
+
+    fn event(
+        &mut self,
+        name: &str,
+        data: Option<Value>,
+        sink: EventSink<'_>,
+    ) -> Result<bool, ApiError> {
+        let Some(mut data) = data else {
+            return Err(malformed("a `[DONE]` marker in a Messages stream"));
+        };
+        let kind = match data.get("type").and_then(Value::as_str) {
+            Some(kind) => kind.to_owned(),
+            None => name.to_owned(),
+        };
+        if self.message.is_none() && !matches!(kind.as_str(), "message_start" | "ping") {
+            return Err(malformed(format!(
+                "a `{}` event before `message_start`",
+                crate::agent::error::redact(&kind, "")
+            )));
+        }
+        match kind.as_str() {
+            "message_start" => match data.get_mut("message").map(Value::take) {
+                Some(message) if message.is_object() => self.message = Some(message),
+                _ => return Err(malformed("`message_start` has no message object")),
+            },
+            "content_block_start" => {
+                let index = data.get("index").and_then(Value::as_u64);
+                if index != Some(self.blocks.len() as u64) {
+                    return Err(malformed(format!(
+                        "`content_block_start` for block {index:?}, expected {}",
+                        self.blocks.len()
+                    )));
+                }
+                let block = match data.get_mut("content_block").map(Value::take) {
+                    Some(block) if block.get("type").is_some_and(Value::is_string) => block,
+                    _ => {
+                        return Err(malformed(
+                            "`content_block_start` has no content block with a type",
+                        ));
+                    }
+                };
+                let is_tool = block.get("type").and_then(Value::as_str) == Some("tool_use");
+                if block.get("type").and_then(Value::as_str) == Some("text") {
+                    if self.has_text {
+                        sink(&AgentEvent::TextDelta("\n"));
+                    }
+                    let start = block.get("text").and_then(Value::as_str).unwrap_or("");
+                    self.has_text |= !start.is_empty();
+                    if !start.is_empty() {
+                        sink(&AgentEvent::TextDelta(start));
+                    }
+                }
+                self.blocks.push(block);
+                self.inputs.push(is_tool.then(String::new));
+            }
+            "content_block_delta" => {
+                let index = self.block(&data, "content_block_delta")?;
+                let delta = data
+                    .get("delta")
+                    .filter(|d| d.is_object())
+                    .ok_or_else(|| malformed("`content_block_delta` has no delta object"))?;
+                let piece = |field: &str| {
+                    delta.get(field).and_then(Value::as_str).ok_or_else(|| {
+                        malformed(format!("a content block delta has no `{field}` string"))
+                    })
+                };
+                let append =
+                    |block: &mut Value, field: &str, piece: &str| match block.get_mut(field) {
+                        Some(Value::String(text)) => text.push_str(piece),
+                        _ => block[field] = Value::String(piece.to_owned()),
+                    };
+                match delta.get("type").and_then(Value::as_str) {
+                    Some("text_delta") => {
+                        let text = piece("text")?;
+                        append(&mut self.blocks[index], "text", text);
+                        self.text(text, sink);
+                    }
+                    Some("input_json_delta") => {
+                        let json = piece("partial_json")?;
+                        match self.inputs.get_mut(index) {
+                            Some(Some(pending)) => pending.push_str(json),
+                            _ => {
+                                return Err(malformed(format!(
+                                    "an `input_json_delta` for block {index}, which takes no input"
+                                )));
+                            }
+                        }
+                    }
+                    Some("thinking_delta") => {
+                        append(&mut self.blocks[index], "thinking", piece("thinking")?);
+                    }
+                    Some("signature_delta") => {
+                        self.blocks[index]["signature"] = json!(piece("signature")?);
+                    }
+                    Some("citations_delta") => {
+                        let citation = delta.get("citation").cloned().unwrap_or(Value::Null);
+                        match self.blocks[index].get_mut("citations") {
+                            Some(Value::Array(citations)) => citations.push(citation),
+                            _ => self.blocks[index]["citations"] = json!([citation]),
+                        }
+                    }
+                    // A delta type added later: skipped.
+                    _ => {}
+                }
+            }
+            "content_block_stop" => {
+                let index = self.block(&data, "content_block_stop")?;
+                self.close_input(index)?;
+            }
+            "message_delta" => {
+                let message = self.message.get_or_insert_with(|| json!({}));
+                if let Some(Value::Object(delta)) = data.get_mut("delta").map(Value::take) {
+                    for (key, value) in delta {
+                        message[key.as_str()] = value;
+                    }
+                }
+                // The usage of `message_delta` is cumulative: its counts replace the start's.
+                if let Some(Value::Object(usage)) = data.get_mut("usage").map(Value::take) {
+                    if !message.get("usage").is_some_and(Value::is_object) {
+                        message["usage"] = json!({});
+                    }
+                    for (key, value) in usage {
+                        if !value.is_null() {
+                            message["usage"][key.as_str()] = value;
+                        }
+                    }
+                }
+            }
+            "message_stop" => return Ok(true),
+            // `ping`, and event types added later.
+            _ => {}
+        }
+        Ok(false)
+    }
+
+    fn finish(mut self) -> Result<Value, ApiError> {
+        for index in 0..self.blocks.len() {
+            self.close_input(index)?;
+        }
+        let mut message = self
+            .message
+            .ok_or_else(|| malformed("the stream had no `message_start`"))?;
+        message["content"] = Value::Array(self.blocks);
+        Ok(message)
+    }
 }
 
 pub(crate) fn type_name(value: &Value) -> &'static str {

@@ -17,19 +17,36 @@
 //!   [`MAX_ERROR_BODY_BYTES`] are read.
 //! - **Errors and logs never contain the API key.** Every error message and every piece of
 //!   server text in a `tracing` event goes through [`redact`].
+//!
+//! Streaming ([`Request::events`] set): both HTTP providers ask for server-sent events and
+//! rebuild from them the very body the non-streaming API returns (as the official SDKs' stream
+//! helpers do), which the one response parser of each format then reads; text goes to the sink
+//! as it arrives. The same bounds hold, and:
+//!
+//! - **Retries stop at the first byte.** A failure before any byte of a 2xx body is retried as
+//!   usual; after it, the stream is not restarted (the caller has seen text).
+//! - **A stream cut short is an error.** A body that ends before the format's last event
+//!   (`message_stop`, `data: [DONE]`) fails with [`ApiErrorKind::Transport`], an event that is
+//!   not the JSON the format defines with [`ApiErrorKind::MalformedResponse`], an `error` event
+//!   as any error body; nothing of such a reply is returned.
+//! - **An idle stream times out.** No byte for [`HttpOptions::timeout`] fails with
+//!   [`ApiErrorKind::Transport`]; a stream that keeps sending is not cut by the timeout.
 
 pub mod anthropic;
 pub mod openai;
+mod sse;
 
+use std::fmt;
 use std::time::{Duration, Instant};
 
-use reqwest::header::{CONTENT_LENGTH, HeaderMap, HeaderValue, LOCATION};
+use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderValue, LOCATION};
 use serde_json::Value;
 use skills_core::render;
 
 use super::BoxFuture;
 use super::conversation::{AssistantTurn, Message, Usage};
 use super::error::{ApiError, ApiErrorKind, SCAN_LIMIT, kind_for_status, redact, redact_to};
+use super::events::EventSink;
 use super::retry::RetryPolicy;
 
 /// The tools of an agent, rendered once in both wire shapes so every request sends the very same
@@ -115,7 +132,7 @@ impl ToolDefinitions {
 }
 
 /// What the loop asks a provider for: the next assistant turn.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Request<'a> {
     /// The system prompt (preamble + catalog + `load_skill` sentence); identical every turn.
     pub system: &'a str,
@@ -130,6 +147,24 @@ pub struct Request<'a> {
     /// `reasoning_effort` (`max` as `xhigh`, its highest level); the Anthropic provider leaves it
     /// out, since not every Messages API model takes one.
     pub effort: Option<crate::Effort>,
+    /// Asks for a streamed reply, and where its events go as they arrive: the assistant's
+    /// text as [`AgentEvent::TextDelta`](super::AgentEvent::TextDelta)s. `None` (the default)
+    /// for a reply read whole. A provider that cannot stream may ignore it; the loop then
+    /// delivers the text of the finished turn itself.
+    pub events: Option<EventSink<'a>>,
+}
+
+impl fmt::Debug for Request<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Request")
+            .field("system_chars", &self.system.len())
+            .field("tools", &self.tools.names())
+            .field("messages", &self.messages.len())
+            .field("model", &self.model)
+            .field("effort", &self.effort)
+            .field("stream", &self.events.is_some())
+            .finish()
+    }
 }
 
 impl<'a> Request<'a> {
@@ -141,6 +176,7 @@ impl<'a> Request<'a> {
             messages,
             model: None,
             effort: None,
+            events: None,
         }
     }
 }
@@ -182,7 +218,8 @@ pub const MAX_REDIRECTS: usize = 5;
 /// HTTP settings shared by the HTTP providers.
 #[derive(Clone, Debug)]
 pub struct HttpOptions {
-    /// Whole-request timeout (default 600 s, as the SDKs).
+    /// Whole-request timeout (default 600 s, as the SDKs). A streamed reply has no total
+    /// limit: it fails when no byte arrives for this long.
     pub timeout: Duration,
     /// Connect timeout (default 10 s).
     pub connect_timeout: Duration,
@@ -202,8 +239,8 @@ impl Default for HttpOptions {
 
 impl HttpOptions {
     fn client(&self) -> Result<reqwest::Client, ApiError> {
+        // The timeout is set per request: whole for a reply read at once, per read for a stream.
         reqwest::Client::builder()
-            .timeout(self.timeout)
             .connect_timeout(self.connect_timeout)
             .user_agent(concat!("skills-runtime/", env!("CARGO_PKG_VERSION")))
             .redirect(same_origin_redirects())
@@ -244,6 +281,7 @@ pub(crate) struct Endpoint {
     provider: &'static str,
     client: reqwest::Client,
     retry: RetryPolicy,
+    timeout: Duration,
     url: String,
     path: &'static str,
     headers: HeaderMap,
@@ -268,6 +306,7 @@ impl Endpoint {
             provider,
             client: options.client()?,
             retry: options.retry,
+            timeout: options.timeout,
             url: format!("{}{path}", base_url.trim_end_matches('/')),
             path,
             headers,
@@ -291,15 +330,17 @@ impl Endpoint {
         !self.secret.is_empty()
     }
 
-    /// POSTs the encoded `body` with the retry policy, reads the 2xx answer with `parse` and
-    /// emits the `model request` event.
-    pub(crate) async fn complete(
+    /// POSTs the encoded `body` with the retry policy, reads the 2xx answer (whole, or as a
+    /// stream `decoder` rebuilds, sending events to `sink`), reads that with `parse` and emits
+    /// the `model request` event.
+    pub(crate) async fn complete<D: StreamDecoder>(
         &self,
         model: &str,
         body: Vec<u8>,
+        stream: Option<(D, EventSink<'_>)>,
         parse: impl FnOnce(Value) -> Result<Response, ApiError>,
     ) -> Result<Response, ApiError> {
-        let (value, retries) = self.post_json(body).await?;
+        let (value, retries) = self.post(body, stream).await?;
         let mut response = parse(value).map_err(|e| {
             e.redact_secret(&self.secret)
                 .with_retries(retries)
@@ -329,117 +370,390 @@ impl Endpoint {
         }
     }
 
-    /// POSTs `body` with the retry policy; returns the parsed JSON of a 2xx answer and the
-    /// number of retries made.
-    async fn post_json(&self, body: Vec<u8>) -> Result<(Value, u32), ApiError> {
-        let (provider, policy, secret) = (self.provider, &self.retry, self.secret.as_str());
+    /// POSTs `body` with the retry policy; returns the JSON of the 2xx answer (read whole, or
+    /// rebuilt from the stream) and the number of retries made.
+    async fn post<D: StreamDecoder>(
+        &self,
+        body: Vec<u8>,
+        mut stream: Option<(D, EventSink<'_>)>,
+    ) -> Result<(Value, u32), ApiError> {
         let mut retry = 0u32;
         loop {
-            let started = Instant::now();
-            let result = self
-                .client
-                .post(&self.url)
-                .headers(self.headers.clone())
-                .body(body.clone())
-                .send()
-                .await;
-            let (error, wait_headers) = match result {
-                Err(e) => (transport_error(provider, e, secret), None),
-                Ok(mut response) => {
+            let (error, wait_headers) = match self.attempt(&body, stream.is_some(), retry).await {
+                Attempt::Fatal(error) => return Err(error),
+                Attempt::Retry(error, headers) => (error, headers),
+                Attempt::Success(response, headers) => {
                     let status = response.status().as_u16();
-                    let response_headers = std::mem::take(response.headers_mut());
-                    if (300..400).contains(&status) {
-                        return Err(
-                            redirect_error(provider, &response, &response_headers, secret)
-                                .with_status(status)
-                                .with_retries(retry),
-                        );
-                    }
-                    let success = (200..300).contains(&status);
-                    let limit = if success {
-                        self.max_response_bytes
-                    } else {
-                        MAX_ERROR_BODY_BYTES
-                    };
-                    match read_body(&mut response, &response_headers, limit, success).await {
-                        Err(e) => (
-                            transport_error(provider, e, secret).with_status(status),
-                            Some(response_headers),
-                        ),
-                        Ok(Body::TooLarge { declared, .. }) if success => {
-                            let declared = declared
-                                .map(|n| format!(" (it declares {n} bytes)"))
-                                .unwrap_or_default();
-                            return Err(ApiError::new(
-                                ApiErrorKind::ResponseTooLarge,
-                                provider,
-                                format!(
-                                    "the body is over the limit of {limit} bytes{declared}; \
-                                     reading stopped there (raise max_response_bytes if the \
-                                     server is trusted)"
-                                ),
-                            )
-                            .with_status(status)
-                            .with_retries(retry));
-                        }
-                        Ok(Body::Complete(bytes) | Body::TooLarge { partial: bytes, .. })
-                            if !success =>
-                        {
-                            let error = status_error(provider, status, &bytes, secret)
-                                .with_retry_after(policy.server_delay(&response_headers));
-                            if !policy.should_retry_status(status, &response_headers) {
-                                return Err(error.with_retries(retry));
-                            }
-                            (error, Some(response_headers))
-                        }
-                        Ok(body) => {
-                            let bytes = body.into_bytes();
-                            tracing::debug!(
-                                provider,
-                                status,
-                                bytes = bytes.len(),
-                                elapsed_ms = started.elapsed().as_millis() as u64,
-                                "model response received"
-                            );
-                            return match serde_json::from_slice::<Value>(&bytes) {
-                                // Some servers answer 200 with an error object; it is read as
-                                // any error body, with the key masked first.
-                                Ok(value) if server_error(&value).is_some() => {
-                                    Err(status_error(provider, status, &bytes, secret)
-                                        .with_retries(retry))
+                    let read = match stream.take() {
+                        None => self.read_whole(response, &headers, status).await,
+                        Some((decoder, sink)) => {
+                            let read = self
+                                .read_stream(response, &headers, status, decoder, sink)
+                                .await;
+                            match read {
+                                Read::NoByte(error, decoder) => {
+                                    stream = Some((decoder, sink));
+                                    Read::Retry(error)
                                 }
-                                Ok(value) => Ok((value, retry)),
-                                Err(e) => Err(ApiError::new(
-                                    ApiErrorKind::MalformedResponse,
-                                    provider,
-                                    format!(
-                                        "the body is not valid JSON ({e}); it starts with: {}",
-                                        preview(&bytes, secret)
-                                    ),
-                                )
+                                other => other,
+                            }
+                        }
+                    };
+                    match read {
+                        Read::Done(value) => return Ok((value, retry)),
+                        Read::Fatal(error) => {
+                            return Err(error
+                                .redact_secret(&self.secret)
                                 .with_status(status)
-                                .with_retries(retry)),
-                            };
+                                .with_retries(retry));
+                        }
+                        Read::Retry(error) | Read::NoByte(error, _) => {
+                            (error.with_status(status), Some(headers))
                         }
                     }
                 }
             };
-            if retry >= policy.max_retries {
+            if retry >= self.retry.max_retries {
                 return Err(error.with_retries(retry));
             }
-            let delay = policy.delay(retry, wait_headers.as_ref());
+            let delay = self.retry.delay(retry, wait_headers.as_ref());
             tracing::warn!(
-                provider,
+                provider = self.provider,
                 status = error.status().unwrap_or(0),
                 kind = error.kind().label(),
                 retry = retry + 1,
                 delay_ms = delay.as_millis() as u64,
                 "model request failed; retrying"
             );
-            (policy.sleeper)(delay).await;
+            (self.retry.sleeper)(delay).await;
             retry += 1;
         }
     }
+
+    /// One POST: a 2xx answer with its body unread, or what failed and whether to retry. A
+    /// non-2xx body is read here (up to [`MAX_ERROR_BODY_BYTES`]) for its message.
+    async fn attempt(&self, body: &[u8], streaming: bool, retry: u32) -> Attempt {
+        let (provider, policy, secret) = (self.provider, &self.retry, self.secret.as_str());
+        let request = self
+            .client
+            .post(&self.url)
+            .headers(self.headers.clone())
+            .body(body.to_vec());
+        // A stream has no total limit, only the wait for its headers and then for each read.
+        let result = if streaming {
+            match tokio::time::timeout(self.timeout, request.send()).await {
+                Ok(result) => result,
+                Err(_) => return Attempt::Retry(self.idle_error(), None),
+            }
+        } else {
+            request.timeout(self.timeout).send().await
+        };
+        let mut response = match result {
+            Ok(response) => response,
+            Err(e) => return Attempt::Retry(transport_error(provider, e, secret), None),
+        };
+        let status = response.status().as_u16();
+        let headers = std::mem::take(response.headers_mut());
+        if (300..400).contains(&status) {
+            return Attempt::Fatal(
+                redirect_error(provider, &response, &headers, secret)
+                    .with_status(status)
+                    .with_retries(retry),
+            );
+        }
+        if (200..300).contains(&status) {
+            return Attempt::Success(response, headers);
+        }
+        match read_body(&mut response, &headers, MAX_ERROR_BODY_BYTES, false).await {
+            Err(e) => Attempt::Retry(
+                transport_error(provider, e, secret).with_status(status),
+                Some(headers),
+            ),
+            Ok(body) => {
+                let error = status_error(provider, status, &body.into_bytes(), secret)
+                    .with_retry_after(policy.server_delay(&headers));
+                if policy.should_retry_status(status, &headers) {
+                    Attempt::Retry(error, Some(headers))
+                } else {
+                    Attempt::Fatal(error.with_retries(retry))
+                }
+            }
+        }
+    }
+
+    /// Reads a 2xx body whole, up to the limit, as JSON. A transport failure while reading is
+    /// retried (nothing of it was used).
+    async fn read_whole<D>(
+        &self,
+        mut response: reqwest::Response,
+        headers: &HeaderMap,
+        status: u16,
+    ) -> Read<D> {
+        let started = Instant::now();
+        match read_body(&mut response, headers, self.max_response_bytes, true).await {
+            Err(e) => Read::Retry(transport_error(self.provider, e, &self.secret)),
+            Ok(Body::TooLarge { declared, .. }) => Read::Fatal(self.too_large(declared)),
+            Ok(Body::Complete(bytes)) => {
+                tracing::debug!(
+                    provider = self.provider,
+                    status,
+                    bytes = bytes.len(),
+                    elapsed_ms = started.elapsed().as_millis() as u64,
+                    "model response received"
+                );
+                match self.json_answer(status, &bytes) {
+                    Ok(value) => Read::Done(value),
+                    Err(error) => Read::Fatal(error),
+                }
+            }
+        }
+    }
+
+    /// Reads a 2xx event stream through `decoder` and returns the body it rebuilt. Until the
+    /// first byte arrives a failure hands the decoder back for a retry ([`Read::NoByte`]);
+    /// after it every failure is final. A server that answers JSON instead of a stream (some
+    /// ignore `stream`, some send an error object) is read as a whole body.
+    async fn read_stream<D: StreamDecoder>(
+        &self,
+        mut response: reqwest::Response,
+        headers: &HeaderMap,
+        status: u16,
+        mut decoder: D,
+        sink: EventSink<'_>,
+    ) -> Read<D> {
+        let started = Instant::now();
+        let limit = self.max_response_bytes;
+        let declared = content_length(headers);
+        if declared.is_some_and(|n| n > limit as u64) {
+            return Read::Fatal(self.too_large(declared));
+        }
+        let first = match self.next_chunk(&mut response).await {
+            Err(error) => return Read::NoByte(error, decoder),
+            Ok(None) => {
+                let error = ApiError::new(
+                    ApiErrorKind::Transport,
+                    self.provider,
+                    "the stream closed before its first byte",
+                );
+                return Read::NoByte(error, decoder);
+            }
+            Ok(Some(first)) => first,
+        };
+        let is_json = headers
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim_start().starts_with("application/json"));
+        let mut total = 0usize;
+        let mut reader = sse::SseReader::default();
+        let mut events = Vec::new();
+        let mut whole = Vec::new();
+        let mut chunk = Some(first);
+        loop {
+            let ended = match chunk.take() {
+                Some(bytes) => {
+                    total = total.saturating_add(bytes.len());
+                    if total > limit {
+                        return Read::Fatal(self.too_large(declared));
+                    }
+                    if is_json {
+                        whole.extend_from_slice(&bytes);
+                    } else if let Err(message) = reader.feed(&bytes, &mut events) {
+                        return Read::Fatal(self.malformed_stream(message));
+                    }
+                    false
+                }
+                None => {
+                    if let Err(message) = reader.finish(&mut events) {
+                        return Read::Fatal(self.malformed_stream(message));
+                    }
+                    true
+                }
+            };
+            for event in events.drain(..) {
+                match self.stream_event(&mut decoder, &event, sink) {
+                    Ok(false) => {}
+                    Ok(true) => {
+                        tracing::debug!(
+                            provider = self.provider,
+                            status,
+                            bytes = total,
+                            elapsed_ms = started.elapsed().as_millis() as u64,
+                            "model stream received"
+                        );
+                        return match decoder.finish() {
+                            Ok(value) => Read::Done(value),
+                            Err(error) => Read::Fatal(error),
+                        };
+                    }
+                    Err(error) => return Read::Fatal(error),
+                }
+            }
+            if ended {
+                if is_json {
+                    return match self.json_answer(status, &whole) {
+                        Ok(value) => Read::Done(value),
+                        Err(error) => Read::Fatal(error),
+                    };
+                }
+                return Read::Fatal(ApiError::new(
+                    ApiErrorKind::Transport,
+                    self.provider,
+                    format!(
+                        "the stream ended after {total} bytes, before its last event ({}); \
+                         the reply is incomplete and was not kept",
+                        D::LAST_EVENT
+                    ),
+                ));
+            }
+            chunk = match self.next_chunk(&mut response).await {
+                Ok(Some(bytes)) => Some(bytes),
+                Ok(None) => None,
+                Err(error) => {
+                    return Read::Fatal(ApiError::new(
+                        error.kind(),
+                        self.provider,
+                        format!(
+                            "{} (after {total} bytes of the stream, before its last event; \
+                             the reply is incomplete and was not kept)",
+                            error.message()
+                        ),
+                    ));
+                }
+            };
+        }
+    }
+
+    /// One event for `decoder`: the `[DONE]` marker, or JSON, which an error object turns
+    /// into the error it carries. Returns whether it was the last event.
+    fn stream_event<D: StreamDecoder>(
+        &self,
+        decoder: &mut D,
+        event: &sse::SseEvent,
+        sink: EventSink<'_>,
+    ) -> Result<bool, ApiError> {
+        if event.data.trim() == "[DONE]" {
+            return decoder.event(&event.name, None, sink);
+        }
+        let value = serde_json::from_str::<Value>(&event.data).map_err(|e| {
+            self.malformed_stream(format!(
+                "a `{}` event is not valid JSON ({e}); it starts with: {}",
+                redact_to(&event.name, &self.secret, 40),
+                preview(event.data.as_bytes(), &self.secret)
+            ))
+        })?;
+        if server_error(&value).is_some() {
+            return Err(status_error(
+                self.provider,
+                200,
+                event.data.as_bytes(),
+                &self.secret,
+            ));
+        }
+        decoder.event(&event.name, Some(value), sink)
+    }
+
+    /// The next piece of a streamed body, waiting at most the timeout for it.
+    async fn next_chunk(
+        &self,
+        response: &mut reqwest::Response,
+    ) -> Result<Option<bytes::Bytes>, ApiError> {
+        match tokio::time::timeout(self.timeout, response.chunk()).await {
+            Err(_) => Err(self.idle_error()),
+            Ok(Err(e)) => Err(transport_error(self.provider, e, &self.secret)),
+            Ok(Ok(chunk)) => Ok(chunk),
+        }
+    }
+
+    fn idle_error(&self) -> ApiError {
+        ApiError::new(
+            ApiErrorKind::Transport,
+            self.provider,
+            format!(
+                "timed out: no data from the server for {:.1} s",
+                self.timeout.as_secs_f64()
+            ),
+        )
+    }
+
+    fn malformed_stream(&self, message: String) -> ApiError {
+        ApiError::new(
+            ApiErrorKind::MalformedResponse,
+            self.provider,
+            redact(&message, &self.secret),
+        )
+    }
+
+    fn too_large(&self, declared: Option<u64>) -> ApiError {
+        let declared = declared
+            .map(|n| format!(" (it declares {n} bytes)"))
+            .unwrap_or_default();
+        ApiError::new(
+            ApiErrorKind::ResponseTooLarge,
+            self.provider,
+            format!(
+                "the body is over the limit of {} bytes{declared}; reading stopped there (raise \
+                 max_response_bytes if the server is trusted)",
+                self.max_response_bytes
+            ),
+        )
+    }
+
+    /// A whole 2xx body as JSON. Some servers answer 200 with an error object; it is read as
+    /// any error body, with the key masked first.
+    fn json_answer(&self, status: u16, bytes: &[u8]) -> Result<Value, ApiError> {
+        match serde_json::from_slice::<Value>(bytes) {
+            Ok(value) if server_error(&value).is_some() => {
+                Err(status_error(self.provider, status, bytes, &self.secret))
+            }
+            Ok(value) => Ok(value),
+            Err(e) => Err(ApiError::new(
+                ApiErrorKind::MalformedResponse,
+                self.provider,
+                format!(
+                    "the body is not valid JSON ({e}); it starts with: {}",
+                    preview(bytes, &self.secret)
+                ),
+            )),
+        }
+    }
+}
+
+/// What one POST gave.
+enum Attempt {
+    /// A 2xx answer, its body not read yet, and its headers.
+    Success(reqwest::Response, HeaderMap),
+    /// A failure worth retrying, with the headers that may say when.
+    Retry(ApiError, Option<HeaderMap>),
+    /// A failure that is final.
+    Fatal(ApiError),
+}
+
+/// What reading a 2xx body gave.
+enum Read<D> {
+    /// The JSON of the reply.
+    Done(Value),
+    /// A failure while reading a whole body: retried.
+    Retry(ApiError),
+    /// A stream failed before its first byte: retried with its decoder, still unused.
+    NoByte(ApiError, D),
+    /// A failure that is final.
+    Fatal(ApiError),
+}
+
+/// Rebuilds the non-streaming body of a format from its stream events.
+pub(crate) trait StreamDecoder: Send {
+    /// The event that ends a complete stream, for error messages.
+    const LAST_EVENT: &'static str;
+    /// Takes one event: its name and its JSON (`None` for a `[DONE]` marker). Sends what it
+    /// can show (text) to `sink`. Returns whether the stream is complete.
+    fn event(
+        &mut self,
+        name: &str,
+        data: Option<Value>,
+        sink: EventSink<'_>,
+    ) -> Result<bool, ApiError>;
+    /// The body the non-streaming API would have answered, once the stream is complete.
+    fn finish(self) -> Result<Value, ApiError>;
 }
 
 /// `body` as JSON bytes.
@@ -499,10 +813,7 @@ async fn read_body(
     limit: usize,
     refuse_declared: bool,
 ) -> Result<Body, reqwest::Error> {
-    let declared = headers
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
+    let declared = content_length(headers);
     if refuse_declared && declared.is_some_and(|n| n > limit as u64) {
         return Ok(Body::TooLarge {
             partial: Vec::new(),
@@ -523,6 +834,14 @@ async fn read_body(
         bytes.extend_from_slice(&chunk);
     }
     Ok(Body::Complete(bytes))
+}
+
+/// The declared `content-length`, if any.
+fn content_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
 }
 
 /// The error for a non-2xx answer, or a 2xx answer holding an error object: classified by the

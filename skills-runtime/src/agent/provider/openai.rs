@@ -7,6 +7,13 @@
 //!
 //! An assistant turn is sent back normalized (ids filled in, arguments as a JSON string, only
 //! the fields the API defines), because some servers reject their own extra fields on input.
+//!
+//! Streamed (`stream: true`, with `stream_options: {"include_usage": true}`), the reply comes as
+//! `data:` chunks: `choices[0].delta.content` pieces of text, `delta.tool_calls` pieces keyed by
+//! `index` (the id and name first, the arguments string in any number of pieces, several calls
+//! interleaved), `finish_reason`, then a chunk with `usage` and no choices, then `data: [DONE]`.
+//! The completion is rebuilt from them and read by [`parse_response`] like a non-streamed one.
+//! Servers that leave out `index` are followed by call id, else the last call continues.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -18,11 +25,13 @@ use serde_json::{Value, json};
 
 use super::anthropic::type_name;
 use super::{
-    Endpoint, HttpOptions, Provider, Request, Response, count, encode, key_header, server_error,
+    Endpoint, HttpOptions, Provider, Request, Response, StreamDecoder, count, encode, key_header,
+    server_error,
 };
 use crate::agent::BoxFuture;
 use crate::agent::conversation::{AssistantTurn, Message, ToolCall, Usage, WireFormat};
 use crate::agent::error::{ApiError, ApiErrorKind};
+use crate::agent::events::{AgentEvent, EventSink};
 
 /// The public endpoint, used when `OPENAI_BASE_URL` is not set.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -95,8 +104,10 @@ impl OpenAi {
     }
 
     /// The request body for `request`, as sent: encoded straight from the conversation, with
-    /// no intermediate JSON tree.
+    /// no intermediate JSON tree; `"stream": true` and `stream_options` when the request has
+    /// an event sink.
     pub fn request_body(&self, request: Request<'_>) -> Result<Vec<u8>, ApiError> {
+        let stream = request.events.is_some();
         encode(
             NAME,
             &WireRequest {
@@ -108,6 +119,10 @@ impl OpenAi {
                 tools: request.tools.openai(),
                 max_tokens: self.max_tokens,
                 reasoning_effort: request.effort.map(reasoning_effort),
+                stream,
+                stream_options: stream.then_some(StreamOptions {
+                    include_usage: true,
+                }),
             },
         )
     }
@@ -131,9 +146,10 @@ impl Provider for OpenAi {
             .count();
         let model = request.model.unwrap_or(&self.model);
         let body = self.request_body(request);
+        let stream = request.events.map(|sink| (ChunkStream::default(), sink));
         Box::pin(async move {
             let parse = move |value| parse_response(value, turn_number);
-            self.http.complete(model, body?, parse).await
+            self.http.complete(model, body?, stream, parse).await
         })
     }
 }
@@ -158,6 +174,16 @@ struct WireRequest<'a> {
     max_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning_effort: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<StreamOptions>,
+}
+
+/// Asks for the usage chunk at the end of a stream.
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
 }
 
 /// The system prompt as the first message, then the conversation.
@@ -352,4 +378,178 @@ pub fn parse_response(mut value: Value, turn_number: usize) -> Result<Response, 
         usage,
         retries: 0,
     })
+}
+
+/// Rebuilds a Chat Completions response from its stream chunks (see the module docs).
+#[derive(Debug, Default)]
+pub(crate) struct ChunkStream {
+    text: String,
+    calls: Vec<StreamedCall>,
+    finish_reason: Option<Value>,
+    usage: Option<Value>,
+}
+
+/// A tool call assembled from its pieces.
+#[derive(Debug)]
+struct StreamedCall {
+    index: u64,
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+impl ChunkStream {
+    /// Adds the pieces of `delta.tool_calls` to the calls they belong to.
+    fn tool_pieces(&mut self, pieces: &[Value]) -> Result<(), ApiError> {
+        for piece in pieces {
+            let function = piece.get("function").unwrap_or(&Value::Null);
+            let id = piece.get("id").and_then(Value::as_str).unwrap_or("");
+            let name = function.get("name").and_then(Value::as_str).unwrap_or("");
+            let found = match piece.get("index").and_then(Value::as_u64) {
+                Some(index) => self.calls.iter().position(|c| c.index == index),
+                None if !id.is_empty() => self.calls.iter().position(|c| c.id == id),
+                None if !name.is_empty() => None,
+                None => self.calls.len().checked_sub(1),
+            };
+            let position = match found {
+                Some(position) => position,
+                None => {
+                    let index = piece
+                        .get("index")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(self.calls.len() as u64);
+                    self.calls.push(StreamedCall {
+                        index,
+                        id: String::new(),
+                        name: String::new(),
+                        arguments: String::new(),
+                    });
+                    self.calls.len() - 1
+                }
+            };
+            let call = &mut self.calls[position];
+            if call.id.is_empty() {
+                id.clone_into(&mut call.id);
+            }
+            // Some servers repeat the name with every piece; others could split it.
+            if call.name != name {
+                call.name.push_str(name);
+            }
+            match function.get("arguments") {
+                Some(Value::String(piece)) => call.arguments.push_str(piece),
+                Some(Value::Null) | None => {}
+                // Arguments sent whole, as an object.
+                Some(other) if call.arguments.is_empty() => call.arguments = other.to_string(),
+                Some(_) => {
+                    return Err(malformed(
+                        "a tool call's arguments come as an object after string pieces",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl StreamDecoder for ChunkStream {
+    const LAST_EVENT: &'static str = "data: [DONE]";
+
+    fn event(
+        &mut self,
+        _name: &str,
+        data: Option<Value>,
+        sink: EventSink<'_>,
+    ) -> Result<bool, ApiError> {
+        let Some(chunk) = data else {
+            return Ok(true);
+        };
+        if !chunk.is_object() {
+            return Err(malformed(format!(
+                "a stream chunk is {}, not an object",
+                type_name(&chunk)
+            )));
+        }
+        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+            self.usage = Some(usage.clone());
+        }
+        let choices = match chunk.get("choices") {
+            Some(Value::Array(choices)) => choices.as_slice(),
+            Some(Value::Null) | None => &[],
+            Some(other) => {
+                return Err(malformed(format!(
+                    "`choices` of a stream chunk is {}, not an array",
+                    type_name(other)
+                )));
+            }
+        };
+        // The first choice only, as for a whole response.
+        let Some(choice) = choices
+            .iter()
+            .find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)
+        else {
+            return Ok(false);
+        };
+        if let Some(reason) = choice.get("finish_reason").filter(|r| !r.is_null()) {
+            self.finish_reason = Some(reason.clone());
+        }
+        let delta = choice.get("delta").unwrap_or(&Value::Null);
+        if let Some(text) = delta.get("content").and_then(Value::as_str)
+            && !text.is_empty()
+        {
+            self.text.push_str(text);
+            sink(&AgentEvent::TextDelta(text));
+        }
+        match delta.get("tool_calls") {
+            Some(Value::Array(pieces)) => self.tool_pieces(pieces)?,
+            Some(Value::Null) | None => {}
+            Some(other) => {
+                return Err(malformed(format!(
+                    "`delta.tool_calls` is {}, not an array",
+                    type_name(other)
+                )));
+            }
+        }
+        Ok(false)
+    }
+
+    fn finish(mut self) -> Result<Value, ApiError> {
+        self.calls.sort_by_key(|c| c.index);
+        let mut message = json!({
+            "role": "assistant",
+            "content": if self.text.is_empty() && !self.calls.is_empty() {
+                Value::Null
+            } else {
+                Value::String(self.text)
+            },
+        });
+        if !self.calls.is_empty() {
+            let calls: Vec<Value> = self
+                .calls
+                .into_iter()
+                .map(|call| {
+                    let mut wire = json!({
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": call.arguments},
+                    });
+                    if !call.id.is_empty() {
+                        wire["id"] = Value::String(call.id);
+                    }
+                    wire
+                })
+                .collect();
+            message["tool_calls"] = Value::Array(calls);
+        }
+        let mut completion = json!({
+            "object": "chat.completion",
+            "choices": [{
+                "index": 0,
+                "message": message,
+                "finish_reason": self.finish_reason.unwrap_or(Value::Null),
+            }],
+        });
+        if let Some(usage) = self.usage {
+            completion["usage"] = usage;
+        }
+        Ok(completion)
+    }
 }

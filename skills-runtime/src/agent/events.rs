@@ -1,0 +1,59 @@
+//! What a run reports while it goes: [`AgentEvent`], delivered to the callback of
+//! [`Agent::run_with_events`](super::Agent::run_with_events) (and
+//! [`Agent::invoke_with_events`](super::Agent::invoke_with_events)).
+//!
+//! In one run the events come in this order, for each model request:
+//!
+//! 1. [`AgentEvent::TextDelta`]s: the assistant's text. With streaming on
+//!    ([`AgentBuilder::stream`](super::AgentBuilder::stream)) they arrive as the model writes;
+//!    without it, or from a provider that does not stream, the whole text of the turn comes as
+//!    one delta once the reply is complete. Either way the deltas of a turn, joined, are exactly
+//!    [`AssistantTurn::text`].
+//! 2. For each tool call of the turn, in call order: [`AgentEvent::ToolCallStarted`] when the
+//!    loop takes it up (before its checks and approval), and [`AgentEvent::ToolResult`] when it
+//!    has its result. With parallel tool calls the starts of a turn may all come before its
+//!    results; a call's start always comes before its result.
+//! 3. [`AgentEvent::TurnFinished`], once the turn and its tool results are in the conversation.
+//!
+//! A request that fails (a stream cut off, a malformed event) ends the run with its error and
+//! no `TurnFinished`: text deltas already delivered belong to a reply that was not kept.
+//!
+//! The enum is `#[non_exhaustive]`: later versions may add events (match with a `_` arm).
+
+use super::conversation::{AssistantTurn, ToolCall, ToolResult, Usage};
+
+/// One thing that happened during a run. Borrowed: copy out what you keep.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum AgentEvent<'a> {
+    /// A piece of the assistant's text, in order.
+    TextDelta(&'a str),
+    /// The loop took up a tool call the model made (it may still be refused).
+    #[non_exhaustive]
+    ToolCallStarted {
+        /// The call, with its complete input.
+        call: &'a ToolCall,
+    },
+    /// A tool call has its result (an error result when it was refused or failed).
+    #[non_exhaustive]
+    ToolResult {
+        /// The call.
+        call: &'a ToolCall,
+        /// What goes back to the model.
+        result: &'a ToolResult,
+    },
+    /// A model turn is complete: the reply and its tool results are in the conversation.
+    #[non_exhaustive]
+    TurnFinished {
+        /// The number of the model request in this run, from 1.
+        turn: u32,
+        /// The reply, as appended to the conversation.
+        reply: &'a AssistantTurn,
+        /// The tokens of this request.
+        usage: Usage,
+    },
+}
+
+/// Where a provider sends the events of a reply while it streams (see
+/// [`Request::events`](super::Request::events)).
+pub type EventSink<'a> = &'a (dyn Fn(&AgentEvent<'_>) + Send + Sync);
