@@ -7,6 +7,9 @@
 //!
 //! - [`Reply::Raw`]: bytes written as-is before closing the connection, e.g. a response that
 //!   declares 5000 bytes and is cut off after a few;
+//! - [`Reply::Paced`]: a chunked body written piece by piece with pauses between the pieces (a
+//!   streamed reply as a model server sends it, an idle stream), optionally closed before its
+//!   end;
 //! - [`Reply::Endless`]: a body generated for as long as the client reads, or with a declared
 //!   length of a gigabyte, without holding it in memory, and [`MockServer::streamed_bytes`],
 //!   the count of body bytes the client let it write, which the size-limit tests assert on;
@@ -64,6 +67,15 @@ pub enum Reply {
     Raw(Vec<u8>),
     /// The inner reply, after a pause (to trip client timeouts).
     Delayed(std::time::Duration, Box<Reply>),
+    /// A chunked body: each of `chunks` in its own HTTP chunk, `interval` after the one
+    /// before, then the terminating chunk, or, when `cut`, the connection closed instead.
+    Paced {
+        status: u16,
+        content_type: String,
+        chunks: Vec<Vec<u8>>,
+        interval: std::time::Duration,
+        cut: bool,
+    },
     /// `prefix`, then `filler` repeated until the client stops reading (or `declared_length`
     /// bytes in all, when set). Chunked unless a length is declared. The bytes written are
     /// counted in [`MockServer::streamed_bytes`].
@@ -276,6 +288,40 @@ async fn serve(
                 stream.write_all(&bytes).await?;
                 stream.flush().await?;
                 return Ok(());
+            }
+            Reply::Paced {
+                status,
+                content_type,
+                chunks,
+                interval,
+                cut,
+            } => {
+                let head = format!(
+                    "HTTP/1.1 {status} {}\r\ncontent-type: {content_type}\r\n\
+                     transfer-encoding: chunked\r\n\r\n",
+                    reason(status)
+                );
+                stream.write_all(head.as_bytes()).await?;
+                stream.flush().await?;
+                for (i, chunk) in chunks.iter().enumerate() {
+                    if i > 0 && !interval.is_zero() {
+                        tokio::time::sleep(interval).await;
+                    }
+                    if chunk.is_empty() {
+                        continue;
+                    }
+                    let mut framed = format!("{:x}\r\n", chunk.len()).into_bytes();
+                    framed.extend_from_slice(chunk);
+                    framed.extend_from_slice(b"\r\n");
+                    stream.write_all(&framed).await?;
+                    stream.flush().await?;
+                    streamed.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+                }
+                if cut {
+                    return Ok(());
+                }
+                stream.write_all(b"0\r\n\r\n").await?;
+                stream.flush().await?;
             }
             Reply::Endless {
                 status,
