@@ -9,6 +9,11 @@
 //!   (build the request from the conversation, serialize, POST with the retry wrapper, parse the
 //!   reply) against a baseline of the raw HTTP round trip of the same bytes to the same mock;
 //!   plus the harness's CPU work alone (no network) and a full `Agent::run` turn;
+//! - the same per-turn time with the reply streamed (server-sent events, `AgentBuilder::stream`)
+//!   against the raw round trip of the same event-stream bytes;
+//! - time to the first text of a reply that arrives in 20 pieces over 2 s, streamed and not
+//!   (read whole, the text can only show once the last piece is in), through
+//!   `Agent::run_with_events`, the path the example agent prints from;
 //! - peak RSS of a 50-turn tool-calling run, against a baseline process that only starts the
 //!   runtime and the mock and makes 50 raw requests of the same size.
 //!
@@ -24,8 +29,8 @@ use mock::{MockServer, Reply};
 use serde_json::json;
 use skills_runtime::agent::provider::anthropic::{self, Anthropic};
 use skills_runtime::agent::{
-    Agent, AssistantTurn, HttpOptions, Message, PermissionPolicy, Provider, Request, RetryPolicy,
-    ToolCall, ToolResult,
+    Agent, AgentEvent, AssistantTurn, HttpOptions, Message, PermissionPolicy, Provider, Request,
+    RetryPolicy, ToolCall, ToolResult,
 };
 
 static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("skills");
@@ -55,6 +60,43 @@ fn tool_reply(n: usize) -> serde_json::Value {
         "stop_reason": "tool_use", "stop_sequence": null,
         "usage": {"input_tokens": 1000, "output_tokens": 20}
     })
+}
+
+/// The final reply as the Messages event stream, its text in `pieces`; each event is one
+/// element, so a paced mock can send them apart.
+fn final_reply_events(pieces: &[&str]) -> Vec<String> {
+    let event = |value: serde_json::Value| {
+        format!(
+            "event: {}\ndata: {value}\n\n",
+            value["type"].as_str().unwrap()
+        )
+    };
+    let mut events = vec![
+        event(json!({"type": "message_start", "message": {
+            "id": "msg_bench", "type": "message", "role": "assistant", "model": "bench",
+            "content": [], "stop_reason": null, "stop_sequence": null,
+            "usage": {"input_tokens": 25000, "output_tokens": 1}}})),
+        event(json!({"type": "content_block_start", "index": 0,
+                     "content_block": {"type": "text", "text": ""}})),
+    ];
+    for piece in pieces {
+        events.push(event(json!({"type": "content_block_delta", "index": 0,
+                                 "delta": {"type": "text_delta", "text": piece}})));
+    }
+    events.push(event(json!({"type": "content_block_stop", "index": 0})));
+    events.push(event(json!({"type": "message_delta",
+                             "delta": {"stop_reason": "end_turn", "stop_sequence": null},
+                             "usage": {"output_tokens": 12}})));
+    events.push(event(json!({"type": "message_stop"})));
+    events
+}
+
+fn sse_reply(events: &[String]) -> Reply {
+    Reply::Http {
+        status: 200,
+        headers: vec![("content-type".into(), "text/event-stream".into())],
+        body: events.concat().into_bytes(),
+    }
 }
 
 /// About 100 KB of conversation: 25 rounds of a tool call and a 4 KB result.
@@ -197,7 +239,48 @@ async fn latency() {
         }
     }
 
+    // Streamed: the same turn with the reply as an event stream, against the raw round trip of
+    // the same stream bytes.
+    let stream_events = final_reply_events(&["Done: ", "nothing else ", "to change."]);
+    let stream_server = MockServer::repeating(sse_reply(&stream_events)).await;
+    stream_server.stop_recording();
+    let stream_provider =
+        Anthropic::with_options(KEY, "bench", &stream_server.url(), options()).unwrap();
+    let stream_url = format!("{}/v1/messages", stream_server.url());
+    let ignore = |_: &AgentEvent<'_>| {};
+    let streamed_request = Request {
+        events: Some(&ignore),
+        ..request
+    };
+    let stream_body = stream_provider.request_body(streamed_request).unwrap();
+    let mut raw_stream = Vec::new();
+    for i in 0..WARMUP + ITERATIONS {
+        let started = Instant::now();
+        let response = client
+            .post(&stream_url)
+            .header("content-type", "application/json")
+            .body(stream_body.clone())
+            .send()
+            .await
+            .unwrap();
+        let bytes = response.bytes().await.unwrap();
+        assert!(!bytes.is_empty());
+        if i >= WARMUP {
+            raw_stream.push(started.elapsed());
+        }
+    }
+    let mut streamed = Vec::new();
+    for i in 0..WARMUP + ITERATIONS {
+        let started = Instant::now();
+        let response = stream_provider.complete(streamed_request).await.unwrap();
+        assert_eq!(response.turn.text, "Done: nothing else to change.");
+        if i >= WARMUP {
+            streamed.push(started.elapsed());
+        }
+    }
+
     let (raw, harness, cpu, runs) = (stats(raw), stats(harness), stats(cpu), stats(runs));
+    let (raw_stream, streamed) = (stats(raw_stream), stats(streamed));
     println!(
         "Per-turn time, {} KB request body, {ITERATIONS} iterations (µs):\n",
         body.len() / 1024
@@ -221,6 +304,14 @@ async fn latency() {
             "harness CPU only: build + serialize request, parse reply",
             &cpu,
         ),
+        (
+            "baseline, streamed: raw reqwest POST + read the event stream, same bytes",
+            &raw_stream,
+        ),
+        (
+            "harness, streamed: `Provider::complete` (build, serialize, POST, decode events)",
+            &streamed,
+        ),
     ] {
         println!(
             "| {name} | {} | {} | {} |",
@@ -232,8 +323,114 @@ async fn latency() {
     let overhead = harness.median.saturating_sub(raw.median);
     println!(
         "\nHarness overhead per turn (median `Provider::complete` minus median baseline): {} µs \
-         (target < 1000 µs)\n",
+         (target < 1000 µs)",
         us(overhead)
+    );
+    let overhead = streamed.median.saturating_sub(raw_stream.median);
+    println!(
+        "Harness overhead per turn, streamed (median streamed `Provider::complete` minus median \
+         streamed baseline): {} µs (target < 1000 µs)\n",
+        us(overhead)
+    );
+}
+
+/// Time to the first text and to the end of a run whose reply arrives in 20 pieces over 2 s,
+/// with the reply streamed and read whole.
+async fn first_text() {
+    const PIECES: usize = 20;
+    const OVER: Duration = Duration::from_secs(2);
+    const RUNS: usize = 5;
+    let interval = OVER / (PIECES as u32 - 1);
+    let words: Vec<String> = (0..PIECES).map(|i| format!("word{i} ")).collect();
+    let text = words.concat();
+    // Streamed: the first piece carries the message start and the first word, the last one
+    // the last word and the end events.
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let events = final_reply_events(&words);
+    let last = events.len() - 3;
+    let mut stream_chunks = vec![events[..3].concat().into_bytes()];
+    stream_chunks.extend(events[3..last].iter().map(|e| e.clone().into_bytes()));
+    stream_chunks
+        .last_mut()
+        .unwrap()
+        .extend(events[last..].concat().into_bytes());
+    assert_eq!(stream_chunks.len(), PIECES);
+    // Whole: the same reply as one JSON body, cut in 20 pieces.
+    let mut whole = final_reply();
+    whole["content"][0]["text"] = json!(text);
+    let whole = serde_json::to_vec(&whole).unwrap();
+    let whole_chunks: Vec<Vec<u8>> = whole
+        .chunks(whole.len().div_ceil(PIECES))
+        .map(<[u8]>::to_vec)
+        .collect();
+    assert_eq!(whole_chunks.len(), PIECES);
+
+    let mut rows = Vec::new();
+    for (name, stream, chunks, content_type) in [
+        (
+            "streamed (`stream(true)`)",
+            true,
+            stream_chunks,
+            "text/event-stream",
+        ),
+        (
+            "read whole (`stream(false)`)",
+            false,
+            whole_chunks,
+            "application/json",
+        ),
+    ] {
+        let server = MockServer::repeating(Reply::Paced {
+            status: 200,
+            content_type: content_type.into(),
+            chunks,
+            interval,
+            cut: false,
+        })
+        .await;
+        server.stop_recording();
+        let provider = Anthropic::with_options(KEY, "bench", &server.url(), options()).unwrap();
+        let agent = Agent::builder(Arc::new(provider))
+            .skills(&SKILLS)
+            .stream(stream)
+            .build()
+            .unwrap();
+        let (mut first, mut done) = (Vec::new(), Vec::new());
+        for _ in 0..RUNS {
+            let mut session = agent.session();
+            let started = Instant::now();
+            let mut first_at = None;
+            let out = agent
+                .run_with_events(&mut session, "write twenty words", |event| {
+                    if matches!(event, AgentEvent::TextDelta(_)) && first_at.is_none() {
+                        first_at = Some(started.elapsed());
+                    }
+                })
+                .await
+                .unwrap();
+            done.push(started.elapsed());
+            assert_eq!(out.text, text);
+            first.push(first_at.unwrap());
+        }
+        rows.push((name, stats(first).median, stats(done).median));
+    }
+    println!(
+        "Time to the first text, reply in {PIECES} pieces over {} s, median of {RUNS} runs of \
+         `Agent::run_with_events` (ms):\n",
+        OVER.as_secs()
+    );
+    println!("| reply | first text | whole run |");
+    println!("|---|---:|---:|");
+    let ms = |d: Duration| format!("{:.1}", d.as_secs_f64() * 1e3);
+    for (name, first, done) in &rows {
+        println!("| {name} | {} | {} |", ms(*first), ms(*done));
+    }
+    println!(
+        "\nFirst text: {} ms streamed, {} ms read whole (when the last piece is in): {} ms \
+         sooner.\n",
+        ms(rows[0].1),
+        ms(rows[1].1),
+        ms(rows[1].1.saturating_sub(rows[0].1))
     );
 }
 
@@ -316,6 +513,7 @@ fn main() {
         return;
     }
     runtime.block_on(latency());
+    runtime.block_on(first_text());
     let baseline = child("baseline");
     let harness = child("harness");
     println!("Peak RSS (VmHWM), separate processes:\n");

@@ -296,6 +296,9 @@ async fn serve(
                 interval,
                 cut,
             } => {
+                // Each piece goes out when written, not held back for the ACK of the one
+                // before (Nagle's algorithm, which the client's delayed ACK turns into 40 ms).
+                stream.set_nodelay(true)?;
                 let head = format!(
                     "HTTP/1.1 {status} {}\r\ncontent-type: {content_type}\r\n\
                      transfer-encoding: chunked\r\n\r\n",
