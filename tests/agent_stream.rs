@@ -728,3 +728,52 @@ async fn the_scripted_demo_model_streams_its_answer_in_pieces() {
     assert!(pieces.len() > 3, "{pieces:?}");
     assert_eq!(pieces.concat(), out.text);
 }
+
+#[tokio::test]
+async fn thinking_and_several_text_blocks_are_rebuilt_for_the_echo() {
+    let events = vec![
+        message_start(5),
+        json!({"type": "content_block_start", "index": 0, "content_block":
+               {"type": "thinking", "thinking": "", "signature": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Let me "}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "think."}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQBCgIYAhIM"}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "First."}}),
+        json!({"type": "content_block_stop", "index": 1}),
+        // A delta type this client does not know is skipped.
+        json!({"type": "content_block_delta", "index": 1, "delta": {"type": "future_delta", "x": 1}}),
+        json!({"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 2, "delta": {"type": "text_delta", "text": "Second."}}),
+        json!({"type": "content_block_stop", "index": 2}),
+        // So is an event type it does not know.
+        json!({"type": "future_event", "data": {}}),
+    ];
+    let mut events = events;
+    events.extend(message_end("end_turn", 7));
+    let server = ApiMock::start(vec![sse_reply(anthropic_sse(&events))]).await;
+    let dir = agent_support::project();
+    let (provider, _) = agent_support::anthropic(&server.url());
+    let agent = streaming_agent(Arc::new(provider), dir.path());
+    let mut session = agent.session();
+    let (seen, on_event) = recorder();
+    let out = agent
+        .run_with_events(&mut session, "think", on_event)
+        .await
+        .unwrap();
+    // The deltas join to the turn's text, blocks separated as a whole reply's are.
+    assert_eq!(out.text, "First.\nSecond.");
+    assert_eq!(texts(&seen.lock().unwrap()).concat(), out.text);
+    let Some(Message::Assistant(turn)) = session.conversation().messages().last() else {
+        panic!();
+    };
+    assert_eq!(
+        turn.raw.as_ref().unwrap().1,
+        json!([
+            {"type": "thinking", "thinking": "Let me think.", "signature": "EqQBCgIYAhIM"},
+            {"type": "text", "text": "First."},
+            {"type": "text", "text": "Second."}
+        ])
+    );
+}
