@@ -777,3 +777,77 @@ async fn thinking_and_several_text_blocks_are_rebuilt_for_the_echo() {
         ])
     );
 }
+
+/// `target/<profile>/examples/agent`, next to `target/<profile>/deps/<this test>`.
+fn example_binary() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile = exe.parent().and_then(std::path::Path::parent).unwrap();
+    profile.join("examples").join("agent")
+}
+
+#[tokio::test]
+async fn the_example_agent_streams_by_default_and_not_with_no_stream() {
+    let tool_turn = anthropic_sse(&[
+        message_start(3),
+        json!({"type": "content_block_start", "index": 0, "content_block":
+               {"type": "tool_use", "id": "toolu_1", "name": "glob", "input": {}}}),
+        json!({"type": "content_block_delta", "index": 0,
+               "delta": {"type": "input_json_delta", "partial_json": "{\"pattern\": \"*.md\"}"}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 4}}),
+        json!({"type": "message_stop"}),
+    ]);
+    let answer = anthropic_sse(&anthropic_text_events(&["Streamed ", "to you."]));
+    for (flags, streamed) in [(&[][..], true), (&["--no-stream"][..], false)] {
+        let server = if streamed {
+            ApiMock::start(vec![
+                sse_reply(tool_turn.clone()),
+                sse_reply(answer.clone()),
+            ])
+            .await
+        } else {
+            ApiMock::start(vec![
+                agent_support::api_mock::tool_use("toolu_1", "glob", json!({"pattern": "*.md"})),
+                agent_support::api_mock::final_text("Streamed to you."),
+            ])
+            .await
+        };
+        let dir = agent_support::project();
+        let output = tokio::task::spawn_blocking({
+            let (work, base) = (dir.path().to_owned(), server.url());
+            let flags: Vec<&'static str> = flags.to_vec();
+            move || {
+                std::process::Command::new(example_binary())
+                    .args(["--provider", "anthropic", "--yes", "--workdir"])
+                    .arg(&work)
+                    .args(flags)
+                    .arg("list the docs")
+                    .env_clear()
+                    .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                    .env("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+                    .env("ANTHROPIC_BASE_URL", base)
+                    .stdin(std::process::Stdio::null())
+                    .output()
+                    .unwrap()
+            }
+        })
+        .await
+        .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{flags:?}: {stderr}");
+        assert_eq!(stdout, "Streamed to you.\n", "{flags:?}");
+        assert_eq!(
+            stderr.matches("[tool] glob").count(),
+            1,
+            "{flags:?}: {stderr}"
+        );
+        for request in server.requests().await {
+            assert_eq!(
+                request.json().get("stream") == Some(&json!(true)),
+                streamed,
+                "{flags:?}"
+            );
+        }
+    }
+}
