@@ -246,7 +246,7 @@ impl AgentBuilder {
     /// events and [`Agent::run_with_events`] gets the text as it is generated. Off, each reply
     /// is read whole and its text comes as one event. The conversation, the output and the
     /// errors are the same either way, except that a stream is retried only before its first
-    /// byte.
+    /// byte, and that its timeout bounds each wait for data rather than the whole reply.
     pub fn stream(mut self, stream: bool) -> Self {
         self.stream = stream;
         self
