@@ -59,9 +59,18 @@
 //!   [`Agent::invoke`]; the parent's conversation never sees the child's work. The `agent:`
 //!   field (a named sub-agent type in Claude Code) has no counterpart here: the child is this
 //!   agent's own configuration.
+//! - A context budget ([`budget`]): each request's size is estimated before it is sent
+//!   against the model's window ([`AgentBuilder::context_window`], with defaults per model
+//!   family) minus a reserve for the reply; over it, the oldest tool results are replaced by a
+//!   note saying what was cut and how to get it back, never the system prompt, the last turns
+//!   or the active skills. The cuts are reported ([`RunOutput::context_shortened`]), kept in
+//!   the session and its transcript; a request that cannot fit fails before it is sent
+//!   ([`AgentError::ContextOverflow`]).
 //! - `tracing` events: `model request` (provider, model, tokens, retries), `tool call`
-//!   (tool, outcome, size, time) and `skill loaded` (name, version, hash prefix).
+//!   (tool, outcome, size, time), `skill loaded` (name, version, hash prefix) and `context
+//!   shortened` (message, tool, bytes before and after).
 
+pub mod budget;
 pub mod conversation;
 pub mod error;
 pub mod permission;
@@ -78,6 +87,7 @@ use std::pin::Pin;
 /// (and the retry [`Sleeper`](retry::Sleeper)) return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+pub use budget::{ContextOverflow, ContextShortened};
 pub use conversation::{
     AssistantTurn, Conversation, Message, ToolCall, ToolResult, Usage, WireFormat,
 };
