@@ -43,11 +43,32 @@ use super::conversation::{AssistantTurn, Message, ToolCall, ToolResult, WireForm
 use super::error::AgentError;
 
 /// One line of a transcript: a message, or the notes of shortened tool results.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 #[serde(untagged)]
 enum Line {
     Message(MessageLine),
     Shortened { shortened: Vec<ShortenedEntry> },
+}
+
+#[derive(Deserialize)]
+struct ShortenedLine {
+    shortened: Vec<ShortenedEntry>,
+}
+
+impl Line {
+    /// Parses a line; a line that is neither kind reports why it is not a message line, the
+    /// common kind.
+    fn parse(text: &str) -> Result<Line, serde_json::Error> {
+        match serde_json::from_str::<MessageLine>(text) {
+            Ok(line) => Ok(Line::Message(line)),
+            Err(error) => match serde_json::from_str::<ShortenedLine>(text) {
+                Ok(line) => Ok(Line::Shortened {
+                    shortened: line.shortened,
+                }),
+                Err(_) => Err(error),
+            },
+        }
+    }
 }
 
 /// A tool result's content replaced by the context budget.
@@ -263,7 +284,7 @@ impl Transcript {
                 keep = end;
                 continue;
             }
-            match serde_json::from_str::<Line>(line) {
+            match Line::parse(line) {
                 Ok(Line::Shortened { shortened }) => {
                     for entry in shortened {
                         let result = replayed
