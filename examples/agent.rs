@@ -2,8 +2,8 @@
 //!
 //! ```text
 //! cargo run --example agent -- [--provider anthropic|openai|demo] [--model M] [--workdir DIR]
-//!                              [--max-turns N] [--yes] [--no-sandbox|--require-sandbox]
-//!                              [--session FILE] [PROMPT...]
+//!                              [--max-turns N] [--context-window TOKENS] [--yes]
+//!                              [--no-sandbox|--require-sandbox] [--session FILE] [PROMPT...]
 //! ```
 //!
 //! (`--help` lists the flags, `--version` prints the version and the SHA-256 of `skills.lock`,
@@ -80,6 +80,10 @@ struct Args {
         value_parser = clap::value_parser!(u32).range(1..)
     )]
     max_turns: u32,
+    /// The model's context window in tokens (default: known per model family, else 32768; set
+    /// it for a local model). Old tool results are shortened to stay inside it
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
+    context_window: Option<u64>,
     /// Approve every tool call without asking
     #[arg(short, long)]
     yes: bool,
@@ -304,6 +308,9 @@ async fn main() -> ExitCode {
             ..BashOptions::default()
         })
         .hooks(progress_hooks());
+    if let Some(tokens) = args.context_window {
+        builder = builder.context_window(tokens);
+    }
     // Skills that ship scripts get them written here (keyed by hash, checked before reuse) when
     // loaded; without a per-user folder the model reads them with read_skill_resource instead.
     if let Some(dir) = skills_runtime::default_resource_dir() {
