@@ -7,7 +7,7 @@ mod agent_support;
 use std::path::Path;
 use std::sync::Arc;
 
-use agent_support::api_mock::{ApiMock, final_text, tool_use};
+use agent_support::api_mock::{ApiMock, final_text, json_reply, tool_use};
 use agent_support::*;
 use serde_json::{Value, json};
 use skills_runtime::agent::budget::{self, SHORTENED_PREFIX};
@@ -227,4 +227,76 @@ async fn nothing_is_cut_when_cutting_cannot_make_it_fit() {
     };
     assert!(results[0].content.contains("a line 049"));
     assert!(!results[0].content.starts_with(SHORTENED_PREFIX));
+}
+
+#[tokio::test]
+async fn openai_requests_keep_every_call_paired_with_its_shortened_result() {
+    let dir = project();
+    for name in ["a", "b", "c"] {
+        let text: String = (0..40)
+            .map(|n| format!("{name} line {n:03}: {}\n", "y".repeat(60)))
+            .collect();
+        std::fs::write(dir.path().join(format!("{name}.txt")), text).unwrap();
+    }
+    let read = |id: &str, name: &str| {
+        let message = json!({
+            "role": "assistant",
+            "content": null,
+            "tool_calls": [{"id": id, "type": "function", "function": {
+                "name": "read_file", "arguments": format!("{{\"path\":\"{name}\"}}")}}]
+        });
+        json_reply(200, &openai_completion(message, "tool_calls", None))
+    };
+    let done = json!({"role": "assistant", "content": "read"});
+    let server = ApiMock::start(vec![
+        read("call_a", "a.txt"),
+        read("call_b", "b.txt"),
+        read("call_c", "c.txt"),
+        json_reply(200, &openai_completion(done, "stop", None)),
+    ])
+    .await;
+    let (provider, _) = openai(&server.url());
+    // OpenAI sends no max_tokens here, so the reserve is set on the builder.
+    let agent = Agent::builder(Arc::new(provider))
+        .only_tools(["read_file"])
+        .workdir(dir.path())
+        .context_window(3000)
+        .reply_reserve(500)
+        .build()
+        .unwrap();
+    let out = agent.run(&mut agent.session(), "read three").await.unwrap();
+    assert_eq!(out.text, "read");
+    let cut: Vec<(u32, usize, &str)> = out
+        .context_shortened
+        .iter()
+        .map(|c| (c.turn, c.message_index, c.call_id.as_str()))
+        .collect();
+    assert_eq!(cut, [(4, 2, "call_a")]);
+
+    let requests = server.requests().await;
+    let last = requests[3].json();
+    let messages = last["messages"].as_array().unwrap();
+    // system, user, then three calls each followed by its result.
+    assert_eq!(messages.len(), 8);
+    assert_eq!(messages[0]["content"], agent.system_prompt());
+    for (call, id) in [(2, "call_a"), (4, "call_b"), (6, "call_c")] {
+        assert_eq!(messages[call]["tool_calls"][0]["id"], id);
+        assert_eq!(messages[call + 1]["role"], "tool");
+        assert_eq!(messages[call + 1]["tool_call_id"], id);
+    }
+    let note = messages[3]["content"].as_str().unwrap();
+    assert!(note.starts_with(SHORTENED_PREFIX), "{note}");
+    assert!(note.contains(r#"({"path":"a.txt"})"#), "{note}");
+    assert!(
+        messages[5]["content"]
+            .as_str()
+            .unwrap()
+            .contains("b line 039")
+    );
+    assert!(
+        messages[7]["content"]
+            .as_str()
+            .unwrap()
+            .contains("c line 039")
+    );
 }
