@@ -371,7 +371,7 @@ impl Budget {
             }
         }
         if estimate_tokens(total) > limit {
-            // Skills past the point where cutting stopped were not counted; here none was.
+            // Cutting went through every older message, so the skills were all counted.
             let recent: usize = sizes.bytes[recent_from..].iter().sum();
             let older = total - fixed - recent - skills_bytes;
             return Err(ContextOverflow {
