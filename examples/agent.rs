@@ -2,8 +2,9 @@
 //!
 //! ```text
 //! cargo run --example agent -- [--provider anthropic|openai|demo] [--model M] [--workdir DIR]
-//!                              [--max-turns N] [--yes] [--no-sandbox|--require-sandbox]
-//!                              [--session FILE] [--no-stream] [PROMPT...]
+//!                              [--max-turns N] [--context-window TOKENS] [--yes]
+//!                              [--no-sandbox|--require-sandbox] [--session FILE] [--no-stream]
+//!                              [PROMPT...]
 //! ```
 //!
 //! (`--help` lists the flags, `--version` prints the version and the SHA-256 of `skills.lock`,
@@ -81,6 +82,10 @@ struct Args {
         value_parser = clap::value_parser!(u32).range(1..)
     )]
     max_turns: u32,
+    /// The model's context window in tokens (default: known per model family, else 32768; set
+    /// it for a local model). Old tool results are shortened to stay inside it
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
+    context_window: Option<u64>,
     /// Approve every tool call without asking
     #[arg(short, long)]
     yes: bool,
@@ -235,6 +240,15 @@ impl Printer {
                     );
                 }
             }
+            AgentEvent::ContextShortened { cut, .. } => {
+                self.end_line();
+                eprintln!(
+                    "  [context] shortened an earlier {} result ({} -> {} bytes) to fit the window",
+                    permission::terminal_line(&cut.tool, 80),
+                    cut.bytes_before,
+                    cut.bytes_after
+                );
+            }
             _ => {}
         }
     }
@@ -347,6 +361,9 @@ async fn main() -> ExitCode {
             ..BashOptions::default()
         })
         .stream(!args.no_stream);
+    if let Some(tokens) = args.context_window {
+        builder = builder.context_window(tokens);
+    }
     // Skills that ship scripts get them written here (keyed by hash, checked before reuse) when
     // loaded; without a per-user folder the model reads them with read_skill_resource instead.
     if let Some(dir) = skills_runtime::default_resource_dir() {

@@ -8,7 +8,9 @@
 //! - per-turn time with a 100 KB conversation: the provider request through the harness
 //!   (build the request from the conversation, serialize, POST with the retry wrapper, parse the
 //!   reply) against a baseline of the raw HTTP round trip of the same bytes to the same mock;
-//!   plus the harness's CPU work alone (no network) and a full `Agent::run` turn;
+//!   plus the harness's CPU work alone (no network), a full `Agent::run` turn (which includes
+//!   the context budget's check), and the budget's size estimate of the whole request without
+//!   its per-message cache (the loop sizes only the messages new since the last request);
 //! - the same per-turn time with the reply streamed (server-sent events, `AgentBuilder::stream`)
 //!   against the raw round trip of the same event-stream bytes;
 //! - time to the first text of a reply that arrives in 20 pieces over 2 s, streamed and not
@@ -27,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use mock::{MockServer, Reply};
 use serde_json::json;
+use skills_runtime::agent::budget;
 use skills_runtime::agent::provider::anthropic::{self, Anthropic};
 use skills_runtime::agent::{
     Agent, AgentEvent, AssistantTurn, HttpOptions, Message, PermissionPolicy, Provider, Request,
@@ -223,6 +226,17 @@ async fn latency() {
         }
     }
 
+    // The context budget's estimate of the whole request, from scratch.
+    let mut estimate = Vec::new();
+    for i in 0..WARMUP + ITERATIONS {
+        let started = Instant::now();
+        let bytes = budget::request_bytes(&request);
+        assert!(bytes > 100_000);
+        if i >= WARMUP {
+            estimate.push(started.elapsed());
+        }
+    }
+
     // A whole `Agent::run` turn (prompt pushed, request, reply appended), starting from a
     // 100 KB conversation that grows by two short messages per run.
     let mut session = agent.session();
@@ -281,6 +295,7 @@ async fn latency() {
 
     let (raw, harness, cpu, runs) = (stats(raw), stats(harness), stats(cpu), stats(runs));
     let (raw_stream, streamed) = (stats(raw_stream), stats(streamed));
+    let estimate = stats(estimate);
     println!(
         "Per-turn time, {} KB request body, {ITERATIONS} iterations (µs):\n",
         body.len() / 1024
@@ -311,6 +326,10 @@ async fn latency() {
         (
             "harness, streamed: `Provider::complete` (build, serialize, POST, decode events)",
             &streamed,
+        ),
+        (
+            "context budget: size estimate of the whole request, uncached",
+            &estimate,
         ),
     ] {
         println!(

@@ -129,7 +129,16 @@ async fn every_attack_fails_safely_through_the_example_binary() {
         let (work, home, base) = (work.clone(), home.clone(), server.url());
         move || {
             Command::new(example_binary())
-                .args(["--provider", "openai", "--yes", "--workdir"])
+                // The flood's 10,000 results are far over any real window; the budget would
+                // refuse the request before the loop's own limits are seen.
+                .args([
+                    "--provider",
+                    "openai",
+                    "--yes",
+                    "--context-window",
+                    "100000000",
+                ])
+                .arg("--workdir")
                 .arg(&work)
                 .arg("do the task")
                 .env_clear()

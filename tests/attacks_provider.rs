@@ -493,6 +493,9 @@ async fn ten_thousand_tool_calls_in_one_turn_run_only_up_to_the_limit() {
     let agent = Agent::builder(Arc::new(provider))
         .tools(vec![Arc::new(Counter(Arc::clone(&counter)))])
         .workdir(dir.path())
+        // The 10,000 results are far over a real window; without this the context budget
+        // would refuse the second request before the per-turn limit shows in it.
+        .context_window(100_000_000)
         .build()
         .unwrap();
     let (logs, _guard) = logs::capture();

@@ -47,6 +47,7 @@ fn help_lists_every_flag_and_version_prints_the_package_version() {
         "--model",
         "--workdir",
         "--max-turns",
+        "--context-window",
         "--yes",
         "--no-sandbox",
         "--require-sandbox",

@@ -1,7 +1,9 @@
 //! The provider-neutral conversation: an append-only list of messages.
 //!
-//! Messages are only ever pushed, never edited, removed or reordered, so a failed request or a
-//! misbehaving tool cannot lose what came before. Each assistant turn keeps the provider's raw
+//! Messages are only ever pushed, never removed or reordered, so a failed request or a
+//! misbehaving tool cannot lose what came before. The one edit is the context budget's: the
+//! content of an old tool result may be replaced by a note saying what was cut
+//! ([`budget`](super::budget)). Each assistant turn keeps the provider's raw
 //! JSON so it can be sent back exactly as received (Anthropic requires `thinking` blocks and
 //! anything else we do not model to be echoed unchanged).
 
@@ -110,7 +112,8 @@ impl Usage {
     }
 }
 
-/// The messages of one conversation, in order. Append-only.
+/// The messages of one conversation, in order. Append-only, but for the context budget's
+/// shortened tool results.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Conversation {
     messages: Vec<Message>,
@@ -130,6 +133,11 @@ impl Conversation {
     /// The messages, oldest first.
     pub fn messages(&self) -> &[Message] {
         &self.messages
+    }
+
+    /// The messages, for the context budget to shorten tool results in place.
+    pub(crate) fn messages_mut(&mut self) -> &mut [Message] {
+        &mut self.messages
     }
 
     /// Number of messages.

@@ -371,6 +371,10 @@ pub enum AgentError {
         /// What went wrong.
         message: String,
     },
+    /// The next request would not fit the model's context window even with every tool result
+    /// the budget may cut shortened; it was not sent, and nothing was cut (see
+    /// [`budget`](super::budget)).
+    ContextOverflow(super::budget::ContextOverflow),
 }
 
 impl fmt::Display for AgentError {
@@ -394,6 +398,7 @@ impl fmt::Display for AgentError {
                 line: None,
                 message,
             } => write!(f, "transcript {}: {message}", path.display()),
+            AgentError::ContextOverflow(overflow) => overflow.fmt(f),
         }
     }
 }
@@ -418,6 +423,14 @@ impl AgentError {
     /// Whether this is the turn limit.
     pub fn is_turn_limit(&self) -> bool {
         matches!(self, AgentError::TurnLimit { .. })
+    }
+
+    /// What did not fit, if the run stopped before a request over the context window.
+    pub fn context_overflow(&self) -> Option<&super::budget::ContextOverflow> {
+        match self {
+            AgentError::ContextOverflow(overflow) => Some(overflow),
+            _ => None,
+        }
     }
 
     /// The API error, if the run failed on a model request.

@@ -15,11 +15,16 @@
 //!    results; a call's start always comes before its result.
 //! 3. [`AgentEvent::TurnFinished`], once the turn and its tool results are in the conversation.
 //!
-//! A request that fails (a stream cut off, a malformed event) ends the run with its error and
+//! Before a request whose size the context budget had to reduce, one
+//! [`AgentEvent::ContextShortened`] per tool result it shortened comes first.
+//!
+//! A request that fails (a stream cut off, a malformed event, or one that cannot fit the
+//! context window even shortened) ends the run with its error and
 //! no `TurnFinished`: text deltas already delivered belong to a reply that was not kept.
 //!
 //! The enum is `#[non_exhaustive]`: later versions may add events (match with a `_` arm).
 
+use super::budget::ContextShortened;
 use super::conversation::{AssistantTurn, ToolCall, ToolResult, Usage};
 
 /// One thing that happened during a run. Borrowed: copy out what you keep.
@@ -41,6 +46,14 @@ pub enum AgentEvent<'a> {
         call: &'a ToolCall,
         /// What goes back to the model.
         result: &'a ToolResult,
+    },
+    /// Before a request, a tool result was replaced by a note to keep the request inside the
+    /// model's context window (see [`budget`](super::budget)); the cut is also in
+    /// [`RunOutput::context_shortened`](super::RunOutput::context_shortened).
+    #[non_exhaustive]
+    ContextShortened {
+        /// What was cut.
+        cut: &'a ContextShortened,
     },
     /// A model turn is complete: the reply and its tool results are in the conversation.
     #[non_exhaustive]

@@ -65,9 +65,18 @@
 //!   Without streaming the same events come, the text of a turn in one piece. A stream cut off
 //!   or malformed fails the request and nothing of its reply enters the conversation; retries
 //!   happen only before its first byte ([`provider`]).
+//! - A context budget ([`budget`]): each request's size is estimated before it is sent
+//!   against the model's window ([`AgentBuilder::context_window`], with defaults per model
+//!   family) minus a reserve for the reply; over it, the oldest tool results are replaced by a
+//!   note saying what was cut and how to get it back, never the system prompt, the last turns
+//!   or the active skills. The cuts are reported ([`RunOutput::context_shortened`]), kept in
+//!   the session and its transcript; a request that cannot fit fails before it is sent
+//!   ([`AgentError::ContextOverflow`]).
 //! - `tracing` events: `model request` (provider, model, tokens, retries), `tool call`
-//!   (tool, outcome, size, time) and `skill loaded` (name, version, hash prefix).
+//!   (tool, outcome, size, time), `skill loaded` (name, version, hash prefix) and `context
+//!   shortened` (message, tool, bytes before and after).
 
+pub mod budget;
 pub mod conversation;
 pub mod error;
 pub mod events;
@@ -85,6 +94,7 @@ use std::pin::Pin;
 /// (and the retry [`Sleeper`](retry::Sleeper)) return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+pub use budget::{ContextOverflow, ContextShortened};
 pub use conversation::{
     AssistantTurn, Conversation, Message, ToolCall, ToolResult, Usage, WireFormat,
 };

@@ -12,6 +12,7 @@ use futures_util::StreamExt as _;
 use serde_json::Value;
 use skills_core::allowed_tools::Entry;
 
+use super::budget::{Budget, ContextShortened, SizeCache};
 use super::conversation::{Conversation, Message, ToolCall, ToolResult, Usage};
 use super::error::AgentError;
 use super::events::AgentEvent;
@@ -60,6 +61,8 @@ pub struct AgentBuilder {
     strict_allowed_tools: bool,
     fork_max_turns: u32,
     stream: bool,
+    context_window: Option<u64>,
+    reply_reserve: Option<u64>,
 }
 
 impl fmt::Debug for AgentBuilder {
@@ -96,6 +99,8 @@ impl AgentBuilder {
             strict_allowed_tools: false,
             fork_max_turns: DEFAULT_MAX_TURNS,
             stream: false,
+            context_window: None,
+            reply_reserve: None,
         }
     }
 
@@ -252,6 +257,24 @@ impl AgentBuilder {
         self
     }
 
+    /// The model's context window, in tokens (default: by model family,
+    /// [`budget::default_context_window`](super::budget::default_context_window)). Before each
+    /// request the oldest tool results are shortened as needed to keep its estimated size
+    /// within the window minus the [`reply_reserve`](Self::reply_reserve); see
+    /// [`budget`](super::budget).
+    pub fn context_window(mut self, tokens: u64) -> Self {
+        self.context_window = Some(tokens);
+        self
+    }
+
+    /// The tokens of the window kept free for the reply (default: the provider's
+    /// [`max_output_tokens`](Provider::max_output_tokens), else
+    /// [`DEFAULT_REPLY_RESERVE`](super::budget::DEFAULT_REPLY_RESERVE)).
+    pub fn reply_reserve(mut self, tokens: u64) -> Self {
+        self.reply_reserve = Some(tokens);
+        self
+    }
+
     /// The failure tracker each new session starts from.
     pub fn failure_tracker(mut self, tracker: FailureTracker) -> Self {
         self.tracker = tracker;
@@ -326,7 +349,16 @@ impl AgentBuilder {
             self.preamble.clone()
         };
         push_tools(&mut definitions, &tools)?;
+        let budget = Budget::new(
+            self.context_window,
+            self.reply_reserve,
+            &*self.provider,
+            None,
+            &system,
+            &definitions,
+        );
         Ok(Agent {
+            budget,
             provider: self.provider,
             skills: self.skills,
             load_skill,
@@ -395,6 +427,7 @@ pub struct Agent {
     /// A forked skill's `model` and `effort`, in its child agent; `None` elsewhere.
     model: Option<&'static str>,
     effort: Option<Effort>,
+    budget: Budget,
 }
 
 impl fmt::Debug for Agent {
@@ -424,6 +457,8 @@ pub struct Session {
     recorded_loaded: BTreeSet<&'static str>,
     /// How many of `active` the transcript records already.
     recorded_active: usize,
+    /// The context budget's size of each message.
+    sizes: SizeCache,
 }
 
 impl Session {
@@ -512,6 +547,43 @@ impl Session {
         Ok(())
     }
 
+    /// Shortens old tool results so the next request fits `budget` (see
+    /// [`budget`](super::budget)), logs and records the cuts, and returns them.
+    fn fit_context(
+        &mut self,
+        budget: &Budget,
+        offered: &ToolDefinitions,
+        turn: u32,
+    ) -> Result<Vec<ContextShortened>, AgentError> {
+        let active = &self.active;
+        let cuts = budget
+            .fit(
+                self.conversation.messages_mut(),
+                &mut self.sizes,
+                offered,
+                |skill| active.iter().any(|s| s.name() == skill),
+                turn,
+            )
+            .map_err(|overflow| {
+                tracing::error!(%overflow, "request over the context window; not sent");
+                AgentError::ContextOverflow(overflow)
+            })?;
+        for cut in &cuts {
+            tracing::info!(
+                turn,
+                message_index = cut.message_index,
+                tool = %cut.tool,
+                bytes_before = cut.bytes_before,
+                bytes_after = cut.bytes_after,
+                "context shortened"
+            );
+        }
+        if let (Some(transcript), false) = (&mut self.transcript, cuts.is_empty()) {
+            transcript.append_shortened(&cuts, self.conversation.messages())?;
+        }
+        Ok(cuts)
+    }
+
     /// Marks `skill` active (once).
     fn activate(&mut self, skill: &'static Skill) {
         if !self.active.iter().any(|s| s.name() == skill.name()) {
@@ -546,6 +618,9 @@ pub struct RunOutput {
     pub usage: Usage,
     /// Skills loaded (first loads) in this run, in order.
     pub skills_loaded: Vec<&'static str>,
+    /// The tool results shortened to keep this run's requests inside the context window,
+    /// oldest first (see [`budget`](super::budget)).
+    pub context_shortened: Vec<ContextShortened>,
 }
 
 impl Agent {
@@ -593,6 +668,7 @@ impl Agent {
             transcript: None,
             recorded_loaded: BTreeSet::new(),
             recorded_active: 0,
+            sizes: SizeCache::default(),
         }
     }
 
@@ -692,6 +768,12 @@ impl Agent {
         let mut tool_calls = 0u32;
         for turn in 1..=self.max_turns {
             let narrowed = self.offered_tools(session);
+            let offered = narrowed.as_ref().unwrap_or(&self.definitions);
+            let cuts = session.fit_context(&self.budget, offered, turn)?;
+            for cut in &cuts {
+                on_event(&AgentEvent::ContextShortened { cut });
+            }
+            state.context_shortened.extend(cuts);
             let started = Instant::now();
             // The provider streams into the caller's callback; whether it sent any text decides
             // whether the loop sends the turn's text itself.
@@ -709,11 +791,7 @@ impl Agent {
                     model: self.model,
                     effort: self.effort,
                     events: if self.stream { Some(&sink) } else { None },
-                    ..Request::new(
-                        &self.system,
-                        narrowed.as_ref().unwrap_or(&self.definitions),
-                        session.conversation.messages(),
-                    )
+                    ..Request::new(&self.system, offered, session.conversation.messages())
                 };
                 self.provider.complete(request).await
             };
@@ -756,6 +834,7 @@ impl Agent {
                     tool_calls,
                     usage: state.usage,
                     skills_loaded: state.skills_loaded,
+                    context_shortened: state.context_shortened,
                 });
             }
             let (run, refused) = calls.split_at(calls.len().min(self.max_tool_calls_per_turn));
@@ -906,7 +985,17 @@ impl Agent {
             .collect();
         let mut definitions = ToolDefinitions::new();
         push_tools(&mut definitions, &tools)?;
+        let model = skill.model().or(self.model);
+        let budget = Budget::new(
+            self.budget.explicit_window,
+            self.budget.explicit_reserve,
+            &*self.provider,
+            model,
+            &self.preamble,
+            &definitions,
+        );
         Ok(Agent {
+            budget,
             provider: Arc::clone(&self.provider),
             skills: Registry::empty(),
             load_skill: false,
@@ -926,7 +1015,7 @@ impl Agent {
             fork_max_turns: self.fork_max_turns,
             stream: self.stream,
             preamble: self.preamble.clone(),
-            model: skill.model().or(self.model),
+            model,
             effort: skill.effort().or(self.effort),
         })
     }
@@ -1373,4 +1462,5 @@ enum Target {
 struct RunState {
     usage: Usage,
     skills_loaded: Vec<&'static str>,
+    context_shortened: Vec<ContextShortened>,
 }

@@ -13,6 +13,14 @@
 //! line before, so the record of a skill and the message that brought its text travel in the
 //! same line: a resumed session never loses one without the other.
 //!
+//! When the context budget shortens old tool results ([`budget`](super::budget)), one line
+//! records the notes that replaced them, by message index (0-based, counting message lines)
+//! and call id, so a resumed session sends what the original would have:
+//!
+//! ```json
+//! {"shortened":[{"message":2,"call_id":"t1","content":"[shortened to save context: ...]"}]}
+//! ```
+//!
 //! Reading back ([`Agent::resume`](super::Agent::resume)):
 //! - A last line without its newline is a write cut short by a crash: when it does not parse it
 //!   is dropped with a `tracing` warning, and the file is cut back to the line before, so later
@@ -21,6 +29,7 @@
 //! - An assistant turn with tool calls and no results after it is the turn in flight at the
 //!   crash: it is dropped the same way (the API refuses tool calls without results).
 //! - A skill this binary no longer has is skipped with a warning.
+//! - A `shortened` entry naming no tool result read so far is an error, as a damaged line.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -29,12 +38,50 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::budget::ContextShortened;
 use super::conversation::{AssistantTurn, Message, ToolCall, ToolResult, WireFormat};
 use super::error::AgentError;
 
-/// One line of a transcript.
+/// One line of a transcript: a message, or the notes of shortened tool results.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Line {
+    Message(MessageLine),
+    Shortened { shortened: Vec<ShortenedEntry> },
+}
+
+#[derive(Deserialize)]
+struct ShortenedLine {
+    shortened: Vec<ShortenedEntry>,
+}
+
+impl Line {
+    /// Parses a line; a line that is neither kind reports why it is not a message line, the
+    /// common kind.
+    fn parse(text: &str) -> Result<Line, serde_json::Error> {
+        match serde_json::from_str::<MessageLine>(text) {
+            Ok(line) => Ok(Line::Message(line)),
+            Err(error) => match serde_json::from_str::<ShortenedLine>(text) {
+                Ok(line) => Ok(Line::Shortened {
+                    shortened: line.shortened,
+                }),
+                Err(_) => Err(error),
+            },
+        }
+    }
+}
+
+/// A tool result's content replaced by the context budget.
 #[derive(Serialize, Deserialize)]
-struct Line {
+struct ShortenedEntry {
+    message: usize,
+    call_id: String,
+    content: String,
+}
+
+/// The line of one message.
+#[derive(Serialize, Deserialize)]
+struct MessageLine {
     message: Entry,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     skills_loaded: Vec<String>,
@@ -221,6 +268,7 @@ impl Transcript {
             .map_err(|e| error(path, None, e.to_string()))?;
         // (message, byte offset where its line starts)
         let mut replayed: Vec<(Replayed, usize)> = Vec::new();
+        let damaged = |number: usize, message: String| error(path, Some(number), message);
         let mut keep = 0;
         let mut start = 0;
         let mut number = 0;
@@ -236,8 +284,32 @@ impl Transcript {
                 keep = end;
                 continue;
             }
-            match serde_json::from_str::<Line>(line) {
-                Ok(parsed) => {
+            match Line::parse(line) {
+                Ok(Line::Shortened { shortened }) => {
+                    for entry in shortened {
+                        let result = replayed
+                            .get_mut(entry.message)
+                            .and_then(|(r, _)| match &mut r.message {
+                                Message::ToolResults(results) => {
+                                    results.iter_mut().find(|r| r.call_id == entry.call_id)
+                                }
+                                _ => None,
+                            })
+                            .ok_or_else(|| {
+                                damaged(
+                                    number,
+                                    format!(
+                                        "a shortened result names message {} call `{}`, which                                          no earlier line holds; the file is damaged",
+                                        entry.message, entry.call_id
+                                    ),
+                                )
+                            })?;
+                        result.content = entry.content;
+                    }
+                    keep = end;
+                    newline_missing = !complete;
+                }
+                Ok(Line::Message(parsed)) => {
                     replayed.push((
                         Replayed {
                             message: parsed.message.into(),
@@ -259,9 +331,8 @@ impl Transcript {
                     );
                 }
                 Err(e) => {
-                    return Err(error(
-                        path,
-                        Some(number),
+                    return Err(damaged(
+                        number,
                         format!("the line does not parse ({e}); the file is damaged"),
                     ));
                 }
@@ -306,13 +377,40 @@ impl Transcript {
         skills_loaded: &[&str],
         skills_active: &[&str],
     ) -> Result<(), AgentError> {
-        let line = Line {
+        self.write_line(&Line::Message(MessageLine {
             message: message.into(),
             skills_loaded: skills_loaded.iter().map(|s| (*s).to_owned()).collect(),
             skills_active: skills_active.iter().map(|s| (*s).to_owned()).collect(),
-        };
+        }))
+    }
+
+    /// Appends the notes that replaced the results in `cuts`, as they now stand in `messages`.
+    pub(crate) fn append_shortened(
+        &mut self,
+        cuts: &[ContextShortened],
+        messages: &[Message],
+    ) -> Result<(), AgentError> {
+        let shortened = cuts
+            .iter()
+            .filter_map(|cut| {
+                let Some(Message::ToolResults(results)) = messages.get(cut.message_index) else {
+                    return None;
+                };
+                let result = results.iter().find(|r| r.call_id == cut.call_id)?;
+                Some(ShortenedEntry {
+                    message: cut.message_index,
+                    call_id: cut.call_id.clone(),
+                    content: result.content.clone(),
+                })
+            })
+            .collect();
+        self.write_line(&Line::Shortened { shortened })
+    }
+
+    /// Writes one line and syncs it to disk.
+    fn write_line(&mut self, line: &Line) -> Result<(), AgentError> {
         let mut text =
-            serde_json::to_string(&line).map_err(|e| error(&self.path, None, e.to_string()))?;
+            serde_json::to_string(line).map_err(|e| error(&self.path, None, e.to_string()))?;
         text.push('\n');
         // One write per line, so a crash cuts at most this line.
         self.file

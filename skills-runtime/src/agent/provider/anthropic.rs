@@ -133,6 +133,10 @@ impl Provider for Anthropic {
         &self.model
     }
 
+    fn max_output_tokens(&self) -> Option<u32> {
+        Some(self.max_tokens)
+    }
+
     fn complete<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, ApiError>> {
         let model = request.model.unwrap_or(&self.model);
         let body = self.request_body(request);

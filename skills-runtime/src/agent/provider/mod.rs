@@ -200,6 +200,13 @@ pub trait Provider: Send + Sync {
     fn name(&self) -> &'static str;
     /// The model id sent with each request.
     fn model(&self) -> &str;
+    /// The most tokens a reply may take, when the provider asks for a limit (`max_tokens`);
+    /// the context budget keeps that much of the window free. `None` (the default): no limit
+    /// is sent, and the budget keeps
+    /// [`DEFAULT_REPLY_RESERVE`](super::budget::DEFAULT_REPLY_RESERVE) free.
+    fn max_output_tokens(&self) -> Option<u32> {
+        None
+    }
     /// Produces the next assistant turn.
     fn complete<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, ApiError>>;
 }

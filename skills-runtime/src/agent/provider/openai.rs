@@ -137,6 +137,10 @@ impl Provider for OpenAi {
         &self.model
     }
 
+    fn max_output_tokens(&self) -> Option<u32> {
+        self.max_tokens
+    }
+
     fn complete<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, ApiError>> {
         // Invented tool-call ids are numbered by turn, so they stay unique in a conversation.
         let turn_number = request
