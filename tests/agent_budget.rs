@@ -11,7 +11,7 @@ use agent_support::api_mock::{ApiMock, final_text, json_reply, tool_use};
 use agent_support::*;
 use serde_json::{Value, json};
 use skills_runtime::agent::budget::{self, SHORTENED_PREFIX};
-use skills_runtime::agent::{Agent, AgentError, ContextShortened, Message, Request};
+use skills_runtime::agent::{Agent, AgentError, AgentEvent, ContextShortened, Message, Request};
 
 /// The bytes of each file the model reads.
 const FILE_BYTES: usize = 4000;
@@ -61,11 +61,24 @@ async fn the_oldest_tool_results_are_shortened_and_the_rest_is_sent_whole() {
     let agent = agent(&server, dir.path(), 4000);
     let transcript = dir.path().join("session.jsonl");
     let mut session = agent.session().with_transcript(&transcript).unwrap();
+    // Each cut is reported as an event before its request, after the previous turn finished.
+    let mut events: Vec<(u32, ContextShortened)> = Vec::new();
+    let mut finished = 0;
     let out = agent
-        .run(&mut session, "review the four files")
+        .run_with_events(&mut session, "review the four files", |event| match event {
+            AgentEvent::TurnFinished { turn, .. } => finished = *turn,
+            AgentEvent::ContextShortened { cut, .. } => events.push((finished, (*cut).clone())),
+            _ => {}
+        })
         .await
         .unwrap();
     assert_eq!(out.text, "all read");
+    let reported: Vec<(u32, ContextShortened)> = out
+        .context_shortened
+        .iter()
+        .map(|cut| (cut.turn - 1, cut.clone()))
+        .collect();
+    assert_eq!(events, reported);
 
     // The window is 4,000 tokens, 500 of them for the reply: 14,000 bytes of request. The third
     // file passes it (request 5), the fourth again (request 6); each time the oldest result
