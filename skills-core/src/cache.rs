@@ -834,9 +834,7 @@ impl Encode for SkillDef {
         let text = input.str()?;
         let body = input.usize()?..input.usize()?;
         // `SkillDef::body` slices `text` with it: a bad range must not get through.
-        if text.get(body.clone()).is_none() {
-            return None;
-        }
+        text.get(body.clone())?;
         Some(SkillDef {
             path,
             file,

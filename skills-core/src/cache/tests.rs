@@ -129,9 +129,12 @@ fn cases(scratch: &Scratch) -> Vec<(Vec<String>, Options)> {
         }
         roots.extend(inner.into_iter().map(|root| vec![root]));
     }
-    let mut strict = Options::default();
-    strict.lints = LintOptions::all_at(Level::Deny);
-    strict.lints.allowed_hosts = vec!["docs.rs".into()];
+    let mut deny_all = LintOptions::all_at(Level::Deny);
+    deny_all.allowed_hosts = vec!["docs.rs".into()];
+    let strict = Options {
+        lints: deny_all,
+        ..Options::default()
+    };
     let claude = Options {
         compat: Compat::ClaudeCode,
         allow_unknown_keys: true,
@@ -500,7 +503,7 @@ fn another_version_is_ignored() {
     cache.kept = cache.loaded.drain().collect();
     cache.changed = true;
     cache.save();
-    assert_eq!(scratch.cache_files(), [file.clone()]);
+    assert_eq!(scratch.cache_files(), std::slice::from_ref(&file));
 
     let (bundle, stats) = scratch.cached(&roots, &options);
     assert_eq!(stats.hits, 0);
