@@ -498,7 +498,7 @@ class Setup:
         self.n_small = 2000 if quick else 10000
         self.names = skill_names(self.n_big, seed=1)
         self.embed = self.include = self.embed_empty = self.include_empty = None
-        self.embed_nolint = self.embed_nolint_opt = None
+        self.embed_nolint = self.embed_nolint_opt = self.embed_cold = None
         self.scan = self.get = None
         self.bundle_bytes = 0
 
@@ -517,9 +517,11 @@ class Setup:
                                        {"src/main.rs": include_main([])})
 
     def rebuild_variants(self) -> None:
-        """Two diagnostic variants of the candidate for the rebuild measurement."""
+        """Three diagnostic variants of the candidate for the rebuild measurement."""
         if self.embed_nolint:
             return
+        self.embed_cold = self.embed_crate("embed-cold", DEFAULT_ARGS)
+        write_bundle(self.embed_cold / "skills", self.n_big, small=False)
         self.embed_nolint = self.embed_crate("embed-nolint", NOLINT_ARGS)
         write_bundle(self.embed_nolint / "skills", self.n_big, small=False)
         self.embed_nolint_opt = self.embed_crate("embed-nolint-opt", NOLINT_ARGS,
@@ -568,12 +570,21 @@ def edit_one_skill(crate: Path, name: str) -> None:
     path.write_text(new)
 
 
+def empty_build_cache(crate: Path, profile_dir: str) -> None:
+    """Deletes the cache `embed_skills!` keeps in the crate's OUT_DIR."""
+    name = f"bench-{crate.name}"
+    for cache in (TARGET / profile_dir / "build").glob(f"{name}-*/out/skills-cache-*"):
+        cache.unlink()
+
+
 def bench_rebuild(s: Setup, rounds: int, release: bool, variants: bool) -> str:
     s.big_crates()
     crates = [("embed", s.embed, "`embed_skills!(\"skills\")` (candidate, defaults)")]
     if variants:
         s.rebuild_variants()
         crates += [
+            ("cold", s.embed_cold,
+             "diagnostic: same, build cache emptied before each build (every file re-read)"),
             ("nolint", s.embed_nolint,
              "diagnostic: same, `similar_descriptions = \"allow\"`"),
             ("nolint-opt", s.embed_nolint_opt,
@@ -594,6 +605,8 @@ def bench_rebuild(s: Setup, rounds: int, release: bool, variants: bool) -> str:
         for r in range(n):
             for key, crate, _ in crates:  # interleaved: A, B, C, D, A, B, ...
                 edit_one_skill(crate, target)
+                if key == "cold":
+                    empty_build_cache(crate, "release" if flags else "debug")
                 time.sleep(0.05)
                 elapsed, proc = cargo(crate, "build", *flags)
                 if "Compiling" not in proc.stderr:

@@ -1,6 +1,6 @@
 //! A user's crate, built for real: edits, deletions and new skills reach the binary, a broken
-//! skill fails the build naming its file and line, and `crate = path` serves a renamed
-//! dependency.
+//! skill fails the build naming its file and line, `crate = path` serves a renamed
+//! dependency, and the build cache in `OUT_DIR` gives every build the verdict of a fresh one.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -9,19 +9,38 @@ use std::time::Duration;
 
 const WORKSPACE: &str = env!("CARGO_MANIFEST_DIR");
 
+/// The user's program: prints the catalog and every body (and, on stderr, its `OUT_DIR`, where
+/// the macro keeps its cache).
+fn main_rs(options: &str) -> String {
+    format!(
+        "static SKILLS: agent_skills::Registry =\n    agent_skills::embed_skills!(\"skills\", crate = ::agent_skills{options});\n\n\
+         fn main() {{\n    eprintln!(\"OUT_DIR={{}}\", env!(\"OUT_DIR\"));\n    println!(\"{{}}\", SKILLS.catalog());\n    \
+         for skill in SKILLS.iter() {{\n        println!(\"[{{}}] {{}}\", skill.name(), skill.body());\n    }}\n}}\n"
+    )
+}
+
+/// Where the user crates build: `user-crate` in the target directory of this test run.
+fn user_target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| Path::new(WORKSPACE).join("target"), PathBuf::from)
+        .join("user-crate")
+}
+
 struct UserCrate {
     dir: tempfile::TempDir,
 }
 
 impl UserCrate {
-    fn new() -> Self {
+    /// A crate called `name`: tests running at once share the target directory, so each
+    /// needs a binary of its own.
+    fn new(name: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let runtime = Path::new(WORKSPACE).join("skills-runtime");
         let runtime = runtime.to_str().unwrap();
         // The runtime is a *renamed* dependency, so the generated code only compiles if the
         // macro honours `crate = ::agent_skills`.
         let manifest = format!(
-            "[package]\nname = \"user-agent\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
              [dependencies]\nagent_skills = {{ package = \"skills-runtime\", path = {runtime:?} }}\n\n\
              [build-dependencies]\nagent_skills = {{ package = \"skills-runtime\", path = {runtime:?} }}\n\n\
              [workspace]\n"
@@ -38,14 +57,14 @@ impl UserCrate {
         )
         .unwrap();
         fs::create_dir_all(dir.path().join("src")).unwrap();
-        fs::write(
-            dir.path().join("src/main.rs"),
-            "static SKILLS: agent_skills::Registry =\n    agent_skills::embed_skills!(\"skills\", crate = ::agent_skills);\n\n\
-             fn main() {\n    println!(\"{}\", SKILLS.catalog());\n    for skill in SKILLS.iter() {\n        \
-             println!(\"[{}] {}\", skill.name(), skill.body());\n    }\n}\n",
-        )
-        .unwrap();
+        fs::write(dir.path().join("src/main.rs"), main_rs("")).unwrap();
         UserCrate { dir }
+    }
+
+    /// Rewrites `src/main.rs` with more `embed_skills!` options (`", key = value"`).
+    fn set_options(&self, options: &str) {
+        std::thread::sleep(Duration::from_millis(1100));
+        fs::write(self.path("src/main.rs"), main_rs(options)).unwrap();
     }
 
     fn path(&self, relative: &str) -> PathBuf {
@@ -69,10 +88,7 @@ impl UserCrate {
             .args([command, "--quiet", "--offline"])
             .current_dir(self.dir.path())
             // Shared across runs so only the first run compiles the dependencies.
-            .env(
-                "CARGO_TARGET_DIR",
-                Path::new(WORKSPACE).join("target/user-crate"),
-            )
+            .env("CARGO_TARGET_DIR", user_target_dir())
             .env_remove("SKILLS_MANIFEST_DIR_OVERRIDE")
             .output()
             .unwrap()
@@ -91,7 +107,7 @@ impl UserCrate {
 
 #[test]
 fn changes_to_skills_reach_the_binary() {
-    let user = UserCrate::new();
+    let user = UserCrate::new("user-agent");
     user.write_skill("alpha", "First alpha body.");
     user.write_skill("beta", "Beta body.");
     let first = user.run();
@@ -135,4 +151,157 @@ fn changes_to_skills_reach_the_binary() {
         "{stderr}"
     );
     assert!(stderr.contains("must be quoted"), "{stderr}");
+}
+
+/// What a build shows: the program's output when it builds, the compiler's errors when not.
+#[derive(Debug, PartialEq, Eq)]
+enum Outcome {
+    Ran(String),
+    Failed(String),
+}
+
+impl UserCrate {
+    fn outcome(&self) -> Outcome {
+        let output = self.cargo("run");
+        if output.status.success() {
+            Outcome::Ran(String::from_utf8(output.stdout).unwrap())
+        } else {
+            Outcome::Failed(String::from_utf8_lossy(&output.stderr).into_owned())
+        }
+    }
+
+    /// The crate's `OUT_DIR`, as the program reports it.
+    fn out_dir(&self) -> PathBuf {
+        let output = self.cargo("run");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let line = stderr
+            .lines()
+            .find_map(|line| line.strip_prefix("OUT_DIR="))
+            .unwrap_or_else(|| panic!("no OUT_DIR in:\n{stderr}"));
+        PathBuf::from(line)
+    }
+
+    fn cache_files(&self, out_dir: &Path) -> Vec<PathBuf> {
+        fs::read_dir(out_dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.to_string_lossy().contains("skills-cache-"))
+            .collect()
+    }
+
+    /// Forces the macro to run again (cargo sees `src/main.rs` change).
+    fn touch_main(&self) {
+        std::thread::sleep(Duration::from_millis(1100));
+        let main = fs::read_to_string(self.path("src/main.rs")).unwrap();
+        fs::write(self.path("src/main.rs"), main).unwrap();
+    }
+
+    /// A build served by the cache, then the same sources built with no cache: they must agree.
+    /// The edit is left to settle first: the macro does not trust the timestamps of files changed
+    /// in the last seconds, and would recompute them whatever the cache holds.
+    fn cached_equals_fresh(&self, out_dir: &Path, what: &str) -> Outcome {
+        std::thread::sleep(Duration::from_secs(4));
+        let cached = self.outcome();
+        for file in self.cache_files(out_dir) {
+            fs::remove_file(file).unwrap();
+        }
+        self.touch_main();
+        let fresh = self.outcome();
+        assert_eq!(
+            cached, fresh,
+            "after {what}: the cached build differs from a fresh one"
+        );
+        cached
+    }
+}
+
+#[test]
+fn the_build_cache_gives_the_verdict_of_a_fresh_build() {
+    let user = UserCrate::new("user-cache");
+    user.write_skill("alpha", "Alpha body.");
+    user.write_skill("beta", "Beta body, see https://example.com/beta.");
+    user.write_skill("gamma", "Gamma body.");
+    // Files changed in the last few seconds are not cached; let these settle.
+    std::thread::sleep(Duration::from_secs(4));
+    let out_dir = user.out_dir();
+    // The target directory is shared across runs, and so is this crate's OUT_DIR: start over.
+    for file in user.cache_files(&out_dir) {
+        fs::remove_file(file).unwrap();
+    }
+    user.touch_main();
+    assert!(matches!(user.outcome(), Outcome::Ran(_)));
+    let [cache] = user.cache_files(&out_dir).try_into().unwrap();
+    let bytes = fs::read(&cache).unwrap();
+    assert!(bytes.starts_with(b"skills-core build cache\n") && bytes.len() > 300);
+
+    user.write_skill("alpha", "Edited alpha body.");
+    let edited = user.cached_equals_fresh(&out_dir, "an edit");
+    assert!(
+        matches!(&edited, Outcome::Ran(out) if out.contains("[alpha] Edited alpha body.")),
+        "{edited:?}"
+    );
+
+    // alpha is cached valid now.
+    std::thread::sleep(Duration::from_millis(1100));
+    fs::write(
+        user.path("skills/alpha/SKILL.md"),
+        "---\nname: alpha\ndescription: Use: now\n---\nBody\n",
+    )
+    .unwrap();
+    let broken = user.cached_equals_fresh(&out_dir, "breaking a cached skill");
+    assert!(
+        matches!(&broken, Outcome::Failed(err) if err.contains("--> skills/alpha/SKILL.md:3:17")),
+        "{broken:?}"
+    );
+
+    user.write_skill("alpha", "Fixed alpha body.");
+    let fixed = user.cached_equals_fresh(&out_dir, "fixing it");
+    assert!(
+        matches!(&fixed, Outcome::Ran(out) if out.contains("[alpha] Fixed alpha body.")),
+        "{fixed:?}"
+    );
+
+    std::thread::sleep(Duration::from_millis(1100));
+    fs::rename(user.path("skills/gamma"), user.path("skills/delta")).unwrap();
+    let renamed = user.cached_equals_fresh(&out_dir, "renaming a folder");
+    assert!(
+        matches!(&renamed, Outcome::Failed(err) if err.contains("skills/delta/SKILL.md")),
+        "{renamed:?}"
+    );
+
+    std::thread::sleep(Duration::from_millis(1100));
+    fs::remove_dir_all(user.path("skills/delta")).unwrap();
+    let deleted = user.cached_equals_fresh(&out_dir, "deleting a skill");
+    assert!(
+        matches!(&deleted, Outcome::Ran(out) if !out.contains("gamma") && out.contains("[beta]")),
+        "{deleted:?}"
+    );
+
+    user.write_skill("epsilon", "Epsilon body.");
+    let added = user.cached_equals_fresh(&out_dir, "adding a skill");
+    assert!(
+        matches!(&added, Outcome::Ran(out) if out.contains("[epsilon] Epsilon body.")),
+        "{added:?}"
+    );
+
+    user.set_options(", external_urls = \"deny\"");
+    let denied = user.cached_equals_fresh(&out_dir, "setting a lint to deny");
+    assert!(
+        matches!(&denied, Outcome::Failed(err) if err.contains("external-urls")),
+        "{denied:?}"
+    );
+    user.set_options("");
+    assert!(matches!(
+        user.cached_equals_fresh(&out_dir, "resetting the lint"),
+        Outcome::Ran(_)
+    ));
+
+    for file in user.cache_files(&out_dir) {
+        let mut bytes = fs::read(&file).unwrap();
+        bytes.truncate(bytes.len() / 2);
+        fs::write(&file, bytes).unwrap();
+    }
+    user.touch_main();
+    let after_corruption = user.cached_equals_fresh(&out_dir, "corrupting the cache");
+    assert!(matches!(after_corruption, Outcome::Ran(_)));
 }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use crate::cache::{self, Cache, CacheStats};
 use crate::check;
 use crate::diagnostic::{self, Code, Diagnostic};
 use crate::discover::{self, FoundSkill};
@@ -12,7 +13,7 @@ use crate::files::{ReadError, read_limited};
 use crate::lint;
 use crate::lock::{self, LockedFile};
 use crate::options::Options;
-use crate::resources;
+use crate::resources::{self, ResourceDef};
 use crate::skill::{self, ParseOptions, SkillDef, hex};
 
 /// The result of loading one or more roots.
@@ -54,6 +55,66 @@ impl Bundle {
 
 /// Loads every root (resolved against `manifest_dir`), applying every rule of the policy.
 pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
+    load_with(manifest_dir, roots, options, None)
+}
+
+/// [`load`], with the per-file results of unchanged skill folders kept in `cache_dir` (the
+/// crate's `OUT_DIR` when `embed_skills!` runs): a rebuild after editing one skill reads,
+/// parses and hashes that skill's folder only. The bundle is the one [`load`] returns; the
+/// rules across skills run every time. A cache that cannot be read or written is ignored.
+pub fn load_cached(
+    manifest_dir: &Path,
+    roots: &[&str],
+    options: &Options,
+    cache_dir: &Path,
+) -> Bundle {
+    let version = cache::version_key();
+    load_cached_as(
+        manifest_dir,
+        roots,
+        options,
+        cache_dir,
+        version,
+        cache::SETTLE_TIME,
+    )
+    .0
+}
+
+/// [`load_cached`] under a given cache version and settle time (tests simulate an upgrade,
+/// and cache files they have just written).
+pub(crate) fn load_cached_as(
+    manifest_dir: &Path,
+    roots: &[&str],
+    options: &Options,
+    cache_dir: &Path,
+    version: &str,
+    settle: std::time::Duration,
+) -> (Bundle, CacheStats) {
+    let mut cache = Cache::open(cache_dir, manifest_dir, roots, options, version, settle);
+    let bundle = load_with(manifest_dir, roots, options, Some(&mut cache));
+    (bundle, cache.save())
+}
+
+/// Everything the per-folder stage finds for one `SKILL.md` and the files beside it, before
+/// the rules across skills: what the build cache keeps.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct FolderResult {
+    /// The problems of the folder's files, in the order the rules found them.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Bytes embedded from the folder, for `max_bundle_size`.
+    pub size: u64,
+    /// The lock entries of the folder's files: `SKILL.md` first, then the resources.
+    pub files: Vec<LockedFile>,
+    /// The skill, when every per-file rule passed.
+    pub skill: Option<SkillDef>,
+}
+
+fn load_with(
+    manifest_dir: &Path,
+    roots: &[&str],
+    options: &Options,
+    mut cache: Option<&mut Cache>,
+) -> Bundle {
     let mut bundle = Bundle::default();
     let mut found: Vec<FoundSkill> = Vec::new();
     for root in roots {
@@ -71,52 +132,30 @@ pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
     };
     let mut total_size = 0u64;
     for found_skill in &found {
-        let bytes = match read_limited(&found_skill.file, options.max_file_size) {
-            Ok((bytes, _)) => bytes,
-            Err(error) => {
-                let diagnostic =
-                    read_error(error, &found_skill.display_path, options.max_file_size);
-                bundle.diagnostics.push(diagnostic);
-                continue;
+        let fresh = |walk| load_folder(found_skill, walk, options, &parse_options);
+        let result = match cache.as_deref_mut() {
+            // The cache compares a walk of the folder with the last one, and hands it on.
+            Some(cache) => {
+                let walk = resources::walk(
+                    &found_skill.dir,
+                    shown_dir(found_skill),
+                    &found_skill.real_root,
+                    &options.ignore,
+                );
+                cache.folder(found_skill, walk, |walk| fresh(Some(walk)))
             }
+            None => fresh(None),
         };
-        total_size += bytes.len() as u64;
-        let (parsed, diagnostics) = skill::parse(
-            &found_skill.display_path,
-            &found_skill.dir_name,
-            &bytes,
-            &parse_options,
-        );
+        let FolderResult {
+            diagnostics,
+            size,
+            files,
+            skill,
+        } = result;
+        total_size += size;
         bundle.diagnostics.extend(diagnostics);
-        let Some(mut skill) = parsed else { continue };
-        bundle
-            .files
-            .push(LockedFile::new(&found_skill.display_path, &bytes));
-        skill.file = found_skill.file.clone();
-        let shown_dir = found_skill.display_path.trim_end_matches("/SKILL.md");
-        let (files, diagnostics) = resources::collect(
-            &found_skill.dir,
-            shown_dir,
-            &found_skill.real_root,
-            &options.ignore,
-            options.max_file_size,
-        );
-        bundle.diagnostics.extend(diagnostics);
-        total_size += files.iter().map(|r| r.size).sum::<u64>();
-        bundle.files.extend(
-            files
-                .iter()
-                .map(|r| LockedFile::new(format!("{shown_dir}/{}", r.path), &r.bytes)),
-        );
-        skill.resources = files;
-        skill.tree_sha256 = tree_hash(&skill);
-        bundle
-            .diagnostics
-            .extend(resources::check_references(&skill));
-        bundle
-            .diagnostics
-            .extend(lint::lint_skill(&skill, &options.lints));
-        bundle.skills.push(skill);
+        bundle.files.extend(files);
+        bundle.skills.extend(skill);
     }
     let shown_roots: Vec<String> = roots.iter().map(|r| discover::display_root(r)).collect();
     if total_size > options.max_bundle_size {
@@ -153,6 +192,68 @@ pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
     }
     diagnostic::sort(&mut bundle.diagnostics);
     bundle
+}
+
+/// The folder's `SKILL.md` as shown, without `/SKILL.md`.
+fn shown_dir(found: &FoundSkill) -> &str {
+    found.display_path.trim_end_matches("/SKILL.md")
+}
+
+/// Reads, parses, hashes and checks one skill folder (`walk`: its files, if already walked).
+fn load_folder(
+    found: &FoundSkill,
+    walk: Option<Vec<resources::WalkItem>>,
+    options: &Options,
+    parse_options: &ParseOptions,
+) -> FolderResult {
+    let mut result = FolderResult::default();
+    let bytes = match read_limited(&found.file, options.max_file_size) {
+        Ok((bytes, _)) => bytes,
+        Err(error) => {
+            let diagnostic = read_error(error, &found.display_path, options.max_file_size);
+            result.diagnostics.push(diagnostic);
+            return result;
+        }
+    };
+    result.size += bytes.len() as u64;
+    let (parsed, diagnostics) =
+        skill::parse(&found.display_path, &found.dir_name, &bytes, parse_options);
+    result.diagnostics.extend(diagnostics);
+    let Some(mut skill) = parsed else {
+        return result;
+    };
+    // Most files need no normalization: their bytes are the text already hashed.
+    let file_sha256 = if bytes == skill.text.as_bytes() {
+        skill.sha256.clone()
+    } else {
+        lock::sha256_hex(&bytes)
+    };
+    result.files.push(LockedFile {
+        path: found.display_path.clone(),
+        sha256: file_sha256,
+    });
+    skill.file = found.file.clone();
+    let shown_dir = shown_dir(found);
+    let walk = walk.unwrap_or_else(|| {
+        resources::walk(&found.dir, shown_dir, &found.real_root, &options.ignore)
+    });
+    let (files, diagnostics) = resources::collect(walk, shown_dir, options.max_file_size);
+    result.diagnostics.extend(diagnostics);
+    result.size += files.iter().map(|(r, _)| r.size).sum::<u64>();
+    result.files.extend(files.iter().map(|(r, _)| LockedFile {
+        path: format!("{shown_dir}/{}", r.path),
+        sha256: r.sha256.clone(),
+    }));
+    skill.tree_sha256 = tree_hash(&skill, &files);
+    skill.resources = files.into_iter().map(|(resource, _)| resource).collect();
+    result
+        .diagnostics
+        .extend(resources::check_references(&skill));
+    result
+        .diagnostics
+        .extend(lint::lint_skill(&skill, &options.lints));
+    result.skill = Some(skill);
+    result
 }
 
 /// The skill in folder `name` of `root` (resolved against `manifest_dir`), read and parsed
@@ -246,20 +347,21 @@ fn check_lock(
     }
 }
 
-/// SHA-256 over `SKILL.md` and every resource, each framed by path and length so no two trees
-/// hash alike. With no resources it is the hash of `SKILL.md` alone.
-fn tree_hash(skill: &SkillDef) -> String {
-    if skill.resources.is_empty() {
+/// SHA-256 over `SKILL.md` and every resource (sorted by path, with their bytes), each framed
+/// by path and length so no two trees hash alike. With no resources it is the hash of
+/// `SKILL.md` alone.
+fn tree_hash(skill: &SkillDef, resources: &[(ResourceDef, Vec<u8>)]) -> String {
+    if resources.is_empty() {
         return skill.sha256.clone();
     }
     let mut hasher = Sha256::new();
     hasher.update(skill.text.as_bytes());
-    for resource in &skill.resources {
+    for (resource, bytes) in resources {
         hasher.update([0]);
         hasher.update(resource.path.as_bytes());
         hasher.update([0]);
         hasher.update(resource.size.to_le_bytes());
-        hasher.update(&resource.bytes);
+        hasher.update(bytes);
     }
     hex(&hasher.finalize())
 }

@@ -186,14 +186,15 @@ impl fmt::Display for Code {
 /// [`Diagnostic::warning`]); the position and help are added before it is handed out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
-    severity: Severity,
-    code: Code,
-    path: String,
-    line: Option<u32>,
-    column: Option<u32>,
-    message: String,
-    help: Option<String>,
-    source_line: Option<String>,
+    // Crate-visible for the build cache, which stores diagnostics field by field.
+    pub(crate) severity: Severity,
+    pub(crate) code: Code,
+    pub(crate) path: String,
+    pub(crate) line: Option<u32>,
+    pub(crate) column: Option<u32>,
+    pub(crate) message: String,
+    pub(crate) help: Option<String>,
+    pub(crate) source_line: Option<String>,
 }
 
 impl Diagnostic {

@@ -19,6 +19,8 @@
 //!
 //! [`load`] wires the stages together. Every stage returns what it could parse *and*
 //! every [`Diagnostic`] it found, so one build reports every problem in every file.
+//! [`load_cached`] does the same with a build cache of the per-file results, which
+//! `embed_skills!` keeps in `OUT_DIR` so that a rebuild re-reads only the skills that changed.
 //!
 //! [`render`] has the output formats (catalog, tool schemas, `load_skill` results). It needs
 //! no dependencies and is compiled even with the `validate` feature off, so the runtime renders
@@ -36,6 +38,8 @@ pub mod render;
 
 #[cfg(feature = "validate")]
 mod bundle;
+#[cfg(feature = "validate")]
+mod cache;
 #[cfg(feature = "validate")]
 mod check;
 #[cfg(feature = "validate")]
@@ -60,7 +64,7 @@ mod text;
 mod yaml;
 
 #[cfg(feature = "validate")]
-pub use bundle::{Bundle, load, load_one};
+pub use bundle::{Bundle, load, load_cached, load_one};
 #[cfg(feature = "validate")]
 pub use diagnostic::{Code, Diagnostic, Severity};
 #[cfg(feature = "validate")]

@@ -1,7 +1,7 @@
 //! Lints: advice beyond the hard rules, each with a level (allow, warn, deny) so a team decides
 //! what fails its build.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::skill::SkillDef;
@@ -406,20 +406,36 @@ fn external_urls(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnostic> {
     out
 }
 
-fn words(text: &str) -> BTreeSet<String> {
+/// The words of a description that say what it is about: lowercase, three characters or
+/// more, no stop words; repeats included.
+fn words(text: &str) -> impl Iterator<Item = String> {
     const STOP: &[&str] = &[
         "the", "and", "for", "use", "when", "with", "this", "that", "from", "are", "you", "its",
         "into",
     ];
     text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 3)
         .map(str::to_lowercase)
         .filter(|w| w.chars().count() >= 3 && !STOP.contains(&w.as_str()))
-        .collect()
 }
 
-/// Word overlap of two descriptions: the shared words and |A and B| / |A or B|.
-fn overlap(a: &BTreeSet<String>, b: &BTreeSet<String>) -> (usize, f64) {
-    let shared = a.intersection(b).count();
+/// Word overlap of two descriptions, as sorted word numbers: the shared words and
+/// |A and B| / |A or B|.
+fn overlap(a: &[usize], b: &[usize]) -> (usize, f64) {
+    // A merge with plain indexing: set intersections and iterator adapters cost many times
+    // more in an unoptimized proc macro.
+    let (mut x, mut y, mut shared) = (0, 0, 0);
+    while x < a.len() && y < b.len() {
+        if a[x] < b[y] {
+            x += 1;
+        } else if a[x] > b[y] {
+            y += 1;
+        } else {
+            shared += 1;
+            x += 1;
+            y += 1;
+        }
+    }
     let union = a.len() + b.len() - shared;
     if union == 0 {
         return (0, 0.0);
@@ -439,62 +455,96 @@ fn similar_descriptions(skills: &[SkillDef], level: Level) -> Vec<Diagnostic> {
     if level == Level::Allow {
         return out;
     }
-    let sets: Vec<BTreeSet<String>> = skills.iter().map(|s| words(&s.description.value)).collect();
-    let mut postings: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    // Each description as the sorted numbers of its words (sets of strings cost several times
+    // more to build and compare in an unoptimized proc macro).
+    let mut numbers: BTreeMap<String, usize> = BTreeMap::new();
+    let sets: Vec<Vec<usize>> = skills
+        .iter()
+        .map(|skill| {
+            let mut set: Vec<usize> = words(&skill.description.value)
+                .map(|word| match numbers.get(&word) {
+                    Some(&number) => number,
+                    None => {
+                        let number = numbers.len();
+                        numbers.insert(word, number);
+                        number
+                    }
+                })
+                .collect();
+            set.sort_unstable();
+            set.dedup();
+            set
+        })
+        .collect();
+    // The skills using each word, in increasing order.
+    let mut postings: Vec<Vec<usize>> = vec![Vec::new(); numbers.len()];
     for (index, set) in sets.iter().enumerate() {
-        for word in set {
-            postings.entry(word.as_str()).or_default().push(index);
+        for &word in set {
+            postings[word].push(index);
         }
     }
-    let is_common = |word: &str| {
-        postings
-            .get(word)
-            .is_some_and(|p| p.len() > COMMON_WORD_POSTINGS)
-    };
+    let is_common = |word: usize| postings[word].len() > COMMON_WORD_POSTINGS;
     let common_counts: Vec<usize> = sets
         .iter()
-        .map(|set| set.iter().filter(|w| is_common(w)).count())
+        .map(|set| set.iter().filter(|&&w| is_common(w)).count())
         .collect();
-    // Shared rare words per pair (i < j).
-    let mut rare_shared: BTreeMap<(usize, usize), usize> = BTreeMap::new();
-    for posting in postings
-        .values()
-        .filter(|p| p.len() <= COMMON_WORD_POSTINGS)
-    {
-        for (k, &i) in posting.iter().enumerate() {
-            for &j in &posting[k + 1..] {
-                *rare_shared.entry((i, j)).or_default() += 1;
+    // For each skill `i`, the rare words it shares with each later skill `j`, counted in a
+    // dense table that is reset after each `i`; pairs come out in `(i, j)` order.
+    let mut rare_shared = vec![0usize; skills.len()];
+    for (i, set) in sets.iter().enumerate() {
+        let mut any_shared = false;
+        for &word in set {
+            if is_common(word) {
+                continue;
+            }
+            let posting = &postings[word];
+            let after = posting.partition_point(|&j| j <= i);
+            for &j in &posting[after..] {
+                rare_shared[j] += 1;
+                any_shared = true;
             }
         }
-    }
-    for (&(i, j), &rare) in &rare_shared {
-        let (first, second) = (&skills[i], &skills[j]);
-        if first.when_not_to_use.is_some() && second.when_not_to_use.is_some() {
+        if !any_shared {
             continue;
         }
-        // Cheap bound before the exact count: common words can add at most this many.
-        let most_shared = rare + common_counts[i].min(common_counts[j]);
-        let needed =
-            (SIMILARITY_THRESHOLD * sets[i].len().max(sets[j].len()) as f64).ceil() as usize;
-        if most_shared < MIN_SHARED_WORDS.max(needed) {
-            continue;
-        }
-        let (shared, score) = overlap(&sets[i], &sets[j]);
-        if shared >= MIN_SHARED_WORDS && score >= SIMILARITY_THRESHOLD {
-            out.extend(finding(
-                level,
-                Lint::SimilarDescriptions,
-                second,
-                second.description.line,
-                second.description.column,
-                format!(
-                    "the description of `{}` is very close to that of `{}` ({:.0}% of words shared)",
-                    second.name.value,
-                    first.name.value,
-                    score * 100.0
-                ),
-                "say how they differ, and add `when-not-to-use:` to each so the model picks the right one",
-            ));
+        // The later skills in increasing order: a scan of the table costs less than sorting,
+        // written as a plain loop over a slice (no iterator or `Vec` index calls at opt-level 0).
+        let table = rare_shared.as_mut_slice();
+        let mut j = i;
+        while j + 1 < table.len() {
+            j += 1;
+            if table[j] == 0 {
+                continue;
+            }
+            let rare = std::mem::take(&mut table[j]);
+            let (first, second) = (&skills[i], &skills[j]);
+            if first.when_not_to_use.is_some() && second.when_not_to_use.is_some() {
+                continue;
+            }
+            // Cheap bound before the exact count: common words can add at most this many.
+            let most_shared = rare + common_counts[i].min(common_counts[j]);
+            let needed =
+                (SIMILARITY_THRESHOLD * sets[i].len().max(sets[j].len()) as f64).ceil() as usize;
+            if most_shared < MIN_SHARED_WORDS.max(needed) {
+                continue;
+            }
+            let (shared, score) = overlap(&sets[i], &sets[j]);
+            if shared >= MIN_SHARED_WORDS && score >= SIMILARITY_THRESHOLD {
+                out.extend(finding(
+                    level,
+                    Lint::SimilarDescriptions,
+                    second,
+                    second.description.line,
+                    second.description.column,
+                    format!(
+                        "the description of `{}` is very close to that of `{}` ({:.0}% of words shared)",
+                        second.name.value,
+                        first.name.value,
+                        score * 100.0
+                    ),
+                    "say how they differ, and add `when-not-to-use:` to each so the model picks the right one",
+                ));
+            }
         }
     }
     out
@@ -765,5 +815,67 @@ mod tests {
             "x",
         );
         assert!(lint_bundle(&[a_marked, b_marked], &levels(Level::Warn)).is_empty());
+    }
+
+    /// The lint against every pair compared the slow way, on bundles small enough that no word
+    /// is common: the same findings, in the same order.
+    fn all_pairs(skills: &[SkillDef]) -> Vec<String> {
+        use std::collections::BTreeSet;
+        let mut out = Vec::new();
+        for (i, first) in skills.iter().enumerate() {
+            for second in &skills[i + 1..] {
+                if first.when_not_to_use.is_some() && second.when_not_to_use.is_some() {
+                    continue;
+                }
+                let a: BTreeSet<String> = words(&first.description.value).collect();
+                let b: BTreeSet<String> = words(&second.description.value).collect();
+                let shared = a.intersection(&b).count();
+                let score = shared as f64 / (a.len() + b.len() - shared).max(1) as f64;
+                if shared >= MIN_SHARED_WORDS && score >= SIMILARITY_THRESHOLD {
+                    out.push(format!(
+                        "the description of `{}` is very close to that of `{}` ({:.0}% of words shared)",
+                        second.name.value,
+                        first.name.value,
+                        score * 100.0
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn similar_descriptions_finds_what_all_pairs_find(
+            descriptions in proptest::collection::vec(
+                (proptest::collection::vec(0usize..12, 1..9), proptest::bool::ANY),
+                2..30,
+            )
+        ) {
+            const WORDS: [&str; 12] = [
+                "review", "rust", "code", "tests", "docs", "deploy", "kafka", "schema",
+                "Review", "the", "pipeline", "logs",
+            ];
+            let skills: Vec<SkillDef> = descriptions
+                .iter()
+                .enumerate()
+                .map(|(index, (picked, marked))| {
+                    let text: Vec<&str> = picked.iter().map(|&w| WORDS[w]).collect();
+                    let extra = if *marked { "when-not-to-use: other work.\n" } else { "" };
+                    skill(
+                        &format!("s{index}"),
+                        &format!("description: {}.\n{extra}", text.join(" ")),
+                        "x",
+                    )
+                })
+                .collect();
+            let found: Vec<String> = similar_descriptions(&skills, Level::Warn)
+                .iter()
+                .map(|d| d.message().to_owned())
+                .collect();
+            proptest::prop_assert_eq!(found, all_pairs(&skills));
+        }
     }
 }

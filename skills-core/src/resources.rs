@@ -31,8 +31,8 @@ pub struct ResourceDef {
     pub is_text: bool,
     /// Has an executable bit (Unix); scripts keep it when materialized.
     pub executable: bool,
-    /// The bytes, for hashing and for text checks.
-    pub bytes: Vec<u8>,
+    /// SHA-256 of the bytes on disk, lowercase hex (what the lock lists).
+    pub sha256: String,
 }
 
 /// Whether `name` matches an ignore pattern: an exact name, or `*` wildcards within one name.
@@ -44,17 +44,32 @@ pub(crate) fn is_ignored(name: &str, patterns: &[String]) -> bool {
         || patterns.iter().any(|p| crate::wildcard::matches(p, name))
 }
 
-/// Walks a skill folder and returns every file except `SKILL.md` and ignored names, sorted by
-/// path. Symlinks are followed only while they stay inside `real_root`.
-pub(crate) fn collect(
+/// What walking a skill folder finds, in walk order: a file to embed, or a name that cannot be
+/// embedded. Nothing is read yet, so the build cache can compare a walk with the last one.
+#[derive(Debug)]
+pub(crate) enum WalkItem {
+    /// A file beside `SKILL.md`.
+    File {
+        /// Path relative to the skill folder, with `/`.
+        relative: String,
+        /// The path inside the skill folder.
+        path: PathBuf,
+        /// The real path (symlinks followed), inside the root.
+        real: PathBuf,
+    },
+    /// A non-UTF-8 name, a broken symlink, or a symlink leading out of the root.
+    Problem(Diagnostic),
+}
+
+/// Walks a skill folder: every file except `SKILL.md` and ignored names. Symlinks are followed
+/// only while they stay inside `real_root`.
+pub(crate) fn walk(
     skill_dir: &Path,
     shown_dir: &str,
     real_root: &Path,
     ignore: &[String],
-    max_file_size: u64,
-) -> (Vec<ResourceDef>, Vec<Diagnostic>) {
-    let mut resources = Vec::new();
-    let mut diagnostics = Vec::new();
+) -> Vec<WalkItem> {
+    let mut items = Vec::new();
     let mut pending = vec![(skill_dir.to_path_buf(), String::new())];
     while let Some((dir, prefix)) = pending.pop() {
         let Ok(entries) = fs::read_dir(&dir) else {
@@ -64,11 +79,11 @@ pub(crate) fn collect(
         entries.sort_by_key(|e| e.file_name());
         for entry in entries {
             let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-                diagnostics.push(Diagnostic::error(
+                items.push(WalkItem::Problem(Diagnostic::error(
                     Code::NonUtf8Path,
                     shown_dir,
                     format!("file name {:?} is not valid UTF-8", entry.file_name()),
-                ));
+                )));
                 continue;
             };
             if (prefix.is_empty() && name == "SKILL.md") || is_ignored(&name, ignore) {
@@ -80,22 +95,22 @@ pub(crate) fn collect(
             let real = match real_path_within(&path, real_root) {
                 Ok(real) => real,
                 Err(Unreachable::Broken) => {
-                    diagnostics.push(Diagnostic::error(
+                    items.push(WalkItem::Problem(Diagnostic::error(
                         Code::BrokenSymlink,
                         &shown,
                         format!("`{shown}` is a broken symlink"),
-                    ));
+                    )));
                     continue;
                 }
                 Err(Unreachable::Outside(_)) => {
-                    diagnostics.push(
+                    items.push(WalkItem::Problem(
                         Diagnostic::error(
                             Code::SymlinkOutside,
                             &shown,
                             format!("`{shown}` is a symlink to a path outside the skills root"),
                         )
                         .with_help("copy the file into the skill folder"),
-                    );
+                    ));
                     continue;
                 }
             };
@@ -103,26 +118,60 @@ pub(crate) fn collect(
                 pending.push((path, format!("{relative}/")));
                 continue;
             }
-            match read_limited(&real, max_file_size) {
-                Ok((bytes, metadata)) => resources.push(ResourceDef {
+            items.push(WalkItem::File {
+                relative,
+                path,
+                real,
+            });
+        }
+    }
+    items
+}
+
+/// Reads the files a walk found, sorted by path, each with its bytes (for the tree hash), and
+/// every problem in walk order.
+pub(crate) fn collect(
+    items: Vec<WalkItem>,
+    shown_dir: &str,
+    max_file_size: u64,
+) -> (Vec<(ResourceDef, Vec<u8>)>, Vec<Diagnostic>) {
+    let mut resources = Vec::new();
+    let mut diagnostics = Vec::new();
+    for item in items {
+        let (relative, path, real) = match item {
+            WalkItem::File {
+                relative,
+                path,
+                real,
+            } => (relative, path, real),
+            WalkItem::Problem(diagnostic) => {
+                diagnostics.push(diagnostic);
+                continue;
+            }
+        };
+        let shown = format!("{shown_dir}/{relative}");
+        match read_limited(&real, max_file_size) {
+            Ok((bytes, metadata)) => resources.push((
+                ResourceDef {
                     is_text: !bytes.contains(&0) && std::str::from_utf8(&bytes).is_ok(),
                     executable: is_executable(&metadata),
                     size: bytes.len() as u64,
+                    sha256: crate::lock::sha256_hex(&bytes),
                     path: relative,
                     file: path,
-                    bytes,
-                }),
-                Err(ReadError::TooLarge(size)) => diagnostics.push(
-                    Diagnostic::error(Code::FileTooLarge, &shown, format!("`{shown}` is {size} bytes, over the per-file limit of {max_file_size} bytes"))
-                        .with_help("raise the limit with `max_file_size = ...`, or ship the file another way"),
-                ),
-                Err(ReadError::Io(error)) => {
-                    diagnostics.push(Diagnostic::error(Code::Unreadable, &shown, format!("cannot read `{shown}`: {error}")))
-                }
+                },
+                bytes,
+            )),
+            Err(ReadError::TooLarge(size)) => diagnostics.push(
+                Diagnostic::error(Code::FileTooLarge, &shown, format!("`{shown}` is {size} bytes, over the per-file limit of {max_file_size} bytes"))
+                    .with_help("raise the limit with `max_file_size = ...`, or ship the file another way"),
+            ),
+            Err(ReadError::Io(error)) => {
+                diagnostics.push(Diagnostic::error(Code::Unreadable, &shown, format!("cannot read `{shown}`: {error}")))
             }
         }
     }
-    resources.sort_by(|a, b| a.path.cmp(&b.path));
+    resources.sort_by(|a, b| a.0.path.cmp(&b.0.path));
     (resources, diagnostics)
 }
 
@@ -340,7 +389,7 @@ mod tests {
                 size: 1,
                 is_text: true,
                 executable: false,
-                bytes: vec![b'x'],
+                sha256: String::new(),
             })
             .collect();
         skill

@@ -2,8 +2,9 @@
 //! and owns the types it expands to.
 //!
 //! The stages: `args` parses the invocation, `skills_core::load` discovers, parses and checks
-//! the skills, `expand` generates the registry, or the compile errors plus an empty registry of
-//! the right type.
+//! the skills (`skills_core::load_cached` when the crate has an `OUT_DIR`, reusing the results of
+//! unchanged skill folders), `expand` generates the registry, or the compile errors plus an
+//! empty registry of the right type.
 
 mod args;
 mod expand;
@@ -30,7 +31,17 @@ pub fn embed_skills(input: TokenStream) -> TokenStream {
     };
     let roots: Vec<String> = args.roots.iter().map(syn::LitStr::value).collect();
     let root_refs: Vec<&str> = roots.iter().map(String::as_str).collect();
-    let bundle = skills_core::load(&manifest_dir, &root_refs, &args.options);
+    // With a build script, cargo gives the crate an `OUT_DIR`: the cache of per-file results
+    // lives there, so a rebuild re-reads only the skills that changed.
+    let bundle = match std::env::var_os("OUT_DIR") {
+        Some(out_dir) => skills_core::load_cached(
+            &manifest_dir,
+            &root_refs,
+            &args.options,
+            std::path::Path::new(&out_dir),
+        ),
+        None => skills_core::load(&manifest_dir, &root_refs, &args.options),
+    };
     let location = expand::FileLocation { overridden };
     expand::expand(&args, &bundle, &location).into()
 }

@@ -13,6 +13,9 @@
 //! ```
 //!
 //! which is the same as `println!("cargo:rerun-if-changed=skills");` for each root.
+//!
+//! Having a build script also gives the crate an `OUT_DIR`, where `embed_skills!` keeps the
+//! per-file results of unchanged skill folders, so a rebuild after one edit re-reads one skill.
 
 /// Tells cargo to rerun the build script, and so rebuild the crate, when anything under one of
 /// `roots` (relative to the crate's `Cargo.toml`) changes.

@@ -46,7 +46,9 @@
 //! # Rebuilds
 //!
 //! Every file the macro reads is tracked, so editing or deleting a skill rebuilds. For a *new*
-//! skill folder to rebuild too, add one line to `build.rs` (see [`build`]).
+//! skill folder to rebuild too, add one line to `build.rs` (see [`build`]). With a build script
+//! the macro also caches each skill folder's checked result in `OUT_DIR`, so a rebuild re-reads
+//! only the folders that changed.
 //!
 //! # Features
 //!

@@ -1,0 +1,887 @@
+//! The build cache of `embed_skills!`: each skill folder's per-file result (the parsed skill, its
+//! diagnostics with their positions, the SHA-256 of every file), kept in the consuming crate's
+//! `OUT_DIR`, so a rebuild after editing one skill reads, parses and hashes that skill only.
+//!
+//! An entry is used only when everything it was computed from is unchanged:
+//!
+//! - the cache file's header: the version of this crate, a hash of its source (so any change
+//!   to the rules or to this format invalidates it), the manifest directory, the roots, and the
+//!   options that change per-file results;
+//! - the folder's fingerprint: the discovered paths, the `stat` of `SKILL.md` and of every file
+//!   a walk of the folder finds (size, modification and change times, inode, mode), and the
+//!   walk's own problems (broken symlinks, ...).
+//!
+//! A file changed less than [`SETTLE_TIME`] before the build is not cached ("racy", as git and
+//! make call it): a second edit within the same timestamp tick and with the same size would
+//! otherwise look unchanged. The rules across skills (duplicates, `requires`, similar
+//! descriptions, the catalog budget, the lock) run on the cached results on every build.
+//!
+//! The cache can never fail a build: a missing, unreadable, truncated, corrupt or foreign file
+//! is ignored (and rewritten), and it is written to a temporary file renamed into place, so
+//! concurrent builds never see half of one.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::bundle::FolderResult;
+use crate::claude_code::{Effort, Shell, SkillContext};
+use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::discover::FoundSkill;
+use crate::lock::LockedFile;
+use crate::options::Options;
+use crate::resources::{ResourceDef, WalkItem};
+use crate::skill::{ClaudeCodeFields, SkillDef, Spanned};
+
+/// A file whose last change is more recent than this, when the build starts, is not cached:
+/// longer than the coarsest common timestamp granularity (2 s on FAT) plus the lag of the
+/// kernel's coarse clock.
+pub(crate) const SETTLE_TIME: Duration = Duration::from_secs(3);
+
+/// First bytes of every cache file.
+const MAGIC: &[u8] = b"skills-core build cache\n";
+
+/// The code that computes and encodes per-file results: any change to it changes the key.
+const SOURCES: &[&str] = &[
+    include_str!("../Cargo.toml"),
+    include_str!("allowed_tools.rs"),
+    include_str!("bundle.rs"),
+    include_str!("cache.rs"),
+    include_str!("check.rs"),
+    include_str!("claude_code.rs"),
+    include_str!("diagnostic.rs"),
+    include_str!("discover.rs"),
+    include_str!("files.rs"),
+    include_str!("index.rs"),
+    include_str!("lib.rs"),
+    include_str!("lint.rs"),
+    include_str!("lock.rs"),
+    include_str!("options.rs"),
+    include_str!("render.rs"),
+    include_str!("resources.rs"),
+    include_str!("skill.rs"),
+    include_str!("text.rs"),
+    include_str!("wildcard.rs"),
+    include_str!("yaml.rs"),
+];
+
+/// This build of `skills-core`: its version and a hash of its source. A cache written by any
+/// other build (an upgrade, a local edit of the rules) is ignored.
+pub(crate) fn version_key() -> &'static str {
+    static KEY: OnceLock<String> = OnceLock::new();
+    KEY.get_or_init(|| {
+        let mut hash = 0u64;
+        for source in SOURCES {
+            hash = checksum(hash, source.as_bytes());
+        }
+        format!("{} {hash:016x}", env!("CARGO_PKG_VERSION"))
+    })
+}
+
+/// FNV-1a over 8-byte words, seeded: fast even in an unoptimized proc macro, and enough to tell
+/// a corrupt cache file or a changed source apart (not a defence against an attacker, who could
+/// write the cache's content directly).
+fn checksum(seed: u64, bytes: &[u8]) -> u64 {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut hash = seed ^ 0xcbf2_9ce4_8422_2325 ^ bytes.len() as u64;
+    // A slice pattern, not `chunks_exact` or indexing: at opt-level 0 (how proc macros are
+    // built by default) those cost tens of instructions a byte, this a few.
+    let mut rest = bytes;
+    while let [a, b, c, d, e, f, g, h, tail @ ..] = rest {
+        let word = u64::from_le_bytes([*a, *b, *c, *d, *e, *f, *g, *h]);
+        hash = (hash ^ word).wrapping_mul(PRIME);
+        rest = tail;
+    }
+    for &byte in rest {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(PRIME);
+    }
+    hash ^ (hash >> 29)
+}
+
+/// What one build did with the cache (for tests and measurements).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct CacheStats {
+    /// Folders whose result came from the cache.
+    pub hits: usize,
+    /// Folders computed afresh.
+    pub misses: usize,
+    /// Entries in the cache after the build.
+    pub stored: usize,
+    /// Whether the cache file was (re)written.
+    pub written: bool,
+}
+
+/// One cached folder, still encoded.
+struct Entry {
+    fingerprint: Vec<u8>,
+    result: Vec<u8>,
+}
+
+/// The cache of one `embed_skills!` invocation (one set of roots and options) in a directory.
+pub(crate) struct Cache {
+    file: PathBuf,
+    header: Vec<u8>,
+    /// Entries of the file on disk not used yet by this build.
+    loaded: HashMap<String, Entry>,
+    loaded_count: usize,
+    /// Whether a file was there that could not be used.
+    unusable_file: bool,
+    /// This build's entries, in discovery order.
+    kept: Vec<(String, Entry)>,
+    /// Whether `kept` holds an entry the file does not.
+    changed: bool,
+    /// Changes after this are too recent to cache.
+    settled_before: i128,
+    stats: CacheStats,
+}
+
+impl Cache {
+    /// Opens the cache in `dir` for these roots and options (an empty one if there is none
+    /// usable). `version` is [`version_key`] and `settle` [`SETTLE_TIME`], except in tests.
+    pub(crate) fn open(
+        dir: &Path,
+        manifest_dir: &Path,
+        roots: &[&str],
+        options: &Options,
+        version: &str,
+        settle: Duration,
+    ) -> Cache {
+        let mut context = Writer::default();
+        context.path(manifest_dir);
+        context.usize(roots.len());
+        for root in roots {
+            context.str(root);
+        }
+        context.str(&per_file_options(options));
+        let context = context.finish().unwrap_or_default();
+        // One file per invocation, whatever the version: an upgrade replaces it.
+        let name = format!("skills-cache-{:016x}.bin", checksum(0, &context));
+        let mut header = Writer::default();
+        header.str(version);
+        header.bytes(&context);
+        let header = header.finish().unwrap_or_default();
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        let mut cache = Cache {
+            file: dir.join(name),
+            header,
+            loaded: HashMap::new(),
+            loaded_count: 0,
+            unusable_file: false,
+            kept: Vec::new(),
+            changed: false,
+            settled_before: nanos(now.saturating_sub(settle)),
+            stats: CacheStats::default(),
+        };
+        if let Ok(bytes) = fs::read(&cache.file) {
+            match cache.decode_file(&bytes) {
+                Some(entries) => {
+                    cache.loaded_count = entries.len();
+                    cache.loaded = entries.into_iter().collect();
+                }
+                None => cache.unusable_file = true,
+            }
+        }
+        cache
+    }
+
+    /// The entries of a cache file, or `None` if it is not a complete cache for this header.
+    fn decode_file(&self, bytes: &[u8]) -> Option<Vec<(String, Entry)>> {
+        let body = bytes.strip_prefix(MAGIC)?;
+        let split = body.len().checked_sub(8)?;
+        let (payload, sum) = body.split_at(split);
+        if checksum(0, payload).to_le_bytes() != sum {
+            return None;
+        }
+        let mut reader = Reader::new(payload);
+        if reader.bytes()? != self.header.as_slice() {
+            return None;
+        }
+        let count = reader.usize()?;
+        let mut entries = Vec::new();
+        for _ in 0..count {
+            let key = reader.str()?;
+            let fingerprint = reader.bytes()?.to_vec();
+            let result = reader.bytes()?.to_vec();
+            entries.push((
+                key,
+                Entry {
+                    fingerprint,
+                    result,
+                },
+            ));
+        }
+        reader.at_end().then_some(entries)
+    }
+
+    /// The result for one discovered skill: from the cache when its folder is unchanged,
+    /// otherwise from `fresh` (handed the walk already made), which is then cached.
+    pub(crate) fn folder(
+        &mut self,
+        found: &FoundSkill,
+        walk: Vec<WalkItem>,
+        fresh: impl FnOnce(Vec<WalkItem>) -> FolderResult,
+    ) -> FolderResult {
+        let fingerprint = fingerprint(found, &walk, self.settled_before);
+        let key = &found.display_path;
+        if let Some(fingerprint) = &fingerprint
+            && let Some(entry) = self.loaded.remove(key)
+            && entry.fingerprint == *fingerprint
+            && let Some(result) = decode_result(&entry.result)
+        {
+            self.stats.hits += 1;
+            self.kept.push((key.clone(), entry));
+            return result;
+        }
+        self.stats.misses += 1;
+        let result = fresh(walk);
+        if let Some(fingerprint) = fingerprint
+            && let Some(encoded) = encode_result(&result)
+        {
+            self.changed = true;
+            self.kept.push((
+                key.clone(),
+                Entry {
+                    fingerprint,
+                    result: encoded,
+                },
+            ));
+        }
+        result
+    }
+
+    /// Writes the cache back if this build changed it; never fails (a cache that cannot be
+    /// written is simply not there next time).
+    pub(crate) fn save(mut self) -> CacheStats {
+        self.stats.stored = self.kept.len();
+        let same = !self.changed && self.kept.len() == self.loaded_count && !self.unusable_file;
+        if same {
+            return self.stats;
+        }
+        let mut payload = Writer::default();
+        payload.bytes(&self.header);
+        payload.usize(self.kept.len());
+        for (key, entry) in &self.kept {
+            payload.str(key);
+            payload.bytes(&entry.fingerprint);
+            payload.bytes(&entry.result);
+        }
+        let Some(payload) = payload.finish() else {
+            return self.stats;
+        };
+        let mut bytes = Vec::with_capacity(MAGIC.len() + payload.len() + 8);
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&payload);
+        bytes.extend_from_slice(&checksum(0, &payload).to_le_bytes());
+        self.stats.written = write_atomically(&self.file, &bytes);
+        self.stats
+    }
+}
+
+/// Writes `bytes` to a temporary file beside `file` and renames it into place.
+fn write_atomically(file: &Path, bytes: &[u8]) -> bool {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let mut temporary = file.as_os_str().to_owned();
+    temporary.push(format!(".{}.{unique}.tmp", std::process::id()));
+    let temporary = PathBuf::from(temporary);
+    let written = fs::write(&temporary, bytes).is_ok() && fs::rename(&temporary, file).is_ok();
+    if !written {
+        let _ = fs::remove_file(&temporary);
+    }
+    written
+}
+
+/// The options that change what the per-file stage finds. Every field is named, so a new
+/// option must be sorted in or out here.
+fn per_file_options(options: &Options) -> String {
+    let Options {
+        max_file_size,
+        max_bundle_size: _,
+        allow_unknown_keys,
+        infer_missing_fields,
+        ignore,
+        compat,
+        catalog_budget: _,
+        lints,
+        lock: _,
+    } = options;
+    format!(
+        "{max_file_size:?} {allow_unknown_keys:?} {infer_missing_fields:?} {ignore:?} {compat:?} {lints:?}"
+    )
+}
+
+/// Nanoseconds since the epoch.
+fn nanos(since_epoch: Duration) -> i128 {
+    since_epoch.as_nanos() as i128
+}
+
+/// What a folder's result depends on, or `None` when a file is too recent to trust its
+/// timestamps, cannot be examined, or has a path the format does not hold.
+fn fingerprint(found: &FoundSkill, walk: &[WalkItem], settled_before: i128) -> Option<Vec<u8>> {
+    let FoundSkill {
+        dir_name,
+        file,
+        display_path,
+        dir,
+        real_root,
+    } = found;
+    let mut out = Writer::default();
+    out.str(dir_name);
+    out.path(file);
+    out.str(display_path);
+    out.path(dir);
+    out.path(real_root);
+    stat(&mut out, file, settled_before)?;
+    out.usize(walk.len());
+    for item in walk {
+        match item {
+            WalkItem::File {
+                relative,
+                path,
+                real,
+            } => {
+                out.u8(0);
+                out.str(relative);
+                out.path(path);
+                out.path(real);
+                stat(&mut out, real, settled_before)?;
+            }
+            WalkItem::Problem(diagnostic) => {
+                out.u8(1);
+                diagnostic.encode(&mut out);
+            }
+        }
+    }
+    out.finish()
+}
+
+/// Appends what `stat` says of `file`; `None` if it changed too recently or cannot be read.
+#[cfg(unix)]
+fn stat(out: &mut Writer, file: &Path, settled_before: i128) -> Option<()> {
+    use std::os::unix::fs::MetadataExt;
+    let metadata = fs::metadata(file).ok()?;
+    let time = |secs: i64, nsecs: i64| i128::from(secs) * 1_000_000_000 + i128::from(nsecs);
+    let modified = time(metadata.mtime(), metadata.mtime_nsec());
+    let changed = time(metadata.ctime(), metadata.ctime_nsec());
+    if modified.max(changed) >= settled_before {
+        return None;
+    }
+    for value in [
+        metadata.len(),
+        metadata.ino(),
+        metadata.dev(),
+        u64::from(metadata.mode()),
+    ] {
+        out.u64(value);
+    }
+    out.bytes(&modified.to_le_bytes());
+    out.bytes(&changed.to_le_bytes());
+    Some(())
+}
+
+/// Appends what `stat` says of `file`; `None` if it changed too recently or cannot be read.
+#[cfg(not(unix))]
+fn stat(out: &mut Writer, file: &Path, settled_before: i128) -> Option<()> {
+    let metadata = fs::metadata(file).ok()?;
+    let modified = nanos(metadata.modified().ok()?.duration_since(UNIX_EPOCH).ok()?);
+    if modified >= settled_before {
+        return None;
+    }
+    out.u64(metadata.len());
+    out.bool(metadata.permissions().readonly());
+    out.bytes(&modified.to_le_bytes());
+    Some(())
+}
+
+/// Encodes a folder's result; `None` if a path is not UTF-8.
+pub(crate) fn encode_result(result: &FolderResult) -> Option<Vec<u8>> {
+    let mut out = Writer::default();
+    result.encode(&mut out);
+    out.finish()
+}
+
+/// Decodes what [`encode_result`] wrote; `None` on anything else.
+pub(crate) fn decode_result(bytes: &[u8]) -> Option<FolderResult> {
+    let mut reader = Reader::new(bytes);
+    let result = FolderResult::decode(&mut reader)?;
+    reader.at_end().then_some(result)
+}
+
+/// Appends little-endian integers and length-prefixed bytes.
+#[derive(Default)]
+pub(crate) struct Writer {
+    bytes: Vec<u8>,
+    /// A path was not UTF-8: the output must not be used.
+    failed: bool,
+}
+
+impl Writer {
+    fn finish(self) -> Option<Vec<u8>> {
+        (!self.failed).then_some(self.bytes)
+    }
+
+    fn u8(&mut self, value: u8) {
+        self.bytes.push(value);
+    }
+
+    fn u64(&mut self, value: u64) {
+        self.bytes.extend_from_slice(&value.to_le_bytes());
+    }
+
+    fn usize(&mut self, value: usize) {
+        self.u64(value as u64);
+    }
+
+    fn bool(&mut self, value: bool) {
+        self.u8(u8::from(value));
+    }
+
+    fn bytes(&mut self, value: &[u8]) {
+        self.usize(value.len());
+        self.bytes.extend_from_slice(value);
+    }
+
+    fn str(&mut self, value: &str) {
+        self.bytes(value.as_bytes());
+    }
+
+    fn path(&mut self, value: &Path) {
+        match value.to_str() {
+            Some(text) => self.str(text),
+            None => self.failed = true,
+        }
+    }
+
+    fn option<T>(&mut self, value: &Option<T>, write: impl FnOnce(&mut Self, &T)) {
+        match value {
+            None => self.u8(0),
+            Some(value) => {
+                self.u8(1);
+                write(self, value);
+            }
+        }
+    }
+
+    fn list<T>(&mut self, values: &[T], mut write: impl FnMut(&mut Self, &T)) {
+        self.usize(values.len());
+        for value in values {
+            write(self, value);
+        }
+    }
+}
+
+/// Reads what [`Writer`] wrote; every method returns `None` past the end or on a bad value.
+pub(crate) struct Reader<'a> {
+    bytes: &'a [u8],
+    position: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Reader { bytes, position: 0 }
+    }
+
+    fn at_end(&self) -> bool {
+        self.position == self.bytes.len()
+    }
+
+    fn take(&mut self, count: usize) -> Option<&'a [u8]> {
+        let end = self.position.checked_add(count)?;
+        let taken = self.bytes.get(self.position..end)?;
+        self.position = end;
+        Some(taken)
+    }
+
+    fn u8(&mut self) -> Option<u8> {
+        Some(self.take(1)?[0])
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        let mut value = [0u8; 8];
+        value.copy_from_slice(self.take(8)?);
+        Some(u64::from_le_bytes(value))
+    }
+
+    fn usize(&mut self) -> Option<usize> {
+        usize::try_from(self.u64()?).ok()
+    }
+
+    fn bool(&mut self) -> Option<bool> {
+        match self.u8()? {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let count = self.usize()?;
+        self.take(count)
+    }
+
+    fn str(&mut self) -> Option<String> {
+        String::from_utf8(self.bytes()?.to_vec()).ok()
+    }
+
+    fn path(&mut self) -> Option<PathBuf> {
+        self.str().map(PathBuf::from)
+    }
+
+    fn option<T>(&mut self, read: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
+        match self.u8()? {
+            0 => Some(None),
+            1 => read(self).map(Some),
+            _ => None,
+        }
+    }
+
+    fn list<T>(&mut self, mut read: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
+        let count = self.usize()?;
+        // Every element takes at least one byte: a corrupt count cannot make a huge vector.
+        let mut values = Vec::with_capacity(count.min(self.bytes.len() - self.position));
+        for _ in 0..count {
+            values.push(read(self)?);
+        }
+        Some(values)
+    }
+}
+
+/// The encoding of a type in the cache. Implementations name every field (no `..`), so a field
+/// added later does not compile until it is encoded too.
+trait Encode: Sized {
+    fn encode(&self, out: &mut Writer);
+    fn decode(input: &mut Reader<'_>) -> Option<Self>;
+}
+
+impl Encode for String {
+    fn encode(&self, out: &mut Writer) {
+        out.str(self);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        input.str()
+    }
+}
+
+impl Encode for (String, String) {
+    fn encode(&self, out: &mut Writer) {
+        out.str(&self.0);
+        out.str(&self.1);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        Some((input.str()?, input.str()?))
+    }
+}
+
+/// The closed sets of values, written as their names.
+macro_rules! encode_by_name {
+    ($($type:ty),*) => {$(
+        impl Encode for $type {
+            fn encode(&self, out: &mut Writer) {
+                out.str(self.as_str());
+            }
+            fn decode(input: &mut Reader<'_>) -> Option<Self> {
+                let name = input.str()?;
+                <$type>::ALL.iter().copied().find(|value| value.as_str() == name)
+            }
+        }
+    )*};
+}
+
+encode_by_name!(Code, Effort, SkillContext, Shell);
+
+impl Encode for Severity {
+    fn encode(&self, out: &mut Writer) {
+        out.bool(*self == Severity::Error);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        Some(if input.bool()? {
+            Severity::Error
+        } else {
+            Severity::Warning
+        })
+    }
+}
+
+impl<T: Encode> Encode for Spanned<T> {
+    fn encode(&self, out: &mut Writer) {
+        let Spanned {
+            value,
+            line,
+            column,
+        } = self;
+        value.encode(out);
+        out.usize(*line);
+        out.usize(*column);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        Some(Spanned {
+            value: T::decode(input)?,
+            line: input.usize()?,
+            column: input.usize()?,
+        })
+    }
+}
+
+fn encode_option<T: Encode>(out: &mut Writer, value: &Option<T>) {
+    out.option(value, |out, value| value.encode(out));
+}
+
+fn decode_option<T: Encode>(input: &mut Reader<'_>) -> Option<Option<T>> {
+    input.option(T::decode)
+}
+
+fn encode_list<T: Encode>(out: &mut Writer, values: &[T]) {
+    out.list(values, |out, value| value.encode(out));
+}
+
+fn decode_list<T: Encode>(input: &mut Reader<'_>) -> Option<Vec<T>> {
+    input.list(T::decode)
+}
+
+fn encode_line(out: &mut Writer, value: Option<u32>) {
+    out.option(&value, |out, value| out.u64(u64::from(*value)));
+}
+
+fn decode_line(input: &mut Reader<'_>) -> Option<Option<u32>> {
+    input.option(|input| u32::try_from(input.u64()?).ok())
+}
+
+impl Encode for Diagnostic {
+    fn encode(&self, out: &mut Writer) {
+        let Diagnostic {
+            severity,
+            code,
+            path,
+            line,
+            column,
+            message,
+            help,
+            source_line,
+        } = self;
+        severity.encode(out);
+        code.encode(out);
+        out.str(path);
+        encode_line(out, *line);
+        encode_line(out, *column);
+        out.str(message);
+        encode_option(out, help);
+        encode_option(out, source_line);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        Some(Diagnostic {
+            severity: Severity::decode(input)?,
+            code: Code::decode(input)?,
+            path: input.str()?,
+            line: decode_line(input)?,
+            column: decode_line(input)?,
+            message: input.str()?,
+            help: decode_option(input)?,
+            source_line: decode_option(input)?,
+        })
+    }
+}
+
+impl Encode for LockedFile {
+    fn encode(&self, out: &mut Writer) {
+        let LockedFile { path, sha256 } = self;
+        out.str(path);
+        out.str(sha256);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        Some(LockedFile {
+            path: input.str()?,
+            sha256: input.str()?,
+        })
+    }
+}
+
+impl Encode for ResourceDef {
+    fn encode(&self, out: &mut Writer) {
+        let ResourceDef {
+            path,
+            file,
+            size,
+            is_text,
+            executable,
+            sha256,
+        } = self;
+        out.str(path);
+        out.path(file);
+        out.u64(*size);
+        out.bool(*is_text);
+        out.bool(*executable);
+        out.str(sha256);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        Some(ResourceDef {
+            path: input.str()?,
+            file: input.path()?,
+            size: input.u64()?,
+            is_text: input.bool()?,
+            executable: input.bool()?,
+            sha256: input.str()?,
+        })
+    }
+}
+
+impl Encode for ClaudeCodeFields {
+    fn encode(&self, out: &mut Writer) {
+        let ClaudeCodeFields {
+            display_name,
+            when_to_use,
+            argument_hint,
+            arguments,
+            model_invocable,
+            user_invocable,
+            disallowed_tools,
+            model,
+            effort,
+            context,
+            agent,
+            hooks,
+            paths,
+            shell,
+        } = self;
+        encode_option(out, display_name);
+        encode_option(out, when_to_use);
+        encode_option(out, argument_hint);
+        encode_list(out, arguments);
+        out.bool(*model_invocable);
+        out.bool(*user_invocable);
+        encode_list(out, disallowed_tools);
+        encode_option(out, model);
+        encode_option(out, effort);
+        encode_option(out, context);
+        encode_option(out, agent);
+        encode_option(out, hooks);
+        encode_list(out, paths);
+        encode_option(out, shell);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        Some(ClaudeCodeFields {
+            display_name: decode_option(input)?,
+            when_to_use: decode_option(input)?,
+            argument_hint: decode_option(input)?,
+            arguments: decode_list(input)?,
+            model_invocable: input.bool()?,
+            user_invocable: input.bool()?,
+            disallowed_tools: decode_list(input)?,
+            model: decode_option(input)?,
+            effort: decode_option(input)?,
+            context: decode_option(input)?,
+            agent: decode_option(input)?,
+            hooks: decode_option(input)?,
+            paths: decode_list(input)?,
+            shell: decode_option(input)?,
+        })
+    }
+}
+
+impl Encode for SkillDef {
+    fn encode(&self, out: &mut Writer) {
+        let SkillDef {
+            path,
+            file,
+            text,
+            body,
+            body_line,
+            sha256,
+            name,
+            description,
+            license,
+            compatibility,
+            metadata,
+            allowed_tools,
+            version,
+            tags,
+            when_not_to_use,
+            requires,
+            conflicts_with,
+            claude_code,
+            resources,
+            tree_sha256,
+        } = self;
+        out.str(path);
+        out.path(file);
+        out.str(text);
+        out.usize(body.start);
+        out.usize(body.end);
+        out.usize(*body_line);
+        out.str(sha256);
+        name.encode(out);
+        description.encode(out);
+        encode_option(out, license);
+        encode_option(out, compatibility);
+        encode_list(out, metadata);
+        encode_list(out, allowed_tools);
+        encode_option(out, version);
+        encode_list(out, tags);
+        encode_option(out, when_not_to_use);
+        encode_list(out, requires);
+        encode_list(out, conflicts_with);
+        claude_code.encode(out);
+        encode_list(out, resources);
+        out.str(tree_sha256);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        let path = input.str()?;
+        let file = input.path()?;
+        let text = input.str()?;
+        let body = input.usize()?..input.usize()?;
+        // `SkillDef::body` slices `text` with it: a bad range must not get through.
+        text.get(body.clone())?;
+        Some(SkillDef {
+            path,
+            file,
+            text,
+            body,
+            body_line: input.usize()?,
+            sha256: input.str()?,
+            name: Spanned::decode(input)?,
+            description: Spanned::decode(input)?,
+            license: decode_option(input)?,
+            compatibility: decode_option(input)?,
+            metadata: decode_list(input)?,
+            allowed_tools: decode_list(input)?,
+            version: decode_option(input)?,
+            tags: decode_list(input)?,
+            when_not_to_use: decode_option(input)?,
+            requires: decode_list(input)?,
+            conflicts_with: decode_list(input)?,
+            claude_code: ClaudeCodeFields::decode(input)?,
+            resources: decode_list(input)?,
+            tree_sha256: input.str()?,
+        })
+    }
+}
+
+impl Encode for FolderResult {
+    fn encode(&self, out: &mut Writer) {
+        let FolderResult {
+            diagnostics,
+            size,
+            files,
+            skill,
+        } = self;
+        encode_list(out, diagnostics);
+        out.u64(*size);
+        encode_list(out, files);
+        encode_option(out, skill);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        Some(FolderResult {
+            diagnostics: decode_list(input)?,
+            size: input.u64()?,
+            files: decode_list(input)?,
+            skill: decode_option(input)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
