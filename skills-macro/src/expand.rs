@@ -176,29 +176,34 @@ fn byte_string(bytes: &[u8]) -> proc_macro2::Literal {
 
 /// The bundle as flat tables (the format is `skills_core::layout`), and the pieces of the one
 /// text every string of every skill is a range of.
-struct Layout {
+pub(crate) struct Layout {
     /// The arguments of the `concat!` building the text: each file by `include_str!` (which
     /// also tracks it) or, when the embedded text differs from the file's bytes (a BOM, CRLF),
     /// as a literal of the normalized text; then the file's tail, when it has one.
-    pieces: Vec<TokenStream>,
+    pub(crate) pieces: Vec<TokenStream>,
     /// `include_bytes!` of the files embedded as normalized literals, so they are tracked too.
-    tracking: Vec<TokenStream>,
+    pub(crate) tracking: Vec<TokenStream>,
     /// Length of the whole text.
-    text_len: u32,
+    pub(crate) text_len: u32,
     /// Start and end of each name in the text.
-    names: Vec<u8>,
+    pub(crate) names: Vec<u8>,
     /// The records.
-    records: Vec<u8>,
+    pub(crate) records: Vec<u8>,
     /// Where each record starts.
-    record_starts: Vec<u8>,
+    pub(crate) record_starts: Vec<u8>,
     /// Raw SHA-256s: every file, then the trees of the skills with resources.
-    hashes: Vec<u8>,
+    pub(crate) hashes: Vec<u8>,
     /// `resource(..)` expressions, skill after skill.
-    resources: Vec<TokenStream>,
+    pub(crate) resources: Vec<TokenStream>,
 }
 
 impl Layout {
-    fn new(krate: &syn::Path, bundle: &Bundle, roots: &[String], location: &FileLocation) -> Self {
+    pub(crate) fn new(
+        krate: &syn::Path,
+        bundle: &Bundle,
+        roots: &[String],
+        location: &FileLocation,
+    ) -> Self {
         // The hash of each file's bytes on disk: equal to the hash of the normalized text
         // exactly when normalizing changed nothing.
         let on_disk: std::collections::HashMap<&str, &str> = bundle
