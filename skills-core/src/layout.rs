@@ -7,17 +7,20 @@
 //! byte string:
 //!
 //! ```text
-//! base content_len description_start description_len body_start body_len flags field...
+//! content_len description_start description_len body_start body_trim flags field...
 //! ```
 //!
-//! `base` is where the skill's text starts in the bundle's text (its normalized `SKILL.md`,
-//! then a tail of the strings that do not appear in the file verbatim); every other offset is
-//! relative to `base`. `flags` has one bit per [`Field`] the skill sets, and the data of those
-//! fields follows in [`Field::ALL`] order, each shaped by its [`Kind`]. A skill that sets no
-//! optional field has a record of seven small numbers.
+//! Offsets are relative to the skill's *base*, where its text starts in the bundle's text (its
+//! normalized `SKILL.md`, then a tail of the strings that do not appear in the file verbatim).
+//! The body ends `body_trim` bytes before the end of the file (usually one: the last newline).
+//! `flags` has one bit per [`Field`] the skill sets, and the data of those fields follows in
+//! [`Field::ALL`] order, each shaped by its [`Kind`]. A skill that sets no optional field has a
+//! record of six small numbers, about nine bytes.
 //!
-//! Fixed-width tables (the names, the hashes, the name index) are little-endian integers in
-//! byte strings, read with [`u32_at`].
+//! Fixed-width tables are little-endian integers in byte strings, read with [`u32_at`]: the
+//! hashes, the name index, and the names table, which `Registry::get` reads without touching
+//! the records: per skill its name's start in the bundle's text, its length, and how far into
+//! the skill's text it starts (which gives the base; see [`NameEntry`]).
 
 /// What a [`Field`]'s data is, after the flag bit that says it is present.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,6 +118,8 @@ fields! {
     Paths: List,
     /// Claude Code's `shell`, a position in `Shell::ALL`.
     Shell: Number,
+    /// The skill's base, when its names entry cannot give it (see [`NameEntry`]).
+    Base: Number,
 }
 
 impl Field {
@@ -127,8 +132,49 @@ impl Field {
 /// Bytes of one SHA-256 in the bundle's hashes.
 pub const HASH_LEN: usize = 32;
 
-/// Bytes of one entry of the names table: start and end of the name in the bundle's text.
-pub const NAME_ENTRY_LEN: usize = 8;
+/// One entry of the names table, [`NameEntry::LEN`] bytes: where the skill's name starts in the
+/// bundle's text (`u32`), its length (`u16`), and its offset from the skill's base (`u16`).
+/// A name too far from the base for 16 bits (only a name missing from a file over 64 KiB can
+/// be) has [`NameEntry::FAR`] there, and the record sets [`Field::Base`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NameEntry {
+    /// Start of the name in the bundle's text.
+    pub start: u32,
+    /// Length of the name in bytes.
+    pub len: u16,
+    /// `start` minus the skill's base, or [`NameEntry::FAR`].
+    pub from_base: u16,
+}
+
+impl NameEntry {
+    /// Bytes of one entry.
+    pub const LEN: usize = 8;
+    /// `from_base` of a name too far from its base: the record holds the base.
+    pub const FAR: u16 = u16::MAX;
+
+    /// The entry's bytes.
+    pub fn to_bytes(self) -> [u8; 8] {
+        let mut bytes = [0; 8];
+        bytes[..4].copy_from_slice(&self.start.to_le_bytes());
+        bytes[4..6].copy_from_slice(&self.len.to_le_bytes());
+        bytes[6..].copy_from_slice(&self.from_base.to_le_bytes());
+        bytes
+    }
+
+    /// Entry `i` of a names table (zeros past the end).
+    pub fn read(names: &[u8], i: usize) -> NameEntry {
+        let at = i * Self::LEN;
+        let half = |at: usize| match names.get(at..at + 2) {
+            Some(&[a, b]) => u16::from_le_bytes([a, b]),
+            _ => 0,
+        };
+        NameEntry {
+            start: u32_at(names, at),
+            len: half(at + 4),
+            from_base: half(at + 6),
+        }
+    }
+}
 
 /// Appends `value` as unsigned LEB128.
 pub fn write(out: &mut Vec<u8>, mut value: u32) {
@@ -168,13 +214,11 @@ pub const fn u32_at(bytes: &[u8], at: usize) -> u32 {
 /// The fixed start of a record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
-    /// Where the skill's text starts in the bundle's text.
-    pub base: u32,
-    /// Length of the normalized `SKILL.md` at `base`.
+    /// Length of the normalized `SKILL.md` at the base.
     pub content_len: u32,
-    /// `description`: start (from `base`) and length.
+    /// `description`: start (from the base) and length.
     pub description: [u32; 2],
-    /// The body: start (from `base`) and length.
+    /// The body: start (from the base) and length (written as the bytes after its end).
     pub body: [u32; 2],
     /// One [`Field::bit`] per field set.
     pub flags: u32,
@@ -183,13 +227,14 @@ pub struct Header {
 impl Header {
     /// Appends the header; the fields' data follows it.
     pub fn write(&self, out: &mut Vec<u8>) {
+        let [body_start, body_len] = self.body;
+        let body_trim = self.content_len.saturating_sub(body_start + body_len);
         for value in [
-            self.base,
             self.content_len,
             self.description[0],
             self.description[1],
-            self.body[0],
-            self.body[1],
+            body_start,
+            body_trim,
             self.flags,
         ] {
             write(out, value);
@@ -199,11 +244,14 @@ impl Header {
     /// Reads the header of the record at `*at`, leaving `*at` on the first field's data.
     pub fn read(bytes: &[u8], at: &mut usize) -> Header {
         let mut next = || read(bytes, at);
+        let content_len = next();
+        let description = [next(), next()];
+        let body_start = next();
+        let body_end = content_len.saturating_sub(next());
         Header {
-            base: next(),
-            content_len: next(),
-            description: [next(), next()],
-            body: [next(), next()],
+            content_len,
+            description,
+            body: [body_start, body_end.saturating_sub(body_start)],
             flags: next(),
         }
     }
@@ -283,7 +331,6 @@ mod tests {
     #[test]
     fn fields_are_found_after_the_ones_before_them() {
         let header = Header {
-            base: 1000,
             content_len: 200,
             description: [20, 30],
             body: [60, 140],
@@ -321,5 +368,14 @@ mod tests {
     fn fixed_width_numbers() {
         assert_eq!(u32_at(&[1, 2, 0, 0, 9], 0), 0x0201);
         assert_eq!(u32_at(&[1, 2, 0, 0, 9], 2), 0);
+        let entry = NameEntry {
+            start: 70_000,
+            len: 12,
+            from_base: 10,
+        };
+        let mut names = vec![0; NameEntry::LEN];
+        names.extend(entry.to_bytes());
+        assert_eq!(NameEntry::read(&names, 1), entry);
+        assert_eq!(NameEntry::read(&names, 2).start, 0);
     }
 }

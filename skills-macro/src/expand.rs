@@ -3,7 +3,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use skills_core::claude_code::{Effort, Shell, SkillContext};
-use skills_core::layout::{self, Field, HASH_LEN, Header};
+use skills_core::layout::{self, Field, HASH_LEN, Header, NameEntry};
 use skills_core::render::{self, CatalogEntry};
 use skills_core::{Bundle, SkillDef, display_root};
 
@@ -185,7 +185,7 @@ pub(crate) struct Layout {
     pub(crate) tracking: Vec<TokenStream>,
     /// Length of the whole text.
     pub(crate) text_len: u32,
-    /// Start and end of each name in the text.
+    /// The names table: where each name is, and so where each skill's text starts.
     pub(crate) names: Vec<u8>,
     /// The records.
     pub(crate) records: Vec<u8>,
@@ -236,15 +236,24 @@ impl Layout {
             }
             let mut text = SkillText::new(layout.text_len, &skill.text);
             let name = text.span(&skill.name.value);
-            for value in [text.base + name[0], text.base + name[0] + name[1]] {
-                layout.names.extend_from_slice(&value.to_le_bytes());
-            }
+            let from_base = u16::try_from(name[0])
+                .ok()
+                .filter(|&offset| offset != NameEntry::FAR);
+            let entry = NameEntry {
+                start: text.base + name[0],
+                len: name[1] as u16, // names are at most 64 characters
+                from_base: from_base.unwrap_or(NameEntry::FAR),
+            };
+            layout.names.extend(entry.to_bytes());
             layout
                 .record_starts
                 .extend_from_slice(&(layout.records.len() as u32).to_le_bytes());
             layout.hashes.extend(hex_bytes(&skill.sha256));
 
             let mut fields = Fields::default();
+            if from_base.is_none() {
+                fields.set(Field::Base, vec![text.base]);
+            }
             fields.texts(&mut text, skill);
             if !skill.resources.is_empty() {
                 let first = layout.resources.len() as u32;
@@ -281,7 +290,6 @@ impl Layout {
             }
 
             let header = Header {
-                base: text.base,
                 content_len: skill.text.len() as u32,
                 description: text.span(&skill.description.value),
                 body: [

@@ -81,11 +81,13 @@ fn strings_are_ranges_of_the_embedded_text_not_copies() {
     // No tail: every string is in the file, and the source path is the root and the name.
     assert_eq!(layout.pieces.len(), 1);
     assert_eq!(layout.text_len as usize, text.len());
-    let name = [
-        layout::u32_at(&layout.names, 0) as usize,
-        layout::u32_at(&layout.names, 4) as usize,
-    ];
-    assert_eq!(&text[name[0]..name[1]], "alpha");
+    let name = layout::NameEntry::read(&layout.names, 0);
+    let start = name.start as usize;
+    assert_eq!(&text[start..start + usize::from(name.len)], "alpha");
+    assert_eq!(
+        name.from_base as usize, start,
+        "the first skill starts the text"
+    );
     let mut at = 0;
     let header = Header::read(&layout.records, &mut at);
     let slice = |[start, len]: [u32; 2]| &text[start as usize..(start + len) as usize];
@@ -102,7 +104,8 @@ fn strings_are_ranges_of_the_embedded_text_not_copies() {
         layout::read(&layout.records, &mut version),
     ];
     assert_eq!(slice(range), "1.0");
-    assert_eq!(version, layout.records.len(), "a record of nine bytes");
+    assert_eq!(version, layout.records.len());
+    assert_eq!(layout.records.len(), 8, "a record of eight bytes");
     // The hash as its 32 raw bytes.
     let hex: String = layout.hashes.iter().map(|b| format!("{b:02x}")).collect();
     assert_eq!(hex, bundle.skills[0].sha256);

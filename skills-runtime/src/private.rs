@@ -9,7 +9,7 @@
 
 use std::sync::OnceLock;
 
-use skills_core::layout::{self, Field, Header, Kind};
+use skills_core::layout::{self, Field, Header, Kind, NameEntry};
 
 use crate::{Registry, Resource, Skill};
 
@@ -20,7 +20,8 @@ pub struct BundleData {
     /// Each skill's normalized `SKILL.md` (straight from `include_str!` when the file needs no
     /// normalizing) followed by its tail of strings not found in the file.
     pub text: &'static str,
-    /// Per skill, start and end of its name in `text` (`layout::NAME_ENTRY_LEN` bytes).
+    /// Per skill, where its name is in `text` and so where its own text starts
+    /// (`layout::NameEntry`).
     pub names: &'static [u8],
     /// The records (`skills_core::layout`); each skill knows where its own starts.
     pub records: &'static [u8],
@@ -153,10 +154,11 @@ pub(crate) static EMPTY_BUNDLE: BundleData = BundleData {
 impl BundleData {
     /// The name of skill `i` (empty when out of range: the tables come from the macro).
     pub(crate) fn name(&self, i: usize) -> &'static str {
-        let at = i * layout::NAME_ENTRY_LEN;
-        let start = layout::u32_at(self.names, at) as usize;
-        let end = layout::u32_at(self.names, at + 4) as usize;
-        self.text.get(start..end).unwrap_or("")
+        let entry = NameEntry::read(self.names, i);
+        let start = entry.start as usize;
+        self.text
+            .get(start..start + usize::from(entry.len))
+            .unwrap_or("")
     }
 
     /// The raw SHA-256 in hash slot `slot`.
@@ -194,6 +196,8 @@ const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
 /// A skill's record, decoded on demand.
 pub(crate) struct Record {
     data: &'static BundleData,
+    /// Where the skill's text starts in the bundle's text.
+    base: usize,
     header: Header,
     fields_at: usize,
 }
@@ -202,11 +206,17 @@ impl Record {
     pub(crate) fn of(skill: &Skill) -> Record {
         let mut at = skill.record as usize;
         let header = Header::read(skill.data.records, &mut at);
-        Record {
+        let name = NameEntry::read(skill.data.names, skill.index as usize);
+        let mut record = Record {
             data: skill.data,
+            base: (name.start as usize).saturating_sub(usize::from(name.from_base)),
             header,
             fields_at: at,
+        };
+        if name.from_base == NameEntry::FAR {
+            record.base = record.number(Field::Base).unwrap_or(0);
         }
+        record
     }
 
     pub(crate) fn header(&self) -> &Header {
@@ -221,7 +231,7 @@ impl Record {
     /// `text[base + start ..][.. len]`; empty if the numbers do not fit (they come from the
     /// macro, so they always do).
     pub(crate) fn slice(&self, [start, len]: [u32; 2]) -> &'static str {
-        let start = self.header.base as usize + start as usize;
+        let start = self.base + start as usize;
         self.data
             .text
             .get(start..start + len as usize)
