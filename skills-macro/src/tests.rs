@@ -132,6 +132,34 @@ fn strings_not_in_the_file_go_to_its_tail() {
 }
 
 #[test]
+fn a_name_far_from_its_base_puts_the_base_in_the_record() {
+    use skills_core::layout::{self, Field, Header, NameEntry};
+    // With `infer_missing_fields` the name is the folder's, found only in the tail, after a
+    // file longer than 16 bits can span.
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("skills/zq-far")).unwrap();
+    let body = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n".repeat(1700);
+    fs::write(
+        dir.path().join("skills/zq-far/SKILL.md"),
+        format!("---\ndescription: Far.\n---\n{body}"),
+    )
+    .unwrap();
+    let options: Args = syn::parse_str("\"skills\", infer_missing_fields = true").unwrap();
+    let bundle = skills_core::load(dir.path(), &["skills"], &options.options);
+    assert!(!bundle.has_errors(), "{:?}", bundle.diagnostics);
+    let krate = crate::args::default_crate_path();
+    let location = FileLocation { overridden: false };
+    let layout = Layout::new(&krate, &bundle, &["skills".to_owned()], &location);
+    let entry = NameEntry::read(&layout.names, 0);
+    assert_eq!(entry.from_base, NameEntry::FAR);
+    assert!(entry.start > u32::from(u16::MAX));
+    let mut at = 0;
+    let header = Header::read(&layout.records, &mut at);
+    let mut base = layout::find(&layout.records, &header, at, Field::Base).unwrap();
+    assert_eq!(layout::read(&layout.records, &mut base), 0);
+}
+
+#[test]
 fn errors_expand_to_compile_errors_and_an_empty_registry() {
     let dir = tempfile::tempdir().unwrap();
     fs::create_dir_all(dir.path().join("skills/bad")).unwrap();

@@ -377,3 +377,97 @@ impl Skill {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One file, described twice: the second entry finds its base through the record
+    /// (`Field::Base`), as a name far into a large file would.
+    const TEXT: &str = "---\nname: demo\ndescription: Does it.\ntags: [a, b]\n---\nBody\n";
+    const NEAR: &[u8] = &[59, 28, 8, 54, 1, 8, 2, 44, 1, 47, 1];
+    const FAR: &[u8] = &[59, 28, 8, 54, 1, 0x88, 0x80, 0x80, 0x20, 2, 44, 1, 47, 1, 0];
+    const RECORDS: &[u8] = &{
+        let mut records = [0; NEAR.len() + FAR.len()];
+        let mut i = 0;
+        while i < records.len() {
+            records[i] = if i < NEAR.len() {
+                NEAR[i]
+            } else {
+                FAR[i - NEAR.len()]
+            };
+            i += 1;
+        }
+        records
+    };
+    static CACHE: Cache = Cache::new();
+    static DATA: BundleData = BundleData {
+        skills: &SKILLS,
+        text: TEXT,
+        names: &[10, 0, 0, 0, 4, 0, 10, 0, 10, 0, 0, 0, 4, 0, 0xff, 0xff],
+        records: RECORDS,
+        hashes: &[[0x11; 32], [0xab; 32]].as_flattened(),
+        index: &[2],
+        roots: &["skills"],
+        resources: &[],
+        catalog: "",
+        lock_digest: None,
+        cache: &CACHE,
+    };
+    static SKILLS: [Skill; 2] = skills::<2>(&DATA, &[0, 0, 0, 0, NEAR.len() as u8, 0, 0, 0]);
+
+    #[test]
+    fn the_hand_written_records_are_the_format() {
+        let header = Header {
+            content_len: 59,
+            description: [28, 8],
+            body: [54, 4],
+            flags: Field::Tags.bit(),
+        };
+        let mut near = Vec::new();
+        header.write(&mut near);
+        for value in [2, 44, 1, 47, 1] {
+            layout::write(&mut near, value);
+        }
+        assert_eq!(near, NEAR);
+        let mut far = Vec::new();
+        Header {
+            flags: Field::Tags.bit() | Field::Base.bit(),
+            ..header
+        }
+        .write(&mut far);
+        for value in [2, 44, 1, 47, 1, 0] {
+            layout::write(&mut far, value);
+        }
+        assert_eq!(far, FAR);
+    }
+
+    #[test]
+    fn a_skill_reads_its_record_wherever_its_base_comes_from() {
+        for skill in &SKILLS {
+            assert_eq!(skill.name(), "demo");
+            assert_eq!(skill.description(), "Does it.");
+            assert_eq!(skill.body(), "Body");
+            assert_eq!(skill.content(), TEXT);
+            assert_eq!(skill.tags(), ["a", "b"]);
+            assert!(skill.allowed_tools().is_empty() && skill.metadata().is_empty());
+            assert_eq!(skill.version(), None);
+            assert_eq!(skill.source_path(), "skills/demo/SKILL.md");
+            assert!(skill.model_invocable() && skill.user_invocable());
+            assert!(skill.resources().is_empty());
+            assert_eq!(skill.tree_sha256(), skill.sha256());
+        }
+        assert_eq!(SKILLS[0].sha256(), "11".repeat(32));
+        assert_eq!(SKILLS[1].sha256(), "ab".repeat(32));
+        assert_ne!(SKILLS[0], SKILLS[1], "same name, different file");
+        assert_eq!(SKILLS[0], SKILLS[0]);
+    }
+
+    #[test]
+    fn the_empty_bundle_answers_everything() {
+        let registry = Registry::empty();
+        assert!(registry.is_empty() && registry.get("demo").is_none());
+        assert_eq!(registry.catalog(), skills_core::render::EMPTY_CATALOG);
+        assert_eq!(registry.load_skill_tool_anthropic(), None);
+    }
+}
