@@ -824,7 +824,7 @@ def bench_size(s: Setup) -> str:
         [f"dynamic relocations (measured `.rela.dyn` growth: {relocs // 24:,} x 24 B, "
          f"{relocs / 24 / n:.1f} per skill)", relocs],
         ["SHA-256, 32 raw bytes each (hex on first use)", 32 * n],
-        ["names table (start and end of each name, 8 B)", 8 * n],
+        ["names table (start, length and offset of each name, 6 B)", 6 * n],
         ["name index (2 B a slot, at least 2 slots a skill)",
          2 * (1 << max(1, (2 * n - 1).bit_length()))],
     ]
@@ -934,7 +934,7 @@ def bench_clean(s: Setup, rounds: int) -> str:
     ratio = median(times["embed"]) / base
     files = sum(1 for p in (SOURCE / "skills").rglob("*") if p.is_file())
     return (f"Clean `cargo build` (dev profile, dependencies included) of a crate printing the "
-            f"catalog of the demo bundle `skills/` ({files} files), {rounds} rounds interleaved, "
+            f"catalog of the demo bundle `skills/` ({files} files), {rounds} round(s) interleaved, "
             "each from an empty target directory\n\n"
             + table(["crate", "median s", "/ baseline", "runs (s)"], rows)
             + f"\n\nRatio candidate/baseline: **{ratio:.2f}x** (target: no slower, <= 1.0x: "

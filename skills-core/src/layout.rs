@@ -133,45 +133,54 @@ impl Field {
 pub const HASH_LEN: usize = 32;
 
 /// One entry of the names table, [`NameEntry::LEN`] bytes: where the skill's name starts in the
-/// bundle's text (`u32`), its length (`u16`), and its offset from the skill's base (`u16`).
-/// A name too far from the base for 16 bits (only a name missing from a file over 64 KiB can
-/// be) has [`NameEntry::FAR`] there, and the record sets [`Field::Base`].
+/// bundle's text (`u32`), its length less one (`u8`: a name has 1 to 64 characters, so 1 to 256
+/// bytes), and its offset from the skill's base (`u8`; `name:` is usually the first key). A
+/// name further from the base than that has [`NameEntry::FAR`] there, and the record sets
+/// [`Field::Base`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NameEntry {
     /// Start of the name in the bundle's text.
     pub start: u32,
-    /// Length of the name in bytes.
+    /// Length of the name in bytes, 1 to 256.
     pub len: u16,
     /// `start` minus the skill's base, or [`NameEntry::FAR`].
-    pub from_base: u16,
+    pub from_base: u8,
 }
 
 impl NameEntry {
     /// Bytes of one entry.
-    pub const LEN: usize = 8;
+    pub const LEN: usize = 6;
     /// `from_base` of a name too far from its base: the record holds the base.
-    pub const FAR: u16 = u16::MAX;
+    pub const FAR: u8 = u8::MAX;
 
     /// The entry's bytes.
-    pub fn to_bytes(self) -> [u8; 8] {
-        let mut bytes = [0; 8];
-        bytes[..4].copy_from_slice(&self.start.to_le_bytes());
-        bytes[4..6].copy_from_slice(&self.len.to_le_bytes());
-        bytes[6..].copy_from_slice(&self.from_base.to_le_bytes());
-        bytes
+    pub fn to_bytes(self) -> [u8; Self::LEN] {
+        let start = self.start.to_le_bytes();
+        let len = self.len.clamp(1, 256) - 1;
+        [
+            start[0],
+            start[1],
+            start[2],
+            start[3],
+            len as u8,
+            self.from_base,
+        ]
     }
 
     /// Entry `i` of a names table (zeros past the end).
     pub fn read(names: &[u8], i: usize) -> NameEntry {
         let at = i * Self::LEN;
-        let half = |at: usize| match names.get(at..at + 2) {
-            Some(&[a, b]) => u16::from_le_bytes([a, b]),
-            _ => 0,
-        };
-        NameEntry {
-            start: u32_at(names, at),
-            len: half(at + 4),
-            from_base: half(at + 6),
+        match names.get(at..at + Self::LEN) {
+            Some(&[a, b, c, d, len, from_base]) => NameEntry {
+                start: u32::from_le_bytes([a, b, c, d]),
+                len: u16::from(len) + 1,
+                from_base,
+            },
+            _ => NameEntry {
+                start: 0,
+                len: 0,
+                from_base: 0,
+            },
         }
     }
 }
@@ -370,12 +379,13 @@ mod tests {
         assert_eq!(u32_at(&[1, 2, 0, 0, 9], 2), 0);
         let entry = NameEntry {
             start: 70_000,
-            len: 12,
+            len: 256,
             from_base: 10,
         };
         let mut names = vec![0; NameEntry::LEN];
         names.extend(entry.to_bytes());
         assert_eq!(NameEntry::read(&names, 1), entry);
-        assert_eq!(NameEntry::read(&names, 2).start, 0);
+        assert_eq!(NameEntry::read(&names, 0).len, 1);
+        assert_eq!(NameEntry::read(&names, 2).len, 0, "past the end");
     }
 }

@@ -236,12 +236,12 @@ impl Layout {
             }
             let mut text = SkillText::new(layout.text_len, &skill.text);
             let name = text.span(&skill.name.value);
-            let from_base = u16::try_from(name[0])
+            let from_base = u8::try_from(name[0])
                 .ok()
                 .filter(|&offset| offset != NameEntry::FAR);
             let entry = NameEntry {
                 start: text.base + name[0],
-                len: name[1] as u16, // names are at most 64 characters
+                len: name[1] as u16, // names are 1 to 64 characters
                 from_base: from_base.unwrap_or(NameEntry::FAR),
             };
             layout.names.extend(entry.to_bytes());

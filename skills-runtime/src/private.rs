@@ -52,7 +52,6 @@ pub struct Cache {
 
 impl Cache {
     /// An empty cache, for a `static` beside the bundle.
-    #[allow(clippy::new_without_default)] // used in statics: it must be a `const fn`
     pub const fn new() -> Self {
         Cache {
             hex: OnceLock::new(),
@@ -60,6 +59,12 @@ impl Cache {
             lists: OnceLock::new(),
             tools: OnceLock::new(),
         }
+    }
+}
+
+impl Default for Cache {
+    fn default() -> Self {
+        Cache::new()
     }
 }
 
@@ -404,7 +409,7 @@ mod tests {
     static DATA: BundleData = BundleData {
         skills: &SKILLS,
         text: TEXT,
-        names: &[10, 0, 0, 0, 4, 0, 10, 0, 10, 0, 0, 0, 4, 0, 0xff, 0xff],
+        names: &[10, 0, 0, 0, 3, 10, 10, 0, 0, 0, 3, 0xff],
         records: RECORDS,
         hashes: &[[0x11; 32], [0xab; 32]].as_flattened(),
         index: &[2],

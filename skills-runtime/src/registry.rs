@@ -205,7 +205,8 @@ impl Registry {
 
     /// The `load_skill` tool definition in the Anthropic shape (`input_schema`), as JSON text
     /// listing the names of this registry's skills the model is shown. `None` when there are
-    /// none (the tool is left out).
+    /// none (the tool is left out). Rendered once: for the whole bundle on the first call in
+    /// the process, for a restricted registry when it is made.
     pub fn load_skill_tool_anthropic(&self) -> Option<&str> {
         let tool = match &self.selection {
             None => &*self.bundle.data.tools()[0],

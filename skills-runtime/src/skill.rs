@@ -143,7 +143,8 @@ impl Skill {
     }
 
     /// Where the skill came from, relative to the crate that embedded it
-    /// (`skills/<name>/SKILL.md`). For messages only: nothing is read from it.
+    /// (`skills/<name>/SKILL.md`). For messages only: nothing is read from it. The binary holds
+    /// the root and the name; the paths of the whole bundle are written out on first use.
     pub fn source_path(&self) -> &'static str {
         self.path()
     }
