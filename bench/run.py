@@ -830,8 +830,8 @@ def bench_size(s: Setup) -> str:
     ]
     known = sum(v for _, v in est)
     est.append(["the rest: records (LEB128 offsets of description, body and the "
-                f"optional fields; {stats['skills_with_extra']} skills set one), "
-                "record starts are not stored", g_embed - known])
+                f"optional fields; {stats['skills_with_extra']} skills set one), the decoding "
+                "code an empty bundle drops (`.text`), padding", g_embed - known])
     out += ("\n\nEstimate from the registry (`bench-embed --stats`); hex digests, source paths "
             f"({stats['path']:,} B), lists and the `load_skill` tool JSON "
             f"({stats['tool_anthropic'] + stats['tool_openai']:,} B) are computed on first use "

@@ -411,7 +411,7 @@ mod tests {
         text: TEXT,
         names: &[10, 0, 0, 0, 3, 10, 10, 0, 0, 0, 3, 0xff],
         records: RECORDS,
-        hashes: &[[0x11; 32], [0xab; 32]].as_flattened(),
+        hashes: [[0x11; 32], [0xab; 32]].as_flattened(),
         index: &[2],
         roots: &["skills"],
         resources: &[],
