@@ -54,6 +54,19 @@ pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStr
         return quote!({ #(#warnings)* #fallback });
     }
 
+    // Offsets are `u32`: the files take at most half the range, leaving the rest for the tails
+    // (decoded frontmatter values and source paths, short next to their files).
+    let text_len: u64 = bundle.skills.iter().map(|s| s.text.len() as u64).sum();
+    if text_len > u64::from(u32::MAX / 2) {
+        let error = syn::Error::new(
+            args.roots[0].span(),
+            format!(
+                "the skills hold {text_len} bytes of SKILL.md text, over the 2 GiB one registry can embed"
+            ),
+        );
+        let fallback = fallback(krate, vec![error]);
+        return quote!({ #(#warnings)* #fallback });
+    }
     let roots: Vec<String> = args
         .roots
         .iter()
