@@ -36,21 +36,57 @@ pub fn build(names: &[&str]) -> Vec<u32> {
     table
 }
 
-/// Finds `name` in a table made by [`build`]; `name_at(i)` gives the i-th name. The load factor
-/// of at most one half guarantees an empty slot, so the probe always ends.
-pub fn lookup<'a>(table: &[u32], name: &str, name_at: impl Fn(usize) -> &'a str) -> Option<usize> {
-    if table.is_empty() {
+/// The table as generated code embeds it: one byte giving the width of a slot (2 when every
+/// index fits in 16 bits, else 4), then the slots, little-endian, [`EMPTY`] as all ones. One
+/// byte-string literal, so the table costs rustc one token and the binary 2 bytes a slot for
+/// up to 65,534 skills.
+pub fn encode(table: &[u32]) -> Vec<u8> {
+    let narrow = table
+        .iter()
+        .all(|&slot| slot == EMPTY || slot < u32::from(u16::MAX));
+    let width: u8 = if narrow { 2 } else { 4 };
+    let mut bytes = Vec::with_capacity(1 + table.len() * usize::from(width));
+    bytes.push(width);
+    for &slot in table {
+        if narrow {
+            let slot = if slot == EMPTY { u16::MAX } else { slot as u16 };
+            bytes.extend_from_slice(&slot.to_le_bytes());
+        } else {
+            bytes.extend_from_slice(&slot.to_le_bytes());
+        }
+    }
+    bytes
+}
+
+/// Finds `name` in a table made by [`build`] and [`encode`]; `name_at(i)` gives the i-th name.
+/// The load factor of at most one half guarantees an empty slot, so the probe always ends.
+pub fn lookup<'a>(encoded: &[u8], name: &str, name_at: impl Fn(usize) -> &'a str) -> Option<usize> {
+    let (&width, slots) = encoded.split_first()?;
+    let width = usize::from(width);
+    let (empty, len) = match width {
+        2 => (usize::from(u16::MAX), slots.len() / 2),
+        _ => (EMPTY as usize, slots.len() / 4),
+    };
+    if len == 0 || !len.is_power_of_two() {
         return None;
     }
-    let mask = table.len() - 1;
+    let slot_at = |slot: usize| -> usize {
+        let at = slot * width;
+        match slots.get(at..at + width) {
+            Some(&[a, b]) => usize::from(u16::from_le_bytes([a, b])),
+            Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]) as usize,
+            _ => empty,
+        }
+    };
+    let mask = len - 1;
     let mut slot = hash(name) as usize & mask;
-    for _ in 0..table.len() {
-        let entry = table[slot];
-        if entry == EMPTY {
+    for _ in 0..len {
+        let entry = slot_at(slot);
+        if entry == empty {
             return None;
         }
-        if name_at(entry as usize) == name {
-            return Some(entry as usize);
+        if name_at(entry) == name {
+            return Some(entry);
         }
         slot = (slot + 1) & mask;
     }
@@ -67,13 +103,28 @@ mod tests {
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
         let table = build(&refs);
         assert_eq!(table.len(), 2048);
+        let encoded = encode(&table);
+        assert_eq!(encoded.len(), 1 + 2 * 2048, "narrow slots");
         for (i, name) in refs.iter().enumerate() {
-            assert_eq!(lookup(&table, name, |j| refs[j]), Some(i));
+            assert_eq!(lookup(&encoded, name, |j| refs[j]), Some(i));
         }
         for missing in ["", "skill-1000", "skill", "Skill-1"] {
-            assert_eq!(lookup(&table, missing, |j| refs[j]), None);
+            assert_eq!(lookup(&encoded, missing, |j| refs[j]), None);
         }
+        assert_eq!(lookup(&encode(&[]), "x", |j| refs[j]), None);
         assert_eq!(lookup(&[], "x", |j| refs[j]), None);
+    }
+
+    #[test]
+    fn wide_slots_past_65534_names() {
+        let names: Vec<String> = (0..70_000).map(|i| format!("s{i}")).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let encoded = encode(&build(&refs));
+        assert_eq!(encoded[0], 4);
+        for i in [0, 65_534, 65_535, 69_999] {
+            assert_eq!(lookup(&encoded, refs[i], |j| refs[j]), Some(i));
+        }
+        assert_eq!(lookup(&encoded, "s70000", |j| refs[j]), None);
     }
 
     #[test]

@@ -31,9 +31,12 @@ pub mod claude_code;
 mod wildcard;
 
 // Shared with the macro and the runtime, not part of the documented surface: the macro builds
-// the name index the runtime reads, and the runtime renders with the macro's own code.
+// the name index and the skill records the runtime reads, and the runtime renders with the
+// macro's own code.
 #[doc(hidden)]
 pub mod index;
+#[doc(hidden)]
+pub mod layout;
 pub mod render;
 
 #[cfg(feature = "validate")]

@@ -1,7 +1,9 @@
 //! Generates the registry from a checked bundle, or compile errors plus an empty registry.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
+use skills_core::claude_code::{Effort, Shell, SkillContext};
+use skills_core::layout::{self, Field, HASH_LEN, Header, NameEntry};
 use skills_core::render::{self, CatalogEntry};
 use skills_core::{Bundle, SkillDef, display_root};
 
@@ -52,47 +54,35 @@ pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStr
         return quote!({ #(#warnings)* #fallback });
     }
 
-    let tracking = bundle.skills.iter().map(|skill| {
-        let path = location.include_path(&skill.file, &skill.path);
-        quote!(
-            const _: &[u8] = ::core::include_bytes!(#path);
-        )
-    });
-    // Each skill is one literal (file + tail) and one struct of offsets into it.
-    let (contents, skills): (Vec<TokenStream>, Vec<TokenStream>) = bundle
-        .skills
+    // Offsets are `u32`: the files take at most half the range, leaving the rest for the tails
+    // (decoded frontmatter values and source paths, short next to their files).
+    let text_len: u64 = bundle.skills.iter().map(|s| s.text.len() as u64).sum();
+    if text_len > u64::from(u32::MAX / 2) {
+        let error = syn::Error::new(
+            args.roots[0].span(),
+            format!(
+                "the skills hold {text_len} bytes of SKILL.md text, over the 2 GiB one registry can embed"
+            ),
+        );
+        let fallback = fallback(krate, vec![error]);
+        return quote!({ #(#warnings)* #fallback });
+    }
+    let roots: Vec<String> = args
+        .roots
         .iter()
-        .enumerate()
-        .map(|(index, skill)| {
-            let ident = format_ident!("CONTENT_{}", index);
-            let mut text = SkillText::new(&skill.text);
-            let expr = skill_expr(krate, &ident, skill, &mut text, location);
-            let literal = text.text;
-            (quote!(const #ident: &str = #literal;), expr)
-        })
-        .unzip();
+        .map(|root| display_root(&root.value()))
+        .collect();
+    let layout = Layout::new(krate, bundle, &roots, location);
 
     let entries: Vec<CatalogEntry<'_>> =
         bundle.skills.iter().map(SkillDef::catalog_entry).collect();
     let names: Vec<&str> = entries.iter().map(|e| e.name).collect();
     let catalog = render::catalog_markdown(&entries);
-    let index = skills_core::index::build(&names);
-    // `load_skill` offers only the skills the model is shown; the index still has every one.
-    let listed = render::listed_names(&entries);
-    let (tool_anthropic, tool_openai) = if listed.is_empty() {
-        (String::new(), String::new())
-    } else {
-        (
-            render::load_skill_tool_anthropic(&listed),
-            render::load_skill_tool_openai(&listed),
-        )
-    };
-
-    let registry = quote!(
-        #krate::__private::registry(SKILLS, &[#(#index),*], #catalog, #tool_anthropic, #tool_openai)
-    );
+    let index = byte_string(&skills_core::index::encode(&skills_core::index::build(
+        &names,
+    )));
     // With a lock, the lock is tracked too (editing it rebuilds) and its digest is recorded.
-    let (lock_tracking, registry) = match (&bundle.lock_file, &bundle.lock_digest) {
+    let (lock_tracking, lock_digest) = match (&bundle.lock_file, &bundle.lock_digest) {
         (Some(file), Some(digest)) => {
             let shown = args.options.lock.as_deref().unwrap_or_default();
             let path = location.include_path(file, shown);
@@ -100,20 +90,58 @@ pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStr
                 quote!(
                     const _: &[u8] = ::core::include_bytes!(#path);
                 ),
-                quote!(#krate::__private::with_lock_digest(#registry, #digest)),
+                quote!(::core::option::Option::Some(#digest)),
             )
         }
-        _ => (TokenStream::new(), registry),
+        _ => (TokenStream::new(), quote!(::core::option::Option::None)),
     };
 
+    let Layout {
+        pieces,
+        tracking,
+        text_len,
+        names,
+        records,
+        record_starts,
+        hashes,
+        resources,
+    } = layout;
+    let count = bundle.skills.len();
+    let (names, records, record_starts, hashes) = (
+        byte_string(&names),
+        byte_string(&records),
+        byte_string(&record_starts),
+        byte_string(&hashes),
+    );
+    let text_len = text_len as usize;
     quote! {
         {
             #(#warnings)*
             #(#tracking)*
             #lock_tracking
-            #(#contents)*
-            const SKILLS: &[#krate::Skill] = &[#(#skills),*];
-            #registry
+            const TEXT: &str = ::core::concat!(#(#pieces),*);
+            // The offsets were computed from the files as the macro read them.
+            const _: () = ::core::assert!(
+                TEXT.len() == #text_len,
+                "a skill file changed while the crate was compiling: build again"
+            );
+            static CACHE: #krate::__private::Cache = #krate::__private::Cache::new();
+            static BUNDLE: #krate::__private::BundleData = #krate::__private::BundleData {
+                skills: &SKILLS,
+                text: TEXT,
+                names: #names,
+                records: #records,
+                hashes: #hashes,
+                index: #index,
+                roots: &[#(#roots),*],
+                resources: &[#(#resources),*],
+                catalog: #catalog,
+                lock_digest: #lock_digest,
+                cache: &CACHE,
+            };
+            static SKILLS: [#krate::Skill; #count] =
+                #krate::__private::skills::<#count>(&BUNDLE, #record_starts);
+            #krate::__private::registry(&BUNDLE)
         }
     }
 }
@@ -154,166 +182,297 @@ pub fn fallback(krate: &syn::Path, errors: Vec<syn::Error>) -> TokenStream {
     }
 }
 
-/// The one literal of a skill: the normalized file, then a tail for the strings that are not
-/// in the file verbatim (hashes, source path, decoded escapes or folded scalars). Every string
-/// of the skill is a `[start, end]` range of it, so it is stored once and needs no pointer.
-struct SkillText {
-    text: String,
+/// A byte-string literal: one token however long, so a table costs rustc next to nothing.
+fn byte_string(bytes: &[u8]) -> proc_macro2::Literal {
+    proc_macro2::Literal::byte_string(bytes)
 }
 
-impl SkillText {
-    fn new(content: &str) -> Self {
+/// The bundle as flat tables (the format is `skills_core::layout`), and the pieces of the one
+/// text every string of every skill is a range of.
+pub(crate) struct Layout {
+    /// The arguments of the `concat!` building the text: each file by `include_str!` (which
+    /// also tracks it) or, when the embedded text differs from the file's bytes (a BOM, CRLF),
+    /// as a literal of the normalized text; then the file's tail, when it has one.
+    pub(crate) pieces: Vec<TokenStream>,
+    /// `include_bytes!` of the files embedded as normalized literals, so they are tracked too.
+    pub(crate) tracking: Vec<TokenStream>,
+    /// Length of the whole text.
+    pub(crate) text_len: u32,
+    /// The names table: where each name is, and so where each skill's text starts.
+    pub(crate) names: Vec<u8>,
+    /// The records.
+    pub(crate) records: Vec<u8>,
+    /// Where each record starts.
+    pub(crate) record_starts: Vec<u8>,
+    /// Raw SHA-256s: every file, then the trees of the skills with resources.
+    pub(crate) hashes: Vec<u8>,
+    /// `resource(..)` expressions, skill after skill.
+    pub(crate) resources: Vec<TokenStream>,
+}
+
+impl Layout {
+    pub(crate) fn new(
+        krate: &syn::Path,
+        bundle: &Bundle,
+        roots: &[String],
+        location: &FileLocation,
+    ) -> Self {
+        // The hash of each file's bytes on disk: equal to the hash of the normalized text
+        // exactly when normalizing changed nothing.
+        let on_disk: std::collections::HashMap<&str, &str> = bundle
+            .files
+            .iter()
+            .map(|file| (file.path.as_str(), file.sha256.as_str()))
+            .collect();
+        let mut layout = Layout {
+            pieces: Vec::new(),
+            tracking: Vec::new(),
+            text_len: 0,
+            names: Vec::new(),
+            records: Vec::new(),
+            record_starts: Vec::new(),
+            hashes: Vec::new(),
+            resources: Vec::new(),
+        };
+        let mut tree_hashes = Vec::new();
+        for skill in &bundle.skills {
+            let path = location.include_path(&skill.file, &skill.path);
+            let verbatim = on_disk.get(skill.path.as_str()) == Some(&skill.sha256.as_str());
+            if verbatim {
+                layout.pieces.push(quote!(::core::include_str!(#path)));
+            } else {
+                let text = &skill.text;
+                layout.pieces.push(quote!(#text));
+                layout.tracking.push(quote!(
+                    const _: &[u8] = ::core::include_bytes!(#path);
+                ));
+            }
+            let mut text = SkillText::new(layout.text_len, &skill.text);
+            let name = text.span(&skill.name.value);
+            let from_base = u8::try_from(name[0])
+                .ok()
+                .filter(|&offset| offset != NameEntry::FAR);
+            let entry = NameEntry {
+                start: text.base + name[0],
+                len: name[1] as u16, // names are 1 to 64 characters
+                from_base: from_base.unwrap_or(NameEntry::FAR),
+            };
+            layout.names.extend(entry.to_bytes());
+            layout
+                .record_starts
+                .extend_from_slice(&(layout.records.len() as u32).to_le_bytes());
+            layout.hashes.extend(hex_bytes(&skill.sha256));
+
+            let mut fields = Fields::default();
+            if from_base.is_none() {
+                fields.set(Field::Base, vec![text.base]);
+            }
+            fields.texts(&mut text, skill);
+            if !skill.resources.is_empty() {
+                let first = layout.resources.len() as u32;
+                let skill_dir = skill.path.trim_end_matches("SKILL.md");
+                layout.resources.extend(skill.resources.iter().map(|resource| {
+                    let path = &resource.path;
+                    let bytes =
+                        location.include_path(&resource.file, &format!("{skill_dir}{path}"));
+                    let (is_text, executable) = (resource.is_text, resource.executable);
+                    quote!(#krate::__private::resource(#path, ::core::include_bytes!(#bytes), #is_text, #executable))
+                }));
+                let slot = (bundle.skills.len() + tree_hashes.len() / HASH_LEN) as u32;
+                tree_hashes.extend(hex_bytes(&skill.tree_sha256));
+                fields.set(
+                    Field::Resources,
+                    vec![first, skill.resources.len() as u32, slot],
+                );
+            }
+            let root = roots
+                .iter()
+                .position(|root| skill.path.starts_with(&format!("{root}/")));
+            let composed =
+                root.map(|root| format!("{}/{}/SKILL.md", roots[root], skill.name.value));
+            match root {
+                Some(root) if composed.as_deref() == Some(skill.path.as_str()) => {
+                    if root != 0 {
+                        fields.set(Field::Root, vec![root as u32]);
+                    }
+                }
+                _ => {
+                    let span = text.span(&skill.path);
+                    fields.set(Field::SourcePath, span.to_vec());
+                }
+            }
+
+            let header = Header {
+                content_len: skill.text.len() as u32,
+                description: text.span(&skill.description.value),
+                body: [
+                    skill.body.start as u32,
+                    (skill.body.end - skill.body.start) as u32,
+                ],
+                flags: fields.flags,
+            };
+            header.write(&mut layout.records);
+            for field in Field::ALL {
+                if let Some(values) = &fields.values[*field as usize] {
+                    for &value in values {
+                        layout::write(&mut layout.records, value);
+                    }
+                }
+            }
+
+            layout.text_len = text.base + skill.text.len() as u32 + text.tail.len() as u32;
+            if !text.tail.is_empty() {
+                let tail = &text.tail;
+                layout.pieces.push(quote!(#tail));
+            }
+        }
+        layout.hashes.extend(tree_hashes);
+        layout
+    }
+}
+
+/// The optional fields of one record, as the numbers that follow its header.
+struct Fields {
+    flags: u32,
+    values: Vec<Option<Vec<u32>>>,
+}
+
+impl Default for Fields {
+    fn default() -> Self {
+        Fields {
+            flags: 0,
+            values: vec![None; Field::ALL.len()],
+        }
+    }
+}
+
+impl Fields {
+    fn set(&mut self, field: Field, values: Vec<u32>) {
+        self.flags |= field.bit();
+        self.values[field as usize] = Some(values);
+    }
+
+    /// Every field read from the frontmatter; only those the skill sets cost anything.
+    fn texts(&mut self, text: &mut SkillText, skill: &SkillDef) {
+        let claude = &skill.claude_code;
+        for (field, value) in [
+            (Field::Version, &skill.version),
+            (Field::License, &skill.license),
+            (Field::WhenNotToUse, &skill.when_not_to_use),
+            (Field::Compatibility, &skill.compatibility),
+            (Field::DisplayName, &claude.display_name),
+            (Field::WhenToUse, &claude.when_to_use),
+            (Field::ArgumentHint, &claude.argument_hint),
+            (Field::Model, &claude.model),
+            (Field::Agent, &claude.agent),
+            (Field::Hooks, &claude.hooks),
+        ] {
+            if let Some(value) = value {
+                self.set(field, text.span(&value.value).to_vec());
+            }
+        }
+        let requires: Vec<&str> = skill.requires.iter().map(|s| s.value.as_str()).collect();
+        let conflicts: Vec<&str> = skill
+            .conflicts_with
+            .iter()
+            .map(|s| s.value.as_str())
+            .collect();
+        for (field, list) in [
+            (Field::Tags, strings(&skill.tags)),
+            (Field::AllowedTools, strings(&skill.allowed_tools)),
+            (Field::Requires, requires),
+            (Field::ConflictsWith, conflicts),
+            (Field::Arguments, strings(&claude.arguments)),
+            (Field::DisallowedTools, strings(&claude.disallowed_tools)),
+            (Field::Paths, strings(&claude.paths)),
+        ] {
+            if !list.is_empty() {
+                let mut values = vec![list.len() as u32];
+                for item in list {
+                    values.extend(text.span(item));
+                }
+                self.set(field, values);
+            }
+        }
+        if !skill.metadata.is_empty() {
+            let mut values = vec![skill.metadata.len() as u32];
+            for (key, value) in &skill.metadata {
+                values.extend(text.span(key));
+                values.extend(text.span(value));
+            }
+            self.set(Field::Metadata, values);
+        }
+        if !claude.model_invocable {
+            self.set(Field::NotModelInvocable, Vec::new());
+        }
+        if !claude.user_invocable {
+            self.set(Field::NotUserInvocable, Vec::new());
+        }
+        if let Some(effort) = &claude.effort {
+            let p = position(Effort::ALL, &effort.value);
+            self.set(Field::Effort, p.into_iter().collect());
+        }
+        if let Some(context) = &claude.context {
+            let p = position(SkillContext::ALL, &context.value);
+            self.set(Field::Context, p.into_iter().collect());
+        }
+        if let Some(shell) = &claude.shell {
+            let p = position(Shell::ALL, &shell.value);
+            self.set(Field::Shell, p.into_iter().collect());
+        }
+    }
+}
+
+fn strings(list: &[String]) -> Vec<&str> {
+    list.iter().map(String::as_str).collect()
+}
+
+/// The position of `value` in one of the `ALL` lists of `skills_core::claude_code`.
+fn position<T: PartialEq>(all: &[T], value: &T) -> Option<u32> {
+    all.iter().position(|v| v == value).map(|p| p as u32)
+}
+
+/// One skill's text: the normalized file, then a tail for the strings that are not in the
+/// file verbatim (decoded escapes or folded scalars, an unusual source path). Every string of
+/// the skill is a `[start, length]` range of it, from `base`, its place in the bundle's text.
+struct SkillText<'a> {
+    base: u32,
+    file: &'a str,
+    tail: String,
+}
+
+impl<'a> SkillText<'a> {
+    fn new(base: u32, file: &'a str) -> Self {
         SkillText {
-            text: content.to_owned(),
+            base,
+            file,
+            tail: String::new(),
         }
     }
 
     /// The range of `value`: where it already appears (file or tail), else appended to the tail.
-    fn span(&mut self, value: &str) -> TokenStream {
-        let start = match self.text.find(value) {
+    fn span(&mut self, value: &str) -> [u32; 2] {
+        let start = match self.file.find(value) {
             Some(start) => start, // an empty value is found at 0
-            None => {
-                self.text.push_str(value);
-                self.text.len() - value.len()
-            }
+            None => match self.tail.find(value) {
+                Some(start) => self.file.len() + start,
+                None => {
+                    self.tail.push_str(value);
+                    self.file.len() + self.tail.len() - value.len()
+                }
+            },
         };
-        let (start, end) = (start as u32, (start + value.len()) as u32);
-        quote!([#start, #end])
+        [start as u32, value.len() as u32]
     }
 }
 
-fn skill_expr(
-    krate: &syn::Path,
-    content_ident: &syn::Ident,
-    skill: &SkillDef,
-    text: &mut SkillText,
-    location: &FileLocation,
-) -> TokenStream {
-    let content_len = skill.text.len() as u32;
-    let name = text.span(&skill.name.value);
-    let description = text.span(&skill.description.value);
-    let (body_start, body_end) = (skill.body.start as u32, skill.body.end as u32);
-    let sha256 = text.span(&skill.sha256);
-    let path = text.span(&skill.path);
-    let extra = extra_expr(krate, skill, text, location);
-    quote! {
-        #krate::__private::skill(#krate::__private::SkillParts {
-            text: #content_ident,
-            content_len: #content_len,
-            name: #name,
-            description: #description,
-            body: [#body_start, #body_end],
-            sha256: #sha256,
-            path: #path,
-            extra: #extra,
-        })
-    }
-}
-
-fn extra_expr(
-    krate: &syn::Path,
-    skill: &SkillDef,
-    text: &mut SkillText,
-    location: &FileLocation,
-) -> TokenStream {
-    let mut fields = Vec::new();
-    let claude = &skill.claude_code;
-    for (name, value) in [
-        ("license", &skill.license),
-        ("compatibility", &skill.compatibility),
-        ("version", &skill.version),
-        ("when_not_to_use", &skill.when_not_to_use),
-        ("display_name", &claude.display_name),
-        ("when_to_use", &claude.when_to_use),
-        ("argument_hint", &claude.argument_hint),
-        ("model", &claude.model),
-        ("agent", &claude.agent),
-        ("hooks", &claude.hooks),
-    ] {
-        if let Some(value) = value {
-            let field = format_ident!("{}", name);
-            let span = text.span(&value.value);
-            fields.push(quote!(#field: #span));
-        }
-    }
-    // Only non-empty lists are written out; the rest come from `NO_EXTRA`, which keeps the
-    // expansion small (every literal costs type-checking time in the user's build).
-    let strings = |items: &mut dyn Iterator<Item = &String>| items.map(|t| quote!(#t)).collect();
-    let lists: [(&str, Vec<TokenStream>); 8] = [
-        (
-            "metadata",
-            skill
-                .metadata
-                .iter()
-                .map(|(k, v)| quote!((#k, #v)))
-                .collect(),
-        ),
-        ("allowed_tools", strings(&mut skill.allowed_tools.iter())),
-        ("tags", strings(&mut skill.tags.iter())),
-        (
-            "requires",
-            strings(&mut skill.requires.iter().map(|s| &s.value)),
-        ),
-        (
-            "conflicts_with",
-            strings(&mut skill.conflicts_with.iter().map(|s| &s.value)),
-        ),
-        ("arguments", strings(&mut claude.arguments.iter())),
-        (
-            "disallowed_tools",
-            strings(&mut claude.disallowed_tools.iter()),
-        ),
-        ("paths", strings(&mut claude.paths.iter())),
-    ];
-    for (name, items) in lists {
-        if !items.is_empty() {
-            let field = format_ident!("{}", name);
-            fields.push(quote!(#field: &[#(#items),*]));
-        }
-    }
-    for (name, value) in [
-        ("model_invocable", claude.model_invocable),
-        ("user_invocable", claude.user_invocable),
-    ] {
-        if !value {
-            let field = format_ident!("{}", name);
-            fields.push(quote!(#field: false));
-        }
-    }
-    if let Some(effort) = &claude.effort {
-        let variant = format_ident!("{}", format!("{:?}", effort.value));
-        fields.push(quote!(effort: ::core::option::Option::Some(#krate::Effort::#variant)));
-    }
-    if let Some(context) = &claude.context {
-        let variant = format_ident!("{}", format!("{:?}", context.value));
-        fields.push(quote!(context: ::core::option::Option::Some(#krate::SkillContext::#variant)));
-    }
-    if let Some(shell) = &claude.shell {
-        let variant = format_ident!("{}", format!("{:?}", shell.value));
-        fields.push(quote!(shell: ::core::option::Option::Some(#krate::Shell::#variant)));
-    }
-    if !skill.resources.is_empty() {
-        let skill_dir = skill.path.trim_end_matches("SKILL.md");
-        let resources = skill.resources.iter().map(|resource| {
-            let path = &resource.path;
-            let bytes = location.include_path(&resource.file, &format!("{skill_dir}{path}"));
-            let (is_text, executable) = (resource.is_text, resource.executable);
-            quote!(#krate::__private::resource(#path, ::core::include_bytes!(#bytes), #is_text, #executable))
-        });
-        let hash = text.span(&skill.tree_sha256);
-        fields.push(quote!(resources: &[#(#resources),*]));
-        fields.push(quote!(tree_sha256: #hash));
-    }
-    if fields.is_empty() {
-        // No optional field: no `SkillExtra` at all (a null pointer needs no relocation).
-        return quote!(::core::option::Option::None);
-    }
-    quote! {
-        ::core::option::Option::Some(&#krate::__private::SkillExtra {
-            #(#fields,)*
-            ..#krate::__private::NO_EXTRA
-        })
-    }
+/// The 32 bytes of a SHA-256 written as 64 hex digits.
+fn hex_bytes(hex: &str) -> Vec<u8> {
+    let digit = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
+    hex.as_bytes()
+        .chunks(2)
+        .map(|pair| pair.iter().fold(0, |byte, &c| byte << 4 | digit(c)))
+        .collect()
 }
 
 /// `skill_name!`: the name, with the skill's file tracked, or the errors at the name literal.

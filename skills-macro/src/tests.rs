@@ -4,7 +4,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::args::Args;
-use crate::expand::{FileLocation, expand};
+use crate::expand::{FileLocation, Layout, expand};
 
 fn expand_dir(dir: &Path, invocation: &str) -> String {
     let args: Args = syn::parse_str(invocation).unwrap();
@@ -29,42 +29,134 @@ fn bundle_with(line_ending: &str) -> tempfile::TempDir {
 }
 
 #[test]
-fn expansion_is_identical_whatever_the_line_endings_and_machine() {
+fn expansion_is_the_same_whatever_the_line_endings_and_machine() {
     let (lf, crlf) = (bundle_with("\n"), bundle_with("\r\n"));
     let (lf_code, crlf_code) = (
         expand_dir(lf.path(), "\"skills\""),
         expand_dir(crlf.path(), "\"skills\""),
     );
-    assert_eq!(lf_code, crlf_code);
     // No machine-specific path: files are named relative to the consuming crate.
     assert!(!lf_code.contains(lf.path().to_str().unwrap()));
-    assert!(lf_code.contains(
-        ":: core :: include_bytes ! (:: core :: concat ! (:: core :: env ! (\"CARGO_MANIFEST_DIR\") , \"/skills/alpha/SKILL.md\"))"
-    ), "{lf_code}");
+    assert!(!crlf_code.contains(crlf.path().to_str().unwrap()));
+    let path = ":: core :: concat ! (:: core :: env ! (\"CARGO_MANIFEST_DIR\") , \"/skills/alpha/SKILL.md\")";
+    // A file embedded as it is comes from `include_str!`, which also tracks it; one that needed
+    // normalizing is a literal of the normalized text, tracked by `include_bytes!`.
+    assert!(
+        lf_code.contains(&format!(":: core :: include_str ! ({path})")),
+        "{lf_code}"
+    );
+    assert!(!lf_code.contains("include_bytes"), "{lf_code}");
+    assert!(
+        crlf_code.contains(&format!(":: core :: include_bytes ! ({path})")),
+        "{crlf_code}"
+    );
+    assert!(!crlf_code.contains("include_str") && !crlf_code.contains("\\r"));
+    // Everything else (offsets, hashes, index, catalog) is byte for byte the same.
+    let tables = |code: &str| code[code.find("const _ : () =").unwrap()..].to_owned();
+    assert_eq!(tables(&lf_code), tables(&crlf_code));
+}
+
+fn layout_of(dir: &Path) -> (Layout, skills_core::Bundle) {
+    let bundle = skills_core::load(dir, &["skills"], &skills_core::Options::default());
+    let krate = crate::args::default_crate_path();
+    let location = FileLocation { overridden: false };
+    let layout = Layout::new(&krate, &bundle, &["skills".to_owned()], &location);
+    (layout, bundle)
 }
 
 #[test]
-fn strings_are_slices_of_the_embedded_text_not_copies() {
+fn strings_are_ranges_of_the_embedded_text_not_copies() {
+    use skills_core::layout::{self, Field, Header};
     let dir = bundle_with("\n");
     let code = expand_dir(dir.path(), "\"skills\"");
-    // The file text appears once; name, description, version and body point into it.
-    assert_eq!(
-        code.matches("Does alpha.").count(),
-        2,
-        "file text and catalog line, nothing else: {code}"
-    );
-    assert!(code.contains("name : [10u32 , 15u32]"), "{code}");
-    assert!(code.contains("version : [51u32 , 54u32]"), "{code}");
-    // Strings not in the file (hash, source path, a folded description) go to the literal's tail.
-    assert!(code.contains("Steps.\\n1010f081"), "{code}");
-    assert!(
-        code.contains("sha256 : [76u32 , 140u32] , path : [140u32 , 161u32]"),
-        "{code}"
-    );
+    // The file text comes from `include_str!`: only the catalog line repeats the description.
+    assert_eq!(code.matches("Does alpha.").count(), 1, "{code}");
     assert!(
         code.contains("\"- alpha: Does alpha.\""),
         "the catalog is computed at build time"
     );
+
+    let (layout, bundle) = layout_of(dir.path());
+    let text = &bundle.skills[0].text;
+    // No tail: every string is in the file, and the source path is the root and the name.
+    assert_eq!(layout.pieces.len(), 1);
+    assert_eq!(layout.text_len as usize, text.len());
+    let name = layout::NameEntry::read(&layout.names, 0);
+    let start = name.start as usize;
+    assert_eq!(&text[start..start + usize::from(name.len)], "alpha");
+    assert_eq!(
+        name.from_base as usize, start,
+        "the first skill starts the text"
+    );
+    let mut at = 0;
+    let header = Header::read(&layout.records, &mut at);
+    let slice = |[start, len]: [u32; 2]| &text[start as usize..(start + len) as usize];
+    assert_eq!(slice(header.description), "Does alpha.");
+    assert_eq!(slice(header.body), "# Alpha\n\nSteps.");
+    assert_eq!(
+        header.flags,
+        Field::Version.bit(),
+        "only what the skill sets"
+    );
+    let mut version = layout::find(&layout.records, &header, at, Field::Version).unwrap();
+    let range = [
+        layout::read(&layout.records, &mut version),
+        layout::read(&layout.records, &mut version),
+    ];
+    assert_eq!(slice(range), "1.0");
+    assert_eq!(version, layout.records.len());
+    assert_eq!(layout.records.len(), 8, "a record of eight bytes");
+    // The hash as its 32 raw bytes.
+    let hex: String = layout.hashes.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(hex, bundle.skills[0].sha256);
+}
+
+#[test]
+fn strings_not_in_the_file_go_to_its_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("skills/folded")).unwrap();
+    fs::write(
+        dir.path().join("skills/folded/SKILL.md"),
+        "---\nname: folded\ndescription: >\n  Folded\n  text.\ntags: [\"a\\tb\"]\n---\nBody\n",
+    )
+    .unwrap();
+    let (layout, bundle) = layout_of(dir.path());
+    let skill = &bundle.skills[0];
+    assert_eq!(layout.pieces.len(), 2, "the file, then its tail");
+    let tail = layout.pieces[1].to_string();
+    assert_eq!(tail, "\"a\\tbFolded text.\\n\"");
+    assert_eq!(
+        layout.text_len as usize,
+        skill.text.len() + "a\tbFolded text.\n".len()
+    );
+}
+
+#[test]
+fn a_name_far_from_its_base_puts_the_base_in_the_record() {
+    use skills_core::layout::{self, Field, Header, NameEntry};
+    // With `infer_missing_fields` the name is the folder's, found only in the tail, after the
+    // file.
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("skills/zq-far")).unwrap();
+    let body = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n".repeat(10);
+    fs::write(
+        dir.path().join("skills/zq-far/SKILL.md"),
+        format!("---\ndescription: Far.\n---\n{body}"),
+    )
+    .unwrap();
+    let options: Args = syn::parse_str("\"skills\", infer_missing_fields = true").unwrap();
+    let bundle = skills_core::load(dir.path(), &["skills"], &options.options);
+    assert!(!bundle.has_errors(), "{:?}", bundle.diagnostics);
+    let krate = crate::args::default_crate_path();
+    let location = FileLocation { overridden: false };
+    let layout = Layout::new(&krate, &bundle, &["skills".to_owned()], &location);
+    let entry = NameEntry::read(&layout.names, 0);
+    assert_eq!(entry.from_base, NameEntry::FAR);
+    assert!(entry.start > u32::from(u8::MAX));
+    let mut at = 0;
+    let header = Header::read(&layout.records, &mut at);
+    let mut base = layout::find(&layout.records, &header, at, Field::Base).unwrap();
+    assert_eq!(layout::read(&layout.records, &mut base), 0);
 }
 
 #[test]
@@ -174,7 +266,10 @@ fn an_unknown_option_lists_the_table() {
 fn a_lock_is_tracked_and_its_digest_recorded() {
     let dir = bundle_with("\n");
     let unlocked = expand_dir(dir.path(), "\"skills\"");
-    assert!(!unlocked.contains("with_lock_digest"), "{unlocked}");
+    assert!(
+        unlocked.contains("lock_digest : :: core :: option :: Option :: None"),
+        "{unlocked}"
+    );
 
     let bundle = skills_core::load(dir.path(), &["skills"], &skills_core::Options::default());
     let options = skills_core::Options::default();
@@ -183,7 +278,9 @@ fn a_lock_is_tracked_and_its_digest_recorded() {
     let locked = expand_dir(dir.path(), "\"skills\", lock = \"skills.lock\"");
     let digest = skills_core::lock::sha256_hex(lock.as_bytes());
     assert!(
-        locked.contains("with_lock_digest") && locked.contains(&digest),
+        locked.contains(&format!(
+            "lock_digest : :: core :: option :: Option :: Some (\"{digest}\")"
+        )),
         "{locked}"
     );
     assert!(locked.contains("\"/skills.lock\""), "{locked}");

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use skills_core::render;
 
+use crate::__private::BundleData;
 use crate::invoke::InvokeError;
 use crate::{ResourceError, Skill};
 
@@ -39,18 +40,11 @@ pub struct Registry {
     selection: Option<Arc<Selection>>,
 }
 
-/// What `embed_skills!` compiled: every skill, sorted by name, and the strings rendered at build
-/// time.
+/// What `embed_skills!` compiled: every skill, sorted by name, its tables and the catalog
+/// rendered at build time.
 #[derive(Clone, Copy)]
 struct Bundle {
-    skills: &'static [Skill],
-    /// Hash table of the names (see `skills_core::index`), built at compile time.
-    index: &'static [u32],
-    catalog: &'static str,
-    tool_anthropic: &'static str,
-    tool_openai: &'static str,
-    /// SHA-256 (hex) of the lock the bundle was checked against, with `lock = "..."`.
-    lock_digest: Option<&'static str>,
+    data: &'static BundleData,
 }
 
 /// A run-time choice among a bundle's skills, and the strings rendered for it.
@@ -65,13 +59,16 @@ struct Selection {
 }
 
 impl Bundle {
+    fn skills(&self) -> &'static [Skill] {
+        self.data.skills
+    }
+
     /// The skill called `name` and its index: one hash and, almost always, one string
     /// comparison, whatever the number of skills.
     fn find(&self, name: &str) -> Option<(usize, &'static Skill)> {
-        let skills = self.skills;
-        let name_at = |i: usize| skills.get(i).map_or("", Skill::name);
-        let position = skills_core::index::lookup(self.index, name, name_at)?;
-        skills.get(position).map(|skill| (position, skill))
+        let data = self.data;
+        let position = skills_core::index::lookup(data.index, name, |i| data.name(i))?;
+        data.skills.get(position).map(|skill| (position, skill))
     }
 }
 
@@ -79,15 +76,7 @@ impl Selection {
     fn new(skills: &'static [Skill], positions: Box<[usize]>) -> Self {
         let chosen: Vec<&Skill> = positions.iter().map(|&i| &skills[i]).collect();
         let entries: Vec<_> = chosen.iter().map(|s| s.catalog_entry()).collect();
-        let names = render::listed_names(&entries);
-        let (tool_anthropic, tool_openai) = if names.is_empty() {
-            (String::new(), String::new())
-        } else {
-            (
-                render::load_skill_tool_anthropic(&names),
-                render::load_skill_tool_openai(&names),
-            )
-        };
+        let [tool_anthropic, tool_openai] = load_skill_tools(&entries);
         Selection {
             positions,
             catalog: render::catalog_markdown(&entries),
@@ -97,37 +86,31 @@ impl Selection {
     }
 }
 
+/// The `load_skill` tool definitions (Anthropic, then OpenAI shape) listing the skills of
+/// `entries` the model is shown; both empty when there are none (the tool is then left out).
+pub(crate) fn load_skill_tools(entries: &[render::CatalogEntry<'_>]) -> [String; 2] {
+    let names = render::listed_names(entries);
+    if names.is_empty() {
+        return [String::new(), String::new()];
+    }
+    [
+        render::load_skill_tool_anthropic(&names),
+        render::load_skill_tool_openai(&names),
+    ]
+}
+
 impl Registry {
     /// A registry with no skills.
     pub const fn empty() -> Self {
-        Registry::from_bundle(&[], &[], render::EMPTY_CATALOG, "", "")
+        Registry::from_bundle(&crate::__private::EMPTY_BUNDLE)
     }
 
     /// The whole bundle the macro generated (see `__private::registry`).
-    pub(crate) const fn from_bundle(
-        skills: &'static [Skill],
-        index: &'static [u32],
-        catalog: &'static str,
-        tool_anthropic: &'static str,
-        tool_openai: &'static str,
-    ) -> Self {
+    pub(crate) const fn from_bundle(data: &'static BundleData) -> Self {
         Registry {
-            bundle: Bundle {
-                skills,
-                index,
-                catalog,
-                tool_anthropic,
-                tool_openai,
-                lock_digest: None,
-            },
+            bundle: Bundle { data },
             selection: None,
         }
-    }
-
-    /// The same registry, recording the digest of the lock it was checked against.
-    pub(crate) const fn with_lock_digest(mut self, digest: &'static str) -> Self {
-        self.bundle.lock_digest = Some(digest);
-        self
     }
 
     /// The SHA-256 (lowercase hex) of the lockfile the skills were checked against at build
@@ -137,7 +120,7 @@ impl Registry {
     /// carries: print it in `--version` or logs, and compare it with `sha256sum skills.lock`.
     /// A restricted registry reports its bundle's lock.
     pub const fn lock_digest(&self) -> Option<&'static str> {
-        self.bundle.lock_digest
+        self.bundle.data.lock_digest
     }
 
     /// The skill called `name` and its index in the bundle, if this registry has it. The only
@@ -161,7 +144,7 @@ impl Registry {
     pub fn catalog(&self) -> &str {
         self.selection
             .as_ref()
-            .map_or(self.bundle.catalog, |s| &s.catalog)
+            .map_or(self.bundle.data.catalog, |s| &s.catalog)
     }
 
     /// The XML catalog (`<available_skills>`), the agentskills.io prompt format. Rendered on
@@ -188,9 +171,9 @@ impl Registry {
     /// The skills, sorted by name.
     pub fn iter(&self) -> Iter<'_> {
         Iter(match &self.selection {
-            None => Positions::All(self.bundle.skills.iter()),
+            None => Positions::All(self.bundle.skills().iter()),
             Some(selection) => Positions::Chosen {
-                skills: self.bundle.skills,
+                skills: self.bundle.skills(),
                 positions: selection.positions.iter(),
             },
         })
@@ -205,7 +188,7 @@ impl Registry {
     pub fn len(&self) -> usize {
         self.selection
             .as_ref()
-            .map_or(self.bundle.skills.len(), |s| s.positions.len())
+            .map_or(self.bundle.skills().len(), |s| s.positions.len())
     }
 
     /// Whether there are no skills.
@@ -222,12 +205,13 @@ impl Registry {
 
     /// The `load_skill` tool definition in the Anthropic shape (`input_schema`), as JSON text
     /// listing the names of this registry's skills the model is shown. `None` when there are
-    /// none (the tool is left out).
+    /// none (the tool is left out). Rendered once: for the whole bundle on the first call in
+    /// the process, for a restricted registry when it is made.
     pub fn load_skill_tool_anthropic(&self) -> Option<&str> {
-        let tool = self
-            .selection
-            .as_ref()
-            .map_or(self.bundle.tool_anthropic, |s| &s.tool_anthropic);
+        let tool = match &self.selection {
+            None => &*self.bundle.data.tools()[0],
+            Some(selection) => selection.tool_anthropic.as_str(),
+        };
         // Rendered empty exactly when no skill is listed.
         (!tool.is_empty()).then_some(tool)
     }
@@ -235,10 +219,10 @@ impl Registry {
     /// The `load_skill` tool definition in the OpenAI shape (`function.parameters`); `None`
     /// when no skill is listed.
     pub fn load_skill_tool_openai(&self) -> Option<&str> {
-        let tool = self
-            .selection
-            .as_ref()
-            .map_or(self.bundle.tool_openai, |s| &s.tool_openai);
+        let tool = match &self.selection {
+            None => &*self.bundle.data.tools()[1],
+            Some(selection) => selection.tool_openai.as_str(),
+        };
         (!tool.is_empty()).then_some(tool)
     }
 
@@ -377,7 +361,7 @@ impl Registry {
         Ok(Registry {
             bundle: self.bundle,
             selection: Some(Arc::new(Selection::new(
-                self.bundle.skills,
+                self.bundle.skills(),
                 positions.into_boxed_slice(),
             ))),
         })

@@ -151,7 +151,13 @@ fn binary_kind(path: &str) -> &'static str {
 impl Skill {
     /// The files shipped beside `SKILL.md`, sorted by path.
     pub fn resources(&self) -> &'static [Resource] {
-        self.extra().resources
+        let Some([first, count, _]) = self.record().resources() else {
+            return &[];
+        };
+        self.data
+            .resources
+            .get(first..first.saturating_add(count))
+            .unwrap_or(&[])
     }
 
     /// The file at `path` (relative to the skill folder; a leading `./` is accepted).
@@ -163,8 +169,10 @@ impl Skill {
     /// SHA-256 over `SKILL.md` and every resource: changes whenever any file of the skill does.
     /// Equal to [`sha256`](Self::sha256) for a skill without resources.
     pub fn tree_sha256(&self) -> &'static str {
-        crate::__private::resolve_optional(self.parts.text, self.extra().tree_sha256)
-            .unwrap_or_else(|| self.sha256())
+        match self.record().resources() {
+            Some([_, _, slot]) => self.data.hex(slot),
+            None => self.sha256(),
+        }
     }
 
     /// Reads a text resource the way `read_file` reads a file: from line `offset` (1-based,

@@ -2,92 +2,95 @@
 
 use std::fmt;
 
-use crate::__private::{SkillExtra, SkillParts, Span, resolve, resolve_optional};
+use skills_core::layout::Field;
+
+use crate::__private::BundleData;
 
 /// One skill, validated and embedded at build time.
 ///
 /// Every string is `&'static`: it lives in the binary. The body, name and description are slices
-/// of the embedded file text rather than second copies.
+/// of the embedded file text rather than second copies. A `Skill` is a small view (a reference
+/// to its bundle and two integers): the fields are read from the bundle's compact tables when
+/// asked for.
 #[derive(Clone, Copy)]
 pub struct Skill {
-    pub(crate) parts: SkillParts,
+    pub(crate) data: &'static BundleData,
+    /// Position in the bundle (sorted by name).
+    pub(crate) index: u32,
+    /// Where the skill's record starts in the bundle's records.
+    pub(crate) record: u32,
 }
 
 impl Skill {
-    fn text(&self, span: Span) -> &'static str {
-        resolve(self.parts.text, span)
-    }
-
-    fn optional(&self, span: Span) -> Option<&'static str> {
-        resolve_optional(self.parts.text, span)
-    }
-
-    pub(crate) fn extra(&self) -> &'static SkillExtra {
-        // `&NO_EXTRA` is promoted to a `'static` constant: one shared value, no allocation.
-        self.parts.extra.unwrap_or(&crate::__private::NO_EXTRA)
+    fn optional(&self, field: Field) -> Option<&'static str> {
+        self.record().text(field)
     }
 
     /// The skill's name: its identifier, equal to its folder name (what `load_skill` and
     /// [`Registry::get`](crate::Registry::get) take).
     pub fn name(&self) -> &'static str {
-        self.text(self.parts.name)
+        self.data.name(self.index as usize)
     }
 
     /// The name to show a person: Claude Code's display `name` (`Agent Development`) when it
     /// differs from the folder, else [`name`](Self::name).
     pub fn display_name(&self) -> &'static str {
-        self.optional(self.extra().display_name)
+        self.optional(Field::DisplayName)
             .unwrap_or_else(|| self.name())
     }
 
     /// Claude Code's `when_to_use`, if set; the catalog appends it to the description.
     pub fn when_to_use(&self) -> Option<&'static str> {
-        self.optional(self.extra().when_to_use)
+        self.optional(Field::WhenToUse)
     }
 
     /// Claude Code's `argument-hint` (`[issue-number]`), shown to a person typing `/name`.
     pub fn argument_hint(&self) -> Option<&'static str> {
-        self.optional(self.extra().argument_hint)
+        self.optional(Field::ArgumentHint)
     }
 
     /// Claude Code's `arguments`: the names `$name` placeholders in the body refer to, in
     /// position order.
     pub fn argument_names(&self) -> &'static [&'static str] {
-        self.extra().arguments
+        self.list(Field::Arguments)
     }
 
     /// Whether the model may load this skill by itself: `false` with
     /// `disable-model-invocation: true`. Such a skill is left out of the catalogs, the system
     /// prompt and the `load_skill` names, but [`Registry::get`](crate::Registry::get) finds it.
     pub fn model_invocable(&self) -> bool {
-        self.extra().model_invocable
+        !self.record().header().has(Field::NotModelInvocable)
     }
 
     /// Whether a person may invoke this skill as `/name`: Claude Code's `user-invocable`
     /// (default `true`).
     pub fn user_invocable(&self) -> bool {
-        self.extra().user_invocable
+        !self.record().header().has(Field::NotUserInvocable)
     }
 
     /// Claude Code's `model`: the model to use while the skill is active, if set.
     pub fn model(&self) -> Option<&'static str> {
-        self.optional(self.extra().model)
+        self.optional(Field::Model)
     }
 
     /// Claude Code's `effort`, if set.
     pub fn effort(&self) -> Option<crate::Effort> {
-        self.extra().effort
+        let position = self.record().number(Field::Effort)?;
+        crate::Effort::ALL.get(position).copied()
     }
 
     /// Claude Code's `context`: [`Inherit`](crate::SkillContext::Inherit) unless `context: fork`.
     pub fn context(&self) -> crate::SkillContext {
-        self.extra().context.unwrap_or(crate::SkillContext::Inherit)
+        self.record()
+            .number(Field::Context)
+            .and_then(|position| crate::SkillContext::ALL.get(position).copied())
+            .unwrap_or(crate::SkillContext::Inherit)
     }
 
     /// Claude Code's `agent`: the agent a forked skill runs as, if set (only with
     /// `context: fork`, which the build checks).
     pub fn agent(&self) -> Option<&'static str> {
-        self.optional(self.extra().agent)
+        self.optional(Field::Agent)
     }
 
     /// Claude Code's `hooks`, kept as data: the mapping as compact JSON text (keys in source
@@ -95,64 +98,70 @@ impl Skill {
     /// `{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./check.sh"}]}]}`.
     /// The build checks its shape (event names mapping to lists or mappings); nothing runs it.
     pub fn hooks(&self) -> Option<&'static str> {
-        self.optional(self.extra().hooks)
+        self.optional(Field::Hooks)
     }
 
     /// Claude Code's `disallowed-tools`, one entry per tool, as written (`Bash(rm:*)`).
     pub fn disallowed_tools(&self) -> &'static [&'static str] {
-        self.extra().disallowed_tools
+        self.list(Field::DisallowedTools)
     }
 
     /// Claude Code's `paths`: globs of the files the skill is about, one per entry.
     pub fn paths(&self) -> &'static [&'static str] {
-        self.extra().paths
+        self.list(Field::Paths)
     }
 
     /// Claude Code's `shell`, if set.
     pub fn shell(&self) -> Option<crate::Shell> {
-        self.extra().shell
+        let position = self.record().number(Field::Shell)?;
+        crate::Shell::ALL.get(position).copied()
     }
 
     /// The `description`, as written in the frontmatter (after YAML decoding).
     pub fn description(&self) -> &'static str {
-        self.text(self.parts.description)
+        let record = self.record();
+        record.slice(record.header().description)
     }
 
     /// The instructions: the Markdown after the frontmatter, without leading blank lines or
     /// trailing whitespace.
     pub fn body(&self) -> &'static str {
-        self.text(self.parts.body)
+        let record = self.record();
+        record.slice(record.header().body)
     }
 
     /// The whole `SKILL.md`, normalized (BOM dropped, line endings LF).
     pub fn content(&self) -> &'static str {
-        resolve(self.parts.text, [0, self.parts.content_len])
+        let record = self.record();
+        record.slice([0, record.header().content_len])
     }
 
-    /// SHA-256 of [`content`](Self::content), lowercase hex, computed at build time.
+    /// SHA-256 of [`content`](Self::content), lowercase hex, computed at build time (the
+    /// binary holds the 32 bytes; the hex of the whole bundle is written out on first use).
     pub fn sha256(&self) -> &'static str {
-        self.text(self.parts.sha256)
+        self.data.hex(self.index as usize)
     }
 
     /// Where the skill came from, relative to the crate that embedded it
-    /// (`skills/<name>/SKILL.md`). For messages only: nothing is read from it.
+    /// (`skills/<name>/SKILL.md`). For messages only: nothing is read from it. The binary holds
+    /// the root and the name; the paths of the whole bundle are written out on first use.
     pub fn source_path(&self) -> &'static str {
-        self.text(self.parts.path)
+        self.path()
     }
 
     /// `license`, if set.
     pub fn license(&self) -> Option<&'static str> {
-        self.optional(self.extra().license)
+        self.optional(Field::License)
     }
 
     /// `compatibility`, if set.
     pub fn compatibility(&self) -> Option<&'static str> {
-        self.optional(self.extra().compatibility)
+        self.optional(Field::Compatibility)
     }
 
     /// `metadata`, as `(key, value)` pairs in source order.
     pub fn metadata(&self) -> &'static [(&'static str, &'static str)] {
-        self.extra().metadata
+        self.pairs()
     }
 
     /// The value of one `metadata` key.
@@ -167,32 +176,32 @@ impl Skill {
     /// is split at spaces and commas outside parentheses. Parse an entry with
     /// `skills_core::allowed_tools::Entry`.
     pub fn allowed_tools(&self) -> &'static [&'static str] {
-        self.extra().allowed_tools
+        self.list(Field::AllowedTools)
     }
 
     /// `version`, if set.
     pub fn version(&self) -> Option<&'static str> {
-        self.optional(self.extra().version)
+        self.optional(Field::Version)
     }
 
     /// `tags`.
     pub fn tags(&self) -> &'static [&'static str] {
-        self.extra().tags
+        self.list(Field::Tags)
     }
 
     /// `when-not-to-use`, if set.
     pub fn when_not_to_use(&self) -> Option<&'static str> {
-        self.optional(self.extra().when_not_to_use)
+        self.optional(Field::WhenNotToUse)
     }
 
     /// `requires`: skills this one builds on.
     pub fn requires(&self) -> &'static [&'static str] {
-        self.extra().requires
+        self.list(Field::Requires)
     }
 
     /// `conflicts-with`: skills not to combine with this one.
     pub fn conflicts_with(&self) -> &'static [&'static str] {
-        self.extra().conflicts_with
+        self.list(Field::ConflictsWith)
     }
 
     /// The text the `load_skill` tool returns for this skill: the body inside
@@ -245,7 +254,8 @@ impl fmt::Debug for Skill {
 
 impl PartialEq for Skill {
     fn eq(&self, other: &Self) -> bool {
-        self.name() == other.name() && self.sha256() == other.sha256()
+        self.name() == other.name()
+            && self.data.hash(self.index as usize) == other.data.hash(other.index as usize)
     }
 }
 
