@@ -56,6 +56,7 @@ const SOURCES: &[&str] = &[
     include_str!("discover.rs"),
     include_str!("files.rs"),
     include_str!("index.rs"),
+    include_str!("layout.rs"),
     include_str!("lib.rs"),
     include_str!("lint.rs"),
     include_str!("lock.rs"),
