@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rmcp::model::{
-    CallToolRequestParams, ErrorCode, GetPromptRequestParams, GetSkillRequestParams, JsonObject,
+    CallToolRequestParams, DIRECTORY_MIME_TYPE, ErrorCode, GetPromptRequestParams,
+    GetSkillRequestParams, JsonObject, ReadResourceDirectoryRequestParams,
     ReadResourceRequestParams, ResourceContents, SkillResources, sha256_digest,
 };
 use rmcp::service::{RunningService, ServiceError};
@@ -211,6 +212,50 @@ async fn check_files(client: &Client, registry: &Registry, root: &str) {
         };
         assert_eq!(&served, bytes, "{}", resource.uri);
     }
+
+    // Every skill's folder tree, walked with `resources/directory/read` from its root, holds
+    // exactly its files on disk, each listed as `resources/list` lists it.
+    assert!(info.capabilities.supports_directory_read());
+    for (name, on_disk) in &disk {
+        let mut found = Vec::new();
+        let mut folders = vec![format!("skill://{name}")];
+        while let Some(folder) = folders.pop() {
+            let children = client
+                .read_resource_directory(ReadResourceDirectoryRequestParams::new(&folder))
+                .await
+                .unwrap()
+                .resources;
+            let names: Vec<&str> = children.iter().map(|c| c.name.as_str()).collect();
+            let mut sorted = names.clone();
+            sorted.sort();
+            assert_eq!(names, sorted, "the children of {folder}, by name");
+            for child in children {
+                assert_eq!(child.uri, format!("{folder}/{}", child.name));
+                if child.is_directory() {
+                    assert_eq!(child.size, None, "{}", child.uri);
+                    folders.push(child.uri.clone());
+                    continue;
+                }
+                let listed = resources.iter().find(|r| r.uri == child.uri).unwrap();
+                let path = child.uri.strip_prefix(&format!("skill://{name}/")).unwrap();
+                assert_eq!(
+                    child.size,
+                    Some(on_disk[path].len() as u64),
+                    "{}",
+                    child.uri
+                );
+                assert_eq!(child.mime_type, listed.mime_type, "{}", child.uri);
+                found.push(path.to_owned());
+            }
+        }
+        found.sort();
+        let expected: Vec<&String> = on_disk.keys().collect();
+        assert_eq!(
+            found.iter().collect::<Vec<_>>(),
+            expected,
+            "the folders of {name}"
+        );
+    }
 }
 
 /// Tools, prompts and every bad input, on the demo bundle.
@@ -366,6 +411,43 @@ async fn check_bad_input(client: &Client) {
         assert_eq!(code, ErrorCode::RESOURCE_NOT_FOUND, "{uri}");
         assert!(message.contains(hint), "{uri}: {message}");
     }
+
+    for (uri, hint) in [
+        (
+            "skill://debug-failing-test/referencs",
+            "has no folder \"referencs\"; its folders: skill://debug-failing-test, \
+             skill://debug-failing-test/references",
+        ),
+        ("skill://debug-failing-test/../code-review", "`..` segments"),
+        ("skill://debug-failing-test/references/..", "`..` segments"),
+        (
+            "skill://debug-failing-test/SKILL.md",
+            "is a file, not a folder",
+        ),
+        ("skill://code-reviw", "Did you mean \"code-review\""),
+        ("file:///etc", "is not a skill folder"),
+    ] {
+        let (code, message) = protocol_error(
+            client
+                .read_resource_directory(ReadResourceDirectoryRequestParams::new(uri))
+                .await,
+        );
+        assert_eq!(code, ErrorCode::INVALID_PARAMS, "{uri}");
+        assert!(message.contains(hint), "{uri}: {message}");
+    }
+    // A trailing `/` names the same folder.
+    let root = client
+        .read_resource_directory(ReadResourceDirectoryRequestParams::new(
+            "skill://debug-failing-test/",
+        ))
+        .await
+        .unwrap();
+    let names: Vec<&str> = root.resources.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["SKILL.md", "references"]);
+    assert_eq!(
+        root.resources[1].mime_type.as_deref(),
+        Some(DIRECTORY_MIME_TYPE)
+    );
 
     // The tool ran and failed: the model reads the closest name.
     let result = client

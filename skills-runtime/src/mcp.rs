@@ -8,7 +8,9 @@
 //!   and `sha256:` digest of exactly the bytes served. A skill only a person may invoke
 //!   (`disable-model-invocation`) is left out, as it is from the catalog: it is a prompt;
 //! - resources: every file of every skill (person-only ones too) at `skill://<name>/<path>` (`SKILL.md` included),
-//!   listed with MIME type and size; text as text, binary files as base64 blobs;
+//!   listed with MIME type and size; text as text, binary files as base64 blobs. Each skill's
+//!   folder (`skill://<name>`) and its subfolders answer `resources/directory/read` with their
+//!   direct children: files with size and MIME type, folders as `inode/directory`;
 //! - tools: `load_skill` (what [`Registry::load_skill`] returns) and `read_skill_resource`
 //!   (what [`Registry::read_resource`] returns), the same definitions the agent shows a model;
 //! - prompts: one per [user-invocable](crate::Skill::user_invocable) skill, answering with
@@ -26,19 +28,20 @@
 //! }
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::sync::{Arc, OnceLock};
 
 use base64::Engine as _;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult, Implementation,
-    JsonObject, ListPromptsResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
-    PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource as McpResource, ResourceContents, Role,
-    ServerCapabilities, ServerConfig, Skill as McpSkill, SkillFrontmatter, SkillResource,
-    SkillResources, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DIRECTORY_MIME_TYPE,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, GetSkillRequestParams,
+    GetSkillResult, Implementation, JsonObject, ListPromptsResult, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument,
+    PromptMessage, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource as McpResource,
+    ResourceContents, Role, ServerCapabilities, ServerConfig, Skill as McpSkill, SkillFrontmatter,
+    SkillResource, SkillResources, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
@@ -61,9 +64,15 @@ pub struct SkillsServer {
 
 /// Everything derived from the embedded bytes, computed once.
 struct Index {
+    /// The answer to `initialize` and to rmcp's capability checks, which ask for it on every
+    /// request: built once, cloned.
+    info: ServerConfig,
     skills: Vec<McpSkill>,
     resources: Vec<McpResource>,
     files: HashMap<String, File>,
+    /// Every folder's URI (`skill://<name>` and `skill://<name>/<path>`, no trailing `/`) and
+    /// its direct children, by name.
+    directories: HashMap<String, Vec<McpResource>>,
     tools: Vec<Tool>,
 }
 
@@ -97,6 +106,7 @@ impl SkillsServer {
 
     /// Serves one client on standard input and output until it disconnects.
     pub async fn serve_stdio(self) -> io::Result<()> {
+        self.prepare_index();
         let running = self
             .serve(rmcp::transport::stdio())
             .await
@@ -125,6 +135,7 @@ impl SkillsServer {
     /// Serves [`http_service`](Self::http_service) over HTTP/1.1 at every path on connections
     /// accepted from `listener`, until accepting fails.
     pub async fn serve_http(self, listener: tokio::net::TcpListener) -> io::Result<()> {
+        self.prepare_index();
         let service = self.http_service();
         loop {
             let (stream, _) = listener.accept().await?;
@@ -136,6 +147,15 @@ impl SkillsServer {
                     .await;
             });
         }
+    }
+
+    /// Starts computing the digests and listings on a blocking thread, so that they are
+    /// (nearly) ready when the first request arrives instead of delaying its answer.
+    fn prepare_index(&self) {
+        let server = self.clone();
+        drop(tokio::task::spawn_blocking(move || {
+            server.index();
+        }));
     }
 
     fn index(&self) -> &Index {
@@ -160,29 +180,78 @@ impl SkillsServer {
         Ok(ReadResourceResult::new(vec![contents]))
     }
 
-    /// Why `uri` names no served file, with the closest skill or path.
-    fn why_not_found(&self, uri: &str) -> String {
+    /// The children of the folder at `uri` (a trailing `/` is allowed).
+    fn read_directory(&self, uri: &str) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        let folder = uri.strip_suffix('/').unwrap_or(uri);
+        match self.index().directories.get(folder) {
+            Some(children) => Ok(ReadResourceDirectoryResult::with_all_items(
+                children.clone(),
+            )),
+            None => Err(ErrorData::invalid_params(self.why_no_folder(uri), None)),
+        }
+    }
+
+    /// The skill `uri` points into and the percent-decoded path inside it, or why it points
+    /// into none (`what`: "file" or "folder").
+    fn locate<'a>(&'a self, uri: &'a str, what: &str) -> Result<(&'a Skill, String), String> {
         let Some(rest) = uri.strip_prefix(URI_SCHEME) else {
-            return format!(
-                "{uri} is not a skill file: every file is at {URI_SCHEME}<skill>/<path>"
-            );
+            return Err(format!(
+                "{uri} is not a skill {what}: every {what} is at {URI_SCHEME}<skill>/<path>"
+            ));
         };
         if rest
             .split('/')
             .any(|segment| segment == ".." || segment == ".")
         {
-            return format!("{uri}: a path with `.` or `..` segments names no file of a skill");
+            return Err(format!(
+                "{uri}: a path with `.` or `..` segments names no {what} of a skill"
+            ));
         }
         let (name, path) = rest.split_once('/').unwrap_or((rest, ""));
-        let skill = match self.registry.get(name) {
-            Some(skill) => skill,
-            None => return format!("{uri}: {}", self.registry.unknown(name)),
+        match self.registry.get(name) {
+            Some(skill) => Ok((skill, decode(path))),
+            None => Err(format!("{uri}: {}", self.registry.unknown(name))),
+        }
+    }
+
+    /// Why `uri` names no served file, with the closest skill or path.
+    fn why_not_found(&self, uri: &str) -> String {
+        let (skill, path) = match self.locate(uri, "file") {
+            Ok(found) => found,
+            Err(message) => return message,
         };
         let error = skill
-            .read_resource(&decode(path), None, None)
+            .read_resource(&path, None, None)
             .err()
             .map_or_else(|| "no such file".to_owned(), |e| e.to_string());
         format!("{uri}: {error} (SKILL.md is served too)")
+    }
+
+    /// Why `uri` names no folder: a file, no skill, or a folder the skill does not have (with
+    /// the folders it has).
+    fn why_no_folder(&self, uri: &str) -> String {
+        if self.index().files.contains_key(uri) {
+            return format!("{uri} is a file, not a folder: read it with resources/read");
+        }
+        let (skill, path) = match self.locate(uri, "folder") {
+            Ok(found) => found,
+            Err(message) => return message,
+        };
+        let root = folder_uri(skill.name(), "");
+        let mut folders: Vec<&str> = self
+            .index()
+            .directories
+            .keys()
+            .map(String::as_str)
+            .filter(|folder| *folder == root || folder.starts_with(&format!("{root}/")))
+            .collect();
+        folders.sort_unstable();
+        format!(
+            "{uri}: the skill \"{}\" has no folder \"{}\"; its folders: {}",
+            skill.name(),
+            path.trim_end_matches('/'),
+            folders.join(", ")
+        )
     }
 
     fn call(&self, request: &CallToolRequestParams) -> Result<CallToolResult, ErrorData> {
@@ -330,6 +399,7 @@ impl Index {
         let mut skills = Vec::new();
         let mut resources = Vec::new();
         let mut files = HashMap::new();
+        let mut directories = HashMap::new();
         for skill in registry.iter() {
             let skill_md = uri_of(skill.name(), "SKILL.md");
             let content = skill.content();
@@ -349,8 +419,23 @@ impl Index {
                     mime_type: Some("text/markdown"),
                 },
             );
+            // Folder path -> child name -> child, both sorted.
+            let mut folders: BTreeMap<&str, BTreeMap<&str, McpResource>> = BTreeMap::new();
+            folders.entry("").or_default().insert(
+                "SKILL.md",
+                McpResource::new(&skill_md, "SKILL.md")
+                    .with_mime_type("text/markdown")
+                    .with_size(content.len() as u64),
+            );
             for resource in skill.resources() {
                 let uri = uri_of(skill.name(), resource.path());
+                add_to_folders(
+                    &mut folders,
+                    skill.name(),
+                    resource.path(),
+                    &uri,
+                    resource.size(),
+                );
                 manifest.push(SkillResource::from_bytes(&uri, resource.bytes()));
                 let mime_type = mime_type_of(resource.path());
                 let mut listed =
@@ -367,6 +452,12 @@ impl Index {
                         text: resource.text().filter(|t| !t.contains('\0')),
                         mime_type,
                     },
+                );
+            }
+            for (folder, children) in folders {
+                directories.insert(
+                    folder_uri(skill.name(), folder),
+                    children.into_values().collect(),
                 );
             }
             // The Skills extension is how a host shows skills to its model: a person-only
@@ -386,11 +477,28 @@ impl Index {
         .into_iter()
         .flatten()
         .filter_map(|json| tool_from_anthropic(&json))
-        .collect();
+        .collect::<Vec<_>>();
+        let capabilities = ServerCapabilities::builder()
+            .enable_resources()
+            .enable_prompts()
+            .enable_skills_with_directory_read();
+        let capabilities = if tools.is_empty() {
+            capabilities.build()
+        } else {
+            capabilities.enable_tools().build()
+        };
+        let info = ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new(
+                "skills-runtime",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(registry.catalog());
         Self {
+            info,
             skills,
             resources,
             files,
+            directories,
             tools,
         }
     }
@@ -420,6 +528,42 @@ fn uri_of(name: &str, path: &str) -> String {
         }
     }
     uri
+}
+
+/// `skill://<name>` for the skill's own folder (`path` empty), else `skill://<name>/<path>`.
+fn folder_uri(name: &str, path: &str) -> String {
+    let mut uri = uri_of(name, path);
+    if path.is_empty() {
+        uri.pop();
+    }
+    uri
+}
+
+/// Enters the file at `path` (with `uri` and `size`) and every folder above it in `folders`.
+fn add_to_folders<'a>(
+    folders: &mut BTreeMap<&'a str, BTreeMap<&'a str, McpResource>>,
+    skill: &str,
+    path: &'a str,
+    uri: &str,
+    size: u64,
+) {
+    let mut parent = "";
+    for (end, _) in path.match_indices('/') {
+        let folder = &path[..end];
+        let name = folder[parent.len()..].trim_start_matches('/');
+        folders.entry(parent).or_default().insert(
+            name,
+            McpResource::new(folder_uri(skill, folder), name).with_mime_type(DIRECTORY_MIME_TYPE),
+        );
+        folders.entry(folder).or_default();
+        parent = folder;
+    }
+    let name = path[parent.len()..].trim_start_matches('/');
+    let mut file = McpResource::new(uri, name).with_size(size);
+    if let Some(mime_type) = mime_type_of(path) {
+        file = file.with_mime_type(mime_type);
+    }
+    folders.entry(parent).or_default().insert(name, file);
 }
 
 /// A percent-decoded path, for the error message of a path that is not served.
@@ -658,21 +802,7 @@ fn mime_type_of(path: &str) -> Option<&'static str> {
 
 impl ServerHandler for SkillsServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
-            .enable_resources()
-            .enable_prompts()
-            .enable_skills();
-        let capabilities = if self.index().tools.is_empty() {
-            capabilities.build()
-        } else {
-            capabilities.enable_tools().build()
-        };
-        ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new(
-                "skills-runtime",
-                env!("CARGO_PKG_VERSION"),
-            ))
-            .with_instructions(self.registry.catalog())
+        self.index().info.clone()
     }
 
     async fn list_skills(
@@ -729,6 +859,14 @@ impl ServerHandler for SkillsServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         self.read(&request.uri).map(Into::into)
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        self.read_directory(&request.uri)
     }
 
     async fn list_tools(
