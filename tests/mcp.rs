@@ -7,9 +7,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rmcp::model::{
-    CallToolRequestParams, DIRECTORY_MIME_TYPE, ErrorCode, GetPromptRequestParams,
-    GetSkillRequestParams, JsonObject, ReadResourceDirectoryRequestParams,
-    ReadResourceRequestParams, ResourceContents, SkillResources, sha256_digest,
+    CallToolRequestParams, ClientCapabilities, DIRECTORY_MIME_TYPE, ErrorCode,
+    GetPromptRequestParams, GetSkillRequestParams, Implementation, JsonObject, ProtocolVersion,
+    ReadResourceDirectoryRequestParams, ReadResourceRequestParams, RequestMetaObject,
+    ResourceContents, SkillResources, sha256_digest,
 };
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -256,6 +257,20 @@ async fn check_files(client: &Client, registry: &Registry, root: &str) {
             "the folders of {name}"
         );
     }
+}
+
+/// The stateless revision's `server/discover` carries the catalog and capabilities too. (Over
+/// HTTP, rmcp 3.11's client sends it without the `_meta` fields the server requires and gets
+/// -32602, so only the pipe and stdio run this.)
+async fn check_discover(client: &Client) {
+    let mut meta = RequestMetaObject::new();
+    meta.set_protocol_version(ProtocolVersion::V_2026_07_28);
+    meta.set_client_info(Implementation::new("tests", "1.0.0"));
+    meta.set_client_capabilities(ClientCapabilities::default());
+    let discovered = client.discover(meta).await.unwrap();
+    assert_eq!(discovered.instructions.as_deref(), Some(SKILLS.catalog()));
+    assert!(discovered.capabilities.supports_directory_read());
+    assert!(discovered.capabilities.tools.is_some());
 }
 
 /// Tools, prompts and every bad input, on the demo bundle.
@@ -532,6 +547,7 @@ async fn check_bad_input(client: &Client) {
 async fn in_process_every_surface_matches_the_demo_bundle_on_disk() {
     let client = connect(SkillsServer::new(&SKILLS)).await;
     check_demo(&client).await;
+    check_discover(&client).await;
     client.cancel().await.unwrap();
 }
 
@@ -662,6 +678,7 @@ async fn the_example_serves_over_stdio() {
         .expect("spawn the mcp_server example");
     let client = ().serve(transport).await.expect("handshake over stdio");
     check_demo(&client).await;
+    check_discover(&client).await;
     client.cancel().await.unwrap();
 }
 

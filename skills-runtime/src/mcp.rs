@@ -29,21 +29,23 @@
 //! ```
 
 use std::collections::{BTreeMap, HashMap};
+use std::future::{Future, ready};
 use std::io;
 use std::sync::{Arc, OnceLock};
 
 use base64::Engine as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DIRECTORY_MIME_TYPE,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, GetSkillRequestParams,
-    GetSkillResult, Implementation, JsonObject, ListPromptsResult, ListResourcesResult,
-    ListSkillsResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument,
-    PromptMessage, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource as McpResource,
-    ResourceContents, Role, ServerCapabilities, ServerConfig, Skill as McpSkill, SkillFrontmatter,
-    SkillResource, SkillResources, Tool,
+    DiscoverResult, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    GetSkillRequestParams, GetSkillResult, Implementation, InitializeRequestParams,
+    InitializeResult, JsonObject, ListPromptsResult, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource as McpResource, ResourceContents, Role,
+    ServerCapabilities, ServerConfig, Skill as McpSkill, SkillFrontmatter, SkillResource,
+    SkillResources, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{MaybeSendFuture, RequestContext};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt as _};
@@ -58,14 +60,21 @@ pub const URI_SCHEME: &str = "skill://";
 /// once, on first use, and shared by every clone).
 #[derive(Clone)]
 pub struct SkillsServer {
+    // One pointer: Streamable HTTP clones the server for every request and moves it through
+    // several futures.
+    shared: Arc<Shared>,
+}
+
+struct Shared {
     registry: Registry,
-    index: Arc<OnceLock<Index>>,
+    index: OnceLock<Index>,
 }
 
 /// Everything derived from the embedded bytes, computed once.
 struct Index {
-    /// The answer to `initialize` and to rmcp's capability checks, which ask for it on every
-    /// request: built once, cloned.
+    /// What rmcp's capability checks ask for on every request: built once, cloned, without
+    /// the instructions (the catalog, a few KB), which only `initialize` and `server/discover`
+    /// answer with.
     info: ServerConfig,
     skills: Vec<McpSkill>,
     resources: Vec<McpResource>,
@@ -85,7 +94,7 @@ struct File {
 impl std::fmt::Debug for SkillsServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SkillsServer")
-            .field("registry", &self.registry)
+            .field("registry", &self.registry())
             .finish_non_exhaustive()
     }
 }
@@ -94,14 +103,16 @@ impl SkillsServer {
     /// A server of `registry` (a `&'static Registry` or an owned, maybe restricted, one).
     pub fn new(registry: impl Into<Registry>) -> Self {
         Self {
-            registry: registry.into(),
-            index: Arc::new(OnceLock::new()),
+            shared: Arc::new(Shared {
+                registry: registry.into(),
+                index: OnceLock::new(),
+            }),
         }
     }
 
     /// The registry served.
     pub fn registry(&self) -> &Registry {
-        &self.registry
+        &self.shared.registry
     }
 
     /// Serves one client on standard input and output until it disconnects.
@@ -159,7 +170,8 @@ impl SkillsServer {
     }
 
     fn index(&self) -> &Index {
-        self.index.get_or_init(|| Index::build(&self.registry))
+        let shared = &*self.shared;
+        shared.index.get_or_init(|| Index::build(&shared.registry))
     }
 
     fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
@@ -208,9 +220,9 @@ impl SkillsServer {
             ));
         }
         let (name, path) = rest.split_once('/').unwrap_or((rest, ""));
-        match self.registry.get(name) {
+        match self.registry().get(name) {
             Some(skill) => Ok((skill, decode(path))),
-            None => Err(format!("{uri}: {}", self.registry.unknown(name))),
+            None => Err(format!("{uri}: {}", self.registry().unknown(name))),
         }
     }
 
@@ -254,16 +266,48 @@ impl SkillsServer {
         )
     }
 
+    /// The skill whose `SKILL.md` is at `uri`, or why there is none (a person-only skill is a
+    /// prompt, not a skill of the extension).
+    fn skill(&self, uri: &str) -> Result<GetSkillResult, ErrorData> {
+        if let Some(skill) = self.index().skills.iter().find(|s| s.uri == uri) {
+            return Ok(GetSkillResult::new(skill.clone()));
+        }
+        let person_only = rmcp::model::skill_name_from_uri(uri)
+            .filter(|_| uri.starts_with(URI_SCHEME))
+            .and_then(|name| self.registry().get(name))
+            .filter(|skill| !skill.model_invocable());
+        let message = match person_only {
+            Some(skill) => format!(
+                "{uri}: the skill \"{}\" is only for a person to invoke \
+                 (disable-model-invocation), so it is offered as the prompt \"{}\", \
+                 not as a skill",
+                skill.name(),
+                skill.name()
+            ),
+            None => self.why_not_found(uri),
+        };
+        Err(ErrorData::invalid_params(message, None))
+    }
+
     fn call(&self, request: &CallToolRequestParams) -> Result<CallToolResult, ErrorData> {
         let empty = JsonObject::new();
         let arguments = request.arguments.as_ref().unwrap_or(&empty);
         let text = match &*request.name {
-            "load_skill" if self.registry.load_skill_tool_anthropic().is_some() => {
+            "load_skill" if self.registry().load_skill_tool_anthropic().is_some() => {
                 let name = string_argument(arguments, "load_skill", "name")?
                     .ok_or_else(|| missing("load_skill", "name"))?;
-                self.registry.load_skill(name).map_err(|e| e.to_string())
+                self.shared
+                    .registry
+                    .load_skill(name)
+                    .map_err(|e| e.to_string())
             }
-            "read_skill_resource" if self.registry.read_resource_tool_anthropic().is_some() => {
+            "read_skill_resource"
+                if self
+                    .shared
+                    .registry
+                    .read_resource_tool_anthropic()
+                    .is_some() =>
+            {
                 let tool = "read_skill_resource";
                 let skill = string_argument(arguments, tool, "skill")?
                     .ok_or_else(|| missing(tool, "skill"))?;
@@ -272,14 +316,20 @@ impl SkillsServer {
                 let offset = count_argument(arguments, tool, "offset")?;
                 let limit = count_argument(arguments, tool, "limit")?;
                 // The model's tool: person-only skills are hidden from it, as in the catalog.
-                if self.registry.get(skill).is_some_and(Skill::model_invocable) {
-                    self.registry
+                if self
+                    .shared
+                    .registry
+                    .get(skill)
+                    .is_some_and(Skill::model_invocable)
+                {
+                    self.shared
+                        .registry
                         .read_resource(skill, path, offset, limit)
                         .map_err(|e| e.to_string())
                 } else {
                     Err(crate::UnknownSkill::new(
                         skill,
-                        self.registry.names_with_resources().into_iter(),
+                        self.registry().names_with_resources().into_iter(),
                     )
                     .to_string())
                 }
@@ -310,12 +360,12 @@ impl SkillsServer {
     fn prompt(&self, request: &GetPromptRequestParams) -> Result<GetPromptResult, ErrorData> {
         let name = request.name.as_str();
         let skill = self
-            .registry
+            .registry()
             .get(name)
             .filter(|s| s.user_invocable())
             .ok_or_else(|| {
                 let error = self
-                    .registry
+                    .registry()
                     .invoke(name, "")
                     .err()
                     .map_or_else(|| format!("no prompt named \"{name}\""), |e| e.to_string());
@@ -351,7 +401,7 @@ impl SkillsServer {
             }
         }
         let invocation = self
-            .registry
+            .registry()
             .invoke(name, &text)
             .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
         Ok(
@@ -361,7 +411,8 @@ impl SkillsServer {
     }
 
     fn prompts(&self) -> Vec<Prompt> {
-        self.registry
+        self.shared
+            .registry
             .iter()
             .filter(|s| s.user_invocable())
             .map(|skill| {
@@ -487,12 +538,10 @@ impl Index {
         } else {
             capabilities.enable_tools().build()
         };
-        let info = ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new(
-                "skills-runtime",
-                env!("CARGO_PKG_VERSION"),
-            ))
-            .with_instructions(registry.catalog());
+        let info = ServerConfig::new(capabilities).with_server_info(Implementation::new(
+            "skills-runtime",
+            env!("CARGO_PKG_VERSION"),
+        ));
         Self {
             info,
             skills,
@@ -800,105 +849,111 @@ fn mime_type_of(path: &str) -> Option<&'static str> {
     })
 }
 
+// Every answer is computed at once from the index, so the handlers return ready futures: they
+// hold only the answer, not the request, which keeps the task rmcp spawns per request small.
 impl ServerHandler for SkillsServer {
     fn get_info(&self) -> ServerConfig {
         self.index().info.clone()
     }
 
-    async fn list_skills(
+    fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<InitializeResult, ErrorData>> + MaybeSendFuture + '_ {
+        // rmcp's own answer (version negotiation included), plus the catalog.
+        context.peer.set_peer_info(request.clone());
+        let result = self.negotiate_initialize(&request);
+        ready(result.map(|result| result.with_instructions(self.registry().catalog())))
+    }
+
+    fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<DiscoverResult, ErrorData>> + MaybeSendFuture + '_ {
+        ready(Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info().with_instructions(self.registry().catalog()),
+        )))
+    }
+
+    fn list_skills(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
-    ) -> Result<ListSkillsResult, ErrorData> {
-        Ok(ListSkillsResult::with_all_items(
+    ) -> impl Future<Output = Result<ListSkillsResult, ErrorData>> + MaybeSendFuture + '_ {
+        ready(Ok(ListSkillsResult::with_all_items(
             self.index().skills.clone(),
-        ))
+        )))
     }
 
-    async fn get_skill(
+    fn get_skill(
         &self,
         request: GetSkillRequestParams,
         _context: RequestContext<RoleServer>,
-    ) -> Result<GetSkillResult, ErrorData> {
-        match self.index().skills.iter().find(|s| s.uri == request.uri) {
-            Some(skill) => Ok(GetSkillResult::new(skill.clone())),
-            None => {
-                let person_only = rmcp::model::skill_name_from_uri(&request.uri)
-                    .filter(|_| request.uri.starts_with(URI_SCHEME))
-                    .and_then(|name| self.registry.get(name))
-                    .filter(|skill| !skill.model_invocable());
-                let message = match person_only {
-                    Some(skill) => format!(
-                        "{}: the skill \"{}\" is only for a person to invoke \
-                         (disable-model-invocation), so it is offered as the prompt \"{}\", \
-                         not as a skill",
-                        request.uri,
-                        skill.name(),
-                        skill.name()
-                    ),
-                    None => self.why_not_found(&request.uri),
-                };
-                Err(ErrorData::invalid_params(message, None))
-            }
-        }
+    ) -> impl Future<Output = Result<GetSkillResult, ErrorData>> + MaybeSendFuture + '_ {
+        ready(self.skill(&request.uri))
     }
 
-    async fn list_resources(
+    fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
-    ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(ListResourcesResult::with_all_items(
+    ) -> impl Future<Output = Result<ListResourcesResult, ErrorData>> + MaybeSendFuture + '_ {
+        ready(Ok(ListResourcesResult::with_all_items(
             self.index().resources.clone(),
-        ))
+        )))
     }
 
-    async fn read_resource(
+    fn read_resource(
         &self,
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, ErrorData> {
-        self.read(&request.uri).map(Into::into)
+    ) -> impl Future<Output = Result<ReadResourceResponse, ErrorData>> + MaybeSendFuture + '_ {
+        ready(self.read(&request.uri).map(Into::into))
     }
 
-    async fn read_resource_directory(
+    fn read_resource_directory(
         &self,
         request: ReadResourceDirectoryRequestParams,
         _context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
-        self.read_directory(&request.uri)
+    ) -> impl Future<Output = Result<ReadResourceDirectoryResult, ErrorData>> + MaybeSendFuture + '_
+    {
+        ready(self.read_directory(&request.uri))
     }
 
-    async fn list_tools(
+    fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.index().tools.clone()))
+    ) -> impl Future<Output = Result<ListToolsResult, ErrorData>> + MaybeSendFuture + '_ {
+        ready(Ok(ListToolsResult::with_all_items(
+            self.index().tools.clone(),
+        )))
     }
 
-    async fn call_tool(
+    fn call_tool(
         &self,
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        self.call(&request).map(Into::into)
+    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + MaybeSendFuture + '_ {
+        ready(self.call(&request).map(Into::into))
     }
 
-    async fn list_prompts(
+    fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
-    ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(ListPromptsResult::with_all_items(self.prompts()))
+    ) -> impl Future<Output = Result<ListPromptsResult, ErrorData>> + MaybeSendFuture + '_ {
+        ready(Ok(ListPromptsResult::with_all_items(self.prompts())))
     }
 
-    async fn get_prompt(
+    fn get_prompt(
         &self,
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, ErrorData> {
-        self.prompt(&request).map(Into::into)
+    ) -> impl Future<Output = Result<GetPromptResponse, ErrorData>> + MaybeSendFuture + '_ {
+        ready(self.prompt(&request).map(Into::into))
     }
 }
 
