@@ -15,7 +15,7 @@ the load generator and the start-up timer), then measures in one run, servers in
 
 Prints Markdown tables with medians over the rounds and the ratio ours / peer.
 
-    python3 bench/mcp.py                 # ~3 min after the first build
+    python3 bench/mcp.py                 # ~1 min after the first build
     python3 bench/mcp.py --quick         # fewer requests and rounds: a smoke test
 
 Everything runs on 127.0.0.1. Python 3 standard library only; CARGO_TARGET_DIR is honoured.

@@ -454,7 +454,12 @@ impl Index {
         for skill in registry.iter() {
             let skill_md = uri_of(skill.name(), "SKILL.md");
             let content = skill.content();
-            let mut manifest = vec![SkillResource::from_bytes(&skill_md, content.as_bytes())];
+            // The SKILL.md digest was computed at build time; only resources are hashed here.
+            let mut manifest = vec![SkillResource::new(
+                &skill_md,
+                format!("sha256:{}", skill.sha256()),
+                content.len() as u64,
+            )];
             resources.push(
                 McpResource::new(&skill_md, format!("{}/SKILL.md", skill.name()))
                     .with_title(skill.display_name())
