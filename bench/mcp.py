@@ -5,17 +5,18 @@ Builds (release) the `mcp_server` example and the crate `bench/mcp/` (outside th
 `skills-fs` server of the same `skills/` folder read from disk, a bare rmcp server with no skills,
 the load generator and the start-up timer), then measures in one run, servers interleaved:
 
-  throughput  requests per second and p50/p99 latency of fixed request bodies, the same for
-              every server, `--requests` POSTs at a time of 1 and of 8 concurrent clients, every
-              response checked to be a success. rmcp has no `load_skill` tool: its column for
-              that row is the request its host makes to load a skill, `resources/read` of the
-              SKILL.md (stated in the table).
+  throughput  requests per second, p50/p99 latency and server CPU per request of fixed
+              request bodies, the same for every server: `--rounds` rounds of `--requests` POSTs
+              to each server in turn, at 1 and at 8 concurrent clients, every response checked
+              to be a success. rmcp has no `load_skill` tool: its column for that row is the
+              request its host makes to load a skill, `resources/read` of the SKILL.md (stated
+              in the table).
   startup     process start to the first answered `skills/list`: ours against the bare rmcp
               server (and the skills-fs one, for information).
 
-Prints Markdown tables with medians over the rounds and the ratio ours / peer.
+Prints Markdown tables with the ratio ours / peer.
 
-    python3 bench/mcp.py                 # ~1 min after the first build
+    python3 bench/mcp.py                 # ~15 s after the first build
     python3 bench/mcp.py --quick         # fewer requests and rounds: a smoke test
 
 Everything runs on 127.0.0.1. Python 3 standard library only; CARGO_TARGET_DIR is honoured.
