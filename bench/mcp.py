@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -38,6 +39,10 @@ TARGET = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
 RELEASE = TARGET / "release"
 OURS = [str(RELEASE / "examples" / "mcp_server"), "--http", "127.0.0.1:0"]
 SKILLS_FS = [str(RELEASE / "skills_fs"), "--root", str(REPO / "skills"), "--http", "127.0.0.1:0"]
+# The same peer built with serde_json's `preserve_order`, which skills-runtime's `mcp` feature turns
+# on (frontmatter fields in the author's order) and which makes every JSON object rmcp parses or
+# builds an `IndexMap`: the same JSON library as ours, to tell that cost from the rest.
+SKILLS_FS_ORDERED = [str(RELEASE / "skills_fs_ordered"), *SKILLS_FS[1:]]
 BARE = [str(RELEASE / "bare"), "--http", "127.0.0.1:0"]
 LOAD = str(RELEASE / "load")
 STARTUP = str(RELEASE / "startup")
@@ -70,12 +75,18 @@ WORKLOADS = [
 
 def build() -> None:
     env = dict(os.environ, CARGO_TARGET_DIR=str(TARGET))
+    bench = ["cargo", "build", "--release", "--manifest-path",
+             str(REPO / "bench" / "mcp" / "Cargo.toml")]
     for command in (
         ["cargo", "build", "--release", "--example", "mcp_server", "--features", "mcp"],
-        ["cargo", "build", "--release", "--manifest-path", str(REPO / "bench" / "mcp" / "Cargo.toml")],
+        [*bench, "--features", "preserve-order"],
+        bench,
     ):
         print("+", " ".join(command), file=sys.stderr)
         subprocess.run(command, cwd=REPO, env=env, check=True)
+        if "preserve-order" in command:
+            # Cargo keeps both builds' artifacts; only the binary's name is shared.
+            shutil.copy2(RELEASE / "skills_fs", SKILLS_FS_ORDERED[0])
 
 
 def start(command: list[str]) -> tuple[subprocess.Popen, str]:
@@ -94,12 +105,12 @@ def post(url: str, body: str) -> dict:
         return json.load(response)
 
 
-def check_same_bytes(ours: str, peer: str) -> None:
-    """Both servers must serve the same SKILL.md, or the comparison means nothing."""
-    texts = [post(url, READ)["result"]["contents"][0]["text"] for url in (ours, peer)]
+def check_same_bytes(*urls: str) -> None:
+    """Every server must serve the same SKILL.md, or the comparison means nothing."""
     on_disk = (REPO / "skills" / SKILL / "SKILL.md").read_text()
-    if texts[0] != on_disk or texts[1] != on_disk:
-        sys.exit(f"the servers do not serve {SKILL_MD} as it is on disk")
+    for url in urls:
+        if post(url, READ)["result"]["contents"][0]["text"] != on_disk:
+            sys.exit(f"{url} does not serve {SKILL_MD} as it is on disk")
 
 
 def load(targets: list[tuple[str, str]], args: argparse.Namespace, concurrency: int,
@@ -124,24 +135,26 @@ def cpu_ns(server: subprocess.Popen) -> int:
 
 
 def throughput(args: argparse.Namespace) -> None:
-    (ours_server, ours), (peer_server, peer) = start(OURS), start(SKILLS_FS)
+    servers = [start(OURS), start(SKILLS_FS), start(SKILLS_FS_ORDERED)]
+    urls = [url for _, url in servers]
     rows = []
     total = 0
     try:
-        check_same_bytes(ours, peer)
+        check_same_bytes(*urls)
         for label, body, peer_body, peer_label, expect in WORKLOADS:
             for concurrency in (1, 8):
-                before = cpu_ns(ours_server), cpu_ns(peer_server)
-                mine, theirs = load([(ours, body), (peer, peer_body)], args, concurrency, expect)
-                # Per counted request; the warm-up chunk's CPU is charged too, alike for both.
-                mine["cpu_us"] = (cpu_ns(ours_server) - before[0]) / 1e3 / mine["requests"]
-                theirs["cpu_us"] = (cpu_ns(peer_server) - before[1]) / 1e3 / theirs["requests"]
-                total += mine["requests"] + theirs["requests"]
-                rows.append((label, peer_label, concurrency, mine, theirs))
+                before = [cpu_ns(server) for server, _ in servers]
+                results = load(list(zip(urls, [body, peer_body, peer_body])), args, concurrency,
+                               expect)
+                # Per counted request; the warm-up chunk's CPU is charged too, alike for all.
+                for (server, _), start_ns, result in zip(servers, before, results):
+                    result["cpu_us"] = (cpu_ns(server) - start_ns) / 1e3 / result["requests"]
+                    total += result["requests"]
+                rows.append((label, peer_label, concurrency, *results))
                 print(f"{label} x{concurrency} done", file=sys.stderr)
     finally:
-        ours_server.kill()
-        peer_server.kill()
+        for server, _ in servers:
+            server.kill()
 
     print(f"\n{args.rounds} interleaved rounds of {args.requests} requests per server and row "
           f"(req/s: median of the rounds; p50, p99: over all {args.rounds * args.requests} "
@@ -151,7 +164,7 @@ def throughput(args: argparse.Namespace) -> None:
           "peer p50 µs | ratio | ours p99 µs | peer p99 µs | ratio | ours CPU µs/req | "
           "peer CPU µs/req | ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for label, peer_label, concurrency, mine, theirs in rows:
+    for label, peer_label, concurrency, mine, theirs, _ in rows:
         cells = []
         for key in ("rps", "p50_us", "p99_us", "cpu_us"):
             a, b = mine[key], theirs[key]
@@ -159,6 +172,16 @@ def throughput(args: argparse.Namespace) -> None:
             cells += [f"{a:,.{digits}f}", f"{b:,.{digits}f}", f"{a / b:.2f}"]
         row = label if peer_label is None else f"{label} (peer: {peer_label})"
         print(f"| {row} | {concurrency} | " + " | ".join(cells) + " |")
+
+    print("\nThe same peer built with serde_json `preserve_order` (as ours is), same run:\n")
+    print("| request | clients | req/s ratio | p50 µs | ratio | p99 ratio | CPU µs/req | ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for label, peer_label, concurrency, mine, _, ordered in rows:
+        row = label if peer_label is None else f"{label} (peer: {peer_label})"
+        print(f"| {row} | {concurrency} | {mine['rps'] / ordered['rps']:.2f} | "
+              f"{ordered['p50_us']:,.0f} | {mine['p50_us'] / ordered['p50_us']:.2f} | "
+              f"{mine['p99_us'] / ordered['p99_us']:.2f} | {ordered['cpu_us']:.1f} | "
+              f"{mine['cpu_us'] / ordered['cpu_us']:.2f} |")
 
 
 def startup(args: argparse.Namespace) -> None:
