@@ -219,13 +219,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer requests and rounds")
     parser.add_argument("--requests", type=int, help="requests per server per round (default 500)")
     parser.add_argument("--rounds", type=int, help="interleaved rounds, odd (default 21)")
-    parser.add_argument("--startup-rounds", type=int, help="start-up rounds (default 41)")
+    parser.add_argument("--startup-rounds", type=int, help="start-up rounds (default 201)")
     parser.add_argument("--no-build", action="store_true", help="use the binaries as built")
     parser.add_argument("--only", choices=["throughput", "startup"], help="one of the two")
     args = parser.parse_args()
     args.requests = args.requests or (200 if args.quick else 500)
     args.rounds = args.rounds or (3 if args.quick else 21)
-    args.startup_rounds = args.startup_rounds or (7 if args.quick else 41)
+    args.startup_rounds = args.startup_rounds or (7 if args.quick else 201)
     if not args.no_build:
         build()
     if args.only in (None, "throughput"):
