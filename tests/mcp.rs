@@ -712,3 +712,65 @@ async fn the_example_serves_streamable_http_statelessly() {
     client.cancel().await.unwrap();
     child.kill().await.unwrap();
 }
+
+/// A second, independent client: the official Python SDK (`pip install mcp`) drives the example
+/// over stdio (`tests/mcp_client/python_sdk.py`). Skipped, with a message, where the SDK is not
+/// installed; `MCP_PYTHON` names an interpreter that has it (a virtual environment's).
+#[test]
+fn the_python_sdk_reads_the_example_over_stdio() {
+    let python = std::env::var("MCP_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    let probe = std::process::Command::new(&python)
+        .args(["-c", "import mcp"])
+        .output();
+    if !probe.is_ok_and(|output| output.status.success()) {
+        eprintln!(
+            "skipped: no Python MCP SDK for `{python}` (pip install mcp, or set MCP_PYTHON to \
+             an interpreter that has it)"
+        );
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client/python_sdk.py");
+    let output = std::process::Command::new(&python)
+        .arg(script)
+        .arg(example_binary())
+        .output()
+        .expect("run the Python client");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let seen: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(seen["server"], "skills-runtime");
+    assert_eq!(seen["instructions"], SKILLS.catalog());
+    let mut expected: Vec<String> = SKILLS
+        .iter()
+        .flat_map(|skill| {
+            let name = skill.name();
+            std::iter::once(format!("skill://{name}/SKILL.md")).chain(
+                skill
+                    .resources()
+                    .iter()
+                    .map(move |r| format!("skill://{name}/{}", r.path())),
+            )
+        })
+        .collect();
+    expected.sort();
+    assert_eq!(seen["resources"], json!(expected));
+    assert_eq!(
+        seen["skill_md"],
+        SKILLS.get("code-review").unwrap().content()
+    );
+    assert_eq!(seen["tools"], json!(["load_skill", "read_skill_resource"]));
+    assert_eq!(
+        seen["load_skill"],
+        SKILLS.load_skill("code-review").unwrap()
+    );
+    assert_eq!(seen["load_skill_is_error"], false);
+    let prompts: Vec<&str> = SKILLS
+        .iter()
+        .filter(|s| s.user_invocable())
+        .map(|s| s.name())
+        .collect();
+    assert_eq!(seen["prompts"], json!(prompts));
+}
