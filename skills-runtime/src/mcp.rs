@@ -1004,6 +1004,50 @@ mod tests {
     }
 
     #[test]
+    fn nested_files_enter_every_folder_above_them() {
+        let mut folders = BTreeMap::new();
+        add_to_folders(&mut folders, "s", "a/b/c.md", "skill://s/a/b/c.md", 3);
+        add_to_folders(&mut folders, "s", "a/d.txt", "skill://s/a/d.txt", 4);
+        let listing = |folder: &str| -> Vec<(String, String, Option<u64>, Option<String>)> {
+            folders[folder]
+                .values()
+                .map(|r| (r.uri.clone(), r.name.clone(), r.size, r.mime_type.clone()))
+                .collect()
+        };
+        let directory = Some(DIRECTORY_MIME_TYPE.to_owned());
+        assert_eq!(
+            folders.keys().copied().collect::<Vec<_>>(),
+            ["", "a", "a/b"]
+        );
+        assert_eq!(
+            listing(""),
+            [("skill://s/a".into(), "a".into(), None, directory.clone())]
+        );
+        assert_eq!(
+            listing("a"),
+            [
+                ("skill://s/a/b".into(), "b".into(), None, directory),
+                (
+                    "skill://s/a/d.txt".into(),
+                    "d.txt".into(),
+                    Some(4),
+                    Some("text/plain".into())
+                ),
+            ]
+        );
+        assert_eq!(
+            listing("a/b"),
+            [(
+                "skill://s/a/b/c.md".into(),
+                "c.md".into(),
+                Some(3),
+                Some("text/markdown".into())
+            )]
+        );
+        assert_eq!(folder_uri("s", ""), "skill://s");
+    }
+
+    #[test]
     fn uris_encode_what_a_uri_cannot_hold() {
         assert_eq!(uri_of("s", "a b/ü.md"), "skill://s/a%20b/%C3%BC.md");
     }
