@@ -7,8 +7,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rmcp::model::{
-    CallToolRequestParams, ErrorCode, GetPromptRequestParams, GetSkillRequestParams, JsonObject,
-    ReadResourceRequestParams, ResourceContents, SkillResources, sha256_digest,
+    CallToolRequestParams, ClientCapabilities, DIRECTORY_MIME_TYPE, ErrorCode,
+    GetPromptRequestParams, GetSkillRequestParams, Implementation, JsonObject, ProtocolVersion,
+    ReadResourceDirectoryRequestParams, ReadResourceRequestParams, RequestMetaObject,
+    ResourceContents, SkillResources, sha256_digest,
 };
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -211,6 +213,64 @@ async fn check_files(client: &Client, registry: &Registry, root: &str) {
         };
         assert_eq!(&served, bytes, "{}", resource.uri);
     }
+
+    // Every skill's folder tree, walked with `resources/directory/read` from its root, holds
+    // exactly its files on disk, each listed as `resources/list` lists it.
+    assert!(info.capabilities.supports_directory_read());
+    for (name, on_disk) in &disk {
+        let mut found = Vec::new();
+        let mut folders = vec![format!("skill://{name}")];
+        while let Some(folder) = folders.pop() {
+            let children = client
+                .read_resource_directory(ReadResourceDirectoryRequestParams::new(&folder))
+                .await
+                .unwrap()
+                .resources;
+            let names: Vec<&str> = children.iter().map(|c| c.name.as_str()).collect();
+            let mut sorted = names.clone();
+            sorted.sort();
+            assert_eq!(names, sorted, "the children of {folder}, by name");
+            for child in children {
+                assert_eq!(child.uri, format!("{folder}/{}", child.name));
+                if child.is_directory() {
+                    assert_eq!(child.size, None, "{}", child.uri);
+                    folders.push(child.uri.clone());
+                    continue;
+                }
+                let listed = resources.iter().find(|r| r.uri == child.uri).unwrap();
+                let path = child.uri.strip_prefix(&format!("skill://{name}/")).unwrap();
+                assert_eq!(
+                    child.size,
+                    Some(on_disk[path].len() as u64),
+                    "{}",
+                    child.uri
+                );
+                assert_eq!(child.mime_type, listed.mime_type, "{}", child.uri);
+                found.push(path.to_owned());
+            }
+        }
+        found.sort();
+        let expected: Vec<&String> = on_disk.keys().collect();
+        assert_eq!(
+            found.iter().collect::<Vec<_>>(),
+            expected,
+            "the folders of {name}"
+        );
+    }
+}
+
+/// The stateless revision's `server/discover` carries the catalog and capabilities too. (Over
+/// HTTP, rmcp 3.11's client sends it without the `_meta` fields the server requires and gets
+/// -32602, so only the pipe and stdio run this.)
+async fn check_discover(client: &Client) {
+    let mut meta = RequestMetaObject::new();
+    meta.set_protocol_version(ProtocolVersion::V_2026_07_28);
+    meta.set_client_info(Implementation::new("tests", "1.0.0"));
+    meta.set_client_capabilities(ClientCapabilities::default());
+    let discovered = client.discover(meta).await.unwrap();
+    assert_eq!(discovered.instructions.as_deref(), Some(SKILLS.catalog()));
+    assert!(discovered.capabilities.supports_directory_read());
+    assert!(discovered.capabilities.tools.is_some());
 }
 
 /// Tools, prompts and every bad input, on the demo bundle.
@@ -367,6 +427,43 @@ async fn check_bad_input(client: &Client) {
         assert!(message.contains(hint), "{uri}: {message}");
     }
 
+    for (uri, hint) in [
+        (
+            "skill://debug-failing-test/referencs",
+            "has no folder \"referencs\"; its folders: skill://debug-failing-test, \
+             skill://debug-failing-test/references",
+        ),
+        ("skill://debug-failing-test/../code-review", "`..` segments"),
+        ("skill://debug-failing-test/references/..", "`..` segments"),
+        (
+            "skill://debug-failing-test/SKILL.md",
+            "is a file, not a folder",
+        ),
+        ("skill://code-reviw", "Did you mean \"code-review\""),
+        ("file:///etc", "is not a skill folder"),
+    ] {
+        let (code, message) = protocol_error(
+            client
+                .read_resource_directory(ReadResourceDirectoryRequestParams::new(uri))
+                .await,
+        );
+        assert_eq!(code, ErrorCode::INVALID_PARAMS, "{uri}");
+        assert!(message.contains(hint), "{uri}: {message}");
+    }
+    // A trailing `/` names the same folder.
+    let root = client
+        .read_resource_directory(ReadResourceDirectoryRequestParams::new(
+            "skill://debug-failing-test/",
+        ))
+        .await
+        .unwrap();
+    let names: Vec<&str> = root.resources.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["SKILL.md", "references"]);
+    assert_eq!(
+        root.resources[1].mime_type.as_deref(),
+        Some(DIRECTORY_MIME_TYPE)
+    );
+
     // The tool ran and failed: the model reads the closest name.
     let result = client
         .call_tool(
@@ -450,6 +547,7 @@ async fn check_bad_input(client: &Client) {
 async fn in_process_every_surface_matches_the_demo_bundle_on_disk() {
     let client = connect(SkillsServer::new(&SKILLS)).await;
     check_demo(&client).await;
+    check_discover(&client).await;
     client.cancel().await.unwrap();
 }
 
@@ -580,6 +678,7 @@ async fn the_example_serves_over_stdio() {
         .expect("spawn the mcp_server example");
     let client = ().serve(transport).await.expect("handshake over stdio");
     check_demo(&client).await;
+    check_discover(&client).await;
     client.cancel().await.unwrap();
 }
 
@@ -612,4 +711,66 @@ async fn the_example_serves_streamable_http_statelessly() {
     check_demo(&client).await;
     client.cancel().await.unwrap();
     child.kill().await.unwrap();
+}
+
+/// A second, independent client: the official Python SDK (`pip install mcp`) drives the example
+/// over stdio (`tests/mcp_client/python_sdk.py`). Skipped, with a message, where the SDK is not
+/// installed; `MCP_PYTHON` names an interpreter that has it (a virtual environment's).
+#[test]
+fn the_python_sdk_reads_the_example_over_stdio() {
+    let python = std::env::var("MCP_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    let probe = std::process::Command::new(&python)
+        .args(["-c", "import mcp"])
+        .output();
+    if !probe.is_ok_and(|output| output.status.success()) {
+        eprintln!(
+            "skipped: no Python MCP SDK for `{python}` (pip install mcp, or set MCP_PYTHON to \
+             an interpreter that has it)"
+        );
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client/python_sdk.py");
+    let output = std::process::Command::new(&python)
+        .arg(script)
+        .arg(example_binary())
+        .output()
+        .expect("run the Python client");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let seen: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(seen["server"], "skills-runtime");
+    assert_eq!(seen["instructions"], SKILLS.catalog());
+    let mut expected: Vec<String> = SKILLS
+        .iter()
+        .flat_map(|skill| {
+            let name = skill.name();
+            std::iter::once(format!("skill://{name}/SKILL.md")).chain(
+                skill
+                    .resources()
+                    .iter()
+                    .map(move |r| format!("skill://{name}/{}", r.path())),
+            )
+        })
+        .collect();
+    expected.sort();
+    assert_eq!(seen["resources"], json!(expected));
+    assert_eq!(
+        seen["skill_md"],
+        SKILLS.get("code-review").unwrap().content()
+    );
+    assert_eq!(seen["tools"], json!(["load_skill", "read_skill_resource"]));
+    assert_eq!(
+        seen["load_skill"],
+        SKILLS.load_skill("code-review").unwrap()
+    );
+    assert_eq!(seen["load_skill_is_error"], false);
+    let prompts: Vec<&str> = SKILLS
+        .iter()
+        .filter(|s| s.user_invocable())
+        .map(|s| s.name())
+        .collect();
+    assert_eq!(seen["prompts"], json!(prompts));
 }

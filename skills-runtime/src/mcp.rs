@@ -8,7 +8,9 @@
 //!   and `sha256:` digest of exactly the bytes served. A skill only a person may invoke
 //!   (`disable-model-invocation`) is left out, as it is from the catalog: it is a prompt;
 //! - resources: every file of every skill (person-only ones too) at `skill://<name>/<path>` (`SKILL.md` included),
-//!   listed with MIME type and size; text as text, binary files as base64 blobs;
+//!   listed with MIME type and size; text as text, binary files as base64 blobs. Each skill's
+//!   folder (`skill://<name>`) and its subfolders answer `resources/directory/read` with their
+//!   direct children: files with size and MIME type, folders as `inode/directory`;
 //! - tools: `load_skill` (what [`Registry::load_skill`] returns) and `read_skill_resource`
 //!   (what [`Registry::read_resource`] returns), the same definitions the agent shows a model;
 //! - prompts: one per [user-invocable](crate::Skill::user_invocable) skill, answering with
@@ -26,21 +28,24 @@
 //! }
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::future::{Future, ready};
 use std::io;
 use std::sync::{Arc, OnceLock};
 
 use base64::Engine as _;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult, Implementation,
-    JsonObject, ListPromptsResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
-    PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, ReadResourceRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DIRECTORY_MIME_TYPE,
+    DiscoverResult, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    GetSkillRequestParams, GetSkillResult, Implementation, InitializeRequestParams,
+    InitializeResult, JsonObject, ListPromptsResult, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, Resource as McpResource, ResourceContents, Role,
     ServerCapabilities, ServerConfig, Skill as McpSkill, SkillFrontmatter, SkillResource,
     SkillResources, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{MaybeSendFuture, RequestContext};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt as _};
@@ -55,15 +60,28 @@ pub const URI_SCHEME: &str = "skill://";
 /// once, on first use, and shared by every clone).
 #[derive(Clone)]
 pub struct SkillsServer {
+    // One pointer: Streamable HTTP clones the server for every request and moves it through
+    // several futures.
+    shared: Arc<Shared>,
+}
+
+struct Shared {
     registry: Registry,
-    index: Arc<OnceLock<Index>>,
+    index: OnceLock<Index>,
 }
 
 /// Everything derived from the embedded bytes, computed once.
 struct Index {
+    /// What rmcp's capability checks ask for on every request: built once, cloned, without
+    /// the instructions (the catalog, a few KB), which only `initialize` and `server/discover`
+    /// answer with.
+    info: ServerConfig,
     skills: Vec<McpSkill>,
     resources: Vec<McpResource>,
     files: HashMap<String, File>,
+    /// Every folder's URI (`skill://<name>` and `skill://<name>/<path>`, no trailing `/`) and
+    /// its direct children, by name.
+    directories: HashMap<String, Vec<McpResource>>,
     tools: Vec<Tool>,
 }
 
@@ -76,7 +94,7 @@ struct File {
 impl std::fmt::Debug for SkillsServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SkillsServer")
-            .field("registry", &self.registry)
+            .field("registry", &self.registry())
             .finish_non_exhaustive()
     }
 }
@@ -85,18 +103,21 @@ impl SkillsServer {
     /// A server of `registry` (a `&'static Registry` or an owned, maybe restricted, one).
     pub fn new(registry: impl Into<Registry>) -> Self {
         Self {
-            registry: registry.into(),
-            index: Arc::new(OnceLock::new()),
+            shared: Arc::new(Shared {
+                registry: registry.into(),
+                index: OnceLock::new(),
+            }),
         }
     }
 
     /// The registry served.
     pub fn registry(&self) -> &Registry {
-        &self.registry
+        &self.shared.registry
     }
 
     /// Serves one client on standard input and output until it disconnects.
     pub async fn serve_stdio(self) -> io::Result<()> {
+        self.prepare_index();
         let running = self
             .serve(rmcp::transport::stdio())
             .await
@@ -125,6 +146,7 @@ impl SkillsServer {
     /// Serves [`http_service`](Self::http_service) over HTTP/1.1 at every path on connections
     /// accepted from `listener`, until accepting fails.
     pub async fn serve_http(self, listener: tokio::net::TcpListener) -> io::Result<()> {
+        self.prepare_index();
         let service = self.http_service();
         loop {
             let (stream, _) = listener.accept().await?;
@@ -138,8 +160,18 @@ impl SkillsServer {
         }
     }
 
+    /// Starts computing the digests and listings on a blocking thread, so that they are
+    /// (nearly) ready when the first request arrives instead of delaying its answer.
+    fn prepare_index(&self) {
+        let server = self.clone();
+        drop(tokio::task::spawn_blocking(move || {
+            server.index();
+        }));
+    }
+
     fn index(&self) -> &Index {
-        self.index.get_or_init(|| Index::build(&self.registry))
+        let shared = &*self.shared;
+        shared.index.get_or_init(|| Index::build(&shared.registry))
     }
 
     fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
@@ -160,41 +192,122 @@ impl SkillsServer {
         Ok(ReadResourceResult::new(vec![contents]))
     }
 
-    /// Why `uri` names no served file, with the closest skill or path.
-    fn why_not_found(&self, uri: &str) -> String {
+    /// The children of the folder at `uri` (a trailing `/` is allowed).
+    fn read_directory(&self, uri: &str) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        let folder = uri.strip_suffix('/').unwrap_or(uri);
+        match self.index().directories.get(folder) {
+            Some(children) => Ok(ReadResourceDirectoryResult::with_all_items(
+                children.clone(),
+            )),
+            None => Err(ErrorData::invalid_params(self.why_no_folder(uri), None)),
+        }
+    }
+
+    /// The skill `uri` points into and the percent-decoded path inside it, or why it points
+    /// into none (`what`: "file" or "folder").
+    fn locate<'a>(&'a self, uri: &'a str, what: &str) -> Result<(&'a Skill, String), String> {
         let Some(rest) = uri.strip_prefix(URI_SCHEME) else {
-            return format!(
-                "{uri} is not a skill file: every file is at {URI_SCHEME}<skill>/<path>"
-            );
+            return Err(format!(
+                "{uri} is not a skill {what}: every {what} is at {URI_SCHEME}<skill>/<path>"
+            ));
         };
         if rest
             .split('/')
             .any(|segment| segment == ".." || segment == ".")
         {
-            return format!("{uri}: a path with `.` or `..` segments names no file of a skill");
+            return Err(format!(
+                "{uri}: a path with `.` or `..` segments names no {what} of a skill"
+            ));
         }
         let (name, path) = rest.split_once('/').unwrap_or((rest, ""));
-        let skill = match self.registry.get(name) {
-            Some(skill) => skill,
-            None => return format!("{uri}: {}", self.registry.unknown(name)),
+        match self.registry().get(name) {
+            Some(skill) => Ok((skill, decode(path))),
+            None => Err(format!("{uri}: {}", self.registry().unknown(name))),
+        }
+    }
+
+    /// Why `uri` names no served file, with the closest skill or path.
+    fn why_not_found(&self, uri: &str) -> String {
+        let (skill, path) = match self.locate(uri, "file") {
+            Ok(found) => found,
+            Err(message) => return message,
         };
         let error = skill
-            .read_resource(&decode(path), None, None)
+            .read_resource(&path, None, None)
             .err()
             .map_or_else(|| "no such file".to_owned(), |e| e.to_string());
         format!("{uri}: {error} (SKILL.md is served too)")
+    }
+
+    /// Why `uri` names no folder: a file, no skill, or a folder the skill does not have (with
+    /// the folders it has).
+    fn why_no_folder(&self, uri: &str) -> String {
+        if self.index().files.contains_key(uri) {
+            return format!("{uri} is a file, not a folder: read it with resources/read");
+        }
+        let (skill, path) = match self.locate(uri, "folder") {
+            Ok(found) => found,
+            Err(message) => return message,
+        };
+        let root = folder_uri(skill.name(), "");
+        let mut folders: Vec<&str> = self
+            .index()
+            .directories
+            .keys()
+            .map(String::as_str)
+            .filter(|folder| *folder == root || folder.starts_with(&format!("{root}/")))
+            .collect();
+        folders.sort_unstable();
+        format!(
+            "{uri}: the skill \"{}\" has no folder \"{}\"; its folders: {}",
+            skill.name(),
+            path.trim_end_matches('/'),
+            folders.join(", ")
+        )
+    }
+
+    /// The skill whose `SKILL.md` is at `uri`, or why there is none (a person-only skill is a
+    /// prompt, not a skill of the extension).
+    fn skill(&self, uri: &str) -> Result<GetSkillResult, ErrorData> {
+        if let Some(skill) = self.index().skills.iter().find(|s| s.uri == uri) {
+            return Ok(GetSkillResult::new(skill.clone()));
+        }
+        let person_only = rmcp::model::skill_name_from_uri(uri)
+            .filter(|_| uri.starts_with(URI_SCHEME))
+            .and_then(|name| self.registry().get(name))
+            .filter(|skill| !skill.model_invocable());
+        let message = match person_only {
+            Some(skill) => format!(
+                "{uri}: the skill \"{}\" is only for a person to invoke \
+                 (disable-model-invocation), so it is offered as the prompt \"{}\", \
+                 not as a skill",
+                skill.name(),
+                skill.name()
+            ),
+            None => self.why_not_found(uri),
+        };
+        Err(ErrorData::invalid_params(message, None))
     }
 
     fn call(&self, request: &CallToolRequestParams) -> Result<CallToolResult, ErrorData> {
         let empty = JsonObject::new();
         let arguments = request.arguments.as_ref().unwrap_or(&empty);
         let text = match &*request.name {
-            "load_skill" if self.registry.load_skill_tool_anthropic().is_some() => {
+            "load_skill" if self.registry().load_skill_tool_anthropic().is_some() => {
                 let name = string_argument(arguments, "load_skill", "name")?
                     .ok_or_else(|| missing("load_skill", "name"))?;
-                self.registry.load_skill(name).map_err(|e| e.to_string())
+                self.shared
+                    .registry
+                    .load_skill(name)
+                    .map_err(|e| e.to_string())
             }
-            "read_skill_resource" if self.registry.read_resource_tool_anthropic().is_some() => {
+            "read_skill_resource"
+                if self
+                    .shared
+                    .registry
+                    .read_resource_tool_anthropic()
+                    .is_some() =>
+            {
                 let tool = "read_skill_resource";
                 let skill = string_argument(arguments, tool, "skill")?
                     .ok_or_else(|| missing(tool, "skill"))?;
@@ -203,14 +316,20 @@ impl SkillsServer {
                 let offset = count_argument(arguments, tool, "offset")?;
                 let limit = count_argument(arguments, tool, "limit")?;
                 // The model's tool: person-only skills are hidden from it, as in the catalog.
-                if self.registry.get(skill).is_some_and(Skill::model_invocable) {
-                    self.registry
+                if self
+                    .shared
+                    .registry
+                    .get(skill)
+                    .is_some_and(Skill::model_invocable)
+                {
+                    self.shared
+                        .registry
                         .read_resource(skill, path, offset, limit)
                         .map_err(|e| e.to_string())
                 } else {
                     Err(crate::UnknownSkill::new(
                         skill,
-                        self.registry.names_with_resources().into_iter(),
+                        self.registry().names_with_resources().into_iter(),
                     )
                     .to_string())
                 }
@@ -241,12 +360,12 @@ impl SkillsServer {
     fn prompt(&self, request: &GetPromptRequestParams) -> Result<GetPromptResult, ErrorData> {
         let name = request.name.as_str();
         let skill = self
-            .registry
+            .registry()
             .get(name)
             .filter(|s| s.user_invocable())
             .ok_or_else(|| {
                 let error = self
-                    .registry
+                    .registry()
                     .invoke(name, "")
                     .err()
                     .map_or_else(|| format!("no prompt named \"{name}\""), |e| e.to_string());
@@ -282,7 +401,7 @@ impl SkillsServer {
             }
         }
         let invocation = self
-            .registry
+            .registry()
             .invoke(name, &text)
             .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
         Ok(
@@ -292,7 +411,8 @@ impl SkillsServer {
     }
 
     fn prompts(&self) -> Vec<Prompt> {
-        self.registry
+        self.shared
+            .registry
             .iter()
             .filter(|s| s.user_invocable())
             .map(|skill| {
@@ -330,10 +450,16 @@ impl Index {
         let mut skills = Vec::new();
         let mut resources = Vec::new();
         let mut files = HashMap::new();
+        let mut directories = HashMap::new();
         for skill in registry.iter() {
             let skill_md = uri_of(skill.name(), "SKILL.md");
             let content = skill.content();
-            let mut manifest = vec![SkillResource::from_bytes(&skill_md, content.as_bytes())];
+            // The SKILL.md digest was computed at build time; only resources are hashed here.
+            let mut manifest = vec![SkillResource::new(
+                &skill_md,
+                format!("sha256:{}", skill.sha256()),
+                content.len() as u64,
+            )];
             resources.push(
                 McpResource::new(&skill_md, format!("{}/SKILL.md", skill.name()))
                     .with_title(skill.display_name())
@@ -349,8 +475,23 @@ impl Index {
                     mime_type: Some("text/markdown"),
                 },
             );
+            // Folder path -> child name -> child, both sorted.
+            let mut folders: BTreeMap<&str, BTreeMap<&str, McpResource>> = BTreeMap::new();
+            folders.entry("").or_default().insert(
+                "SKILL.md",
+                McpResource::new(&skill_md, "SKILL.md")
+                    .with_mime_type("text/markdown")
+                    .with_size(content.len() as u64),
+            );
             for resource in skill.resources() {
                 let uri = uri_of(skill.name(), resource.path());
+                add_to_folders(
+                    &mut folders,
+                    skill.name(),
+                    resource.path(),
+                    &uri,
+                    resource.size(),
+                );
                 manifest.push(SkillResource::from_bytes(&uri, resource.bytes()));
                 let mime_type = mime_type_of(resource.path());
                 let mut listed =
@@ -367,6 +508,12 @@ impl Index {
                         text: resource.text().filter(|t| !t.contains('\0')),
                         mime_type,
                     },
+                );
+            }
+            for (folder, children) in folders {
+                directories.insert(
+                    folder_uri(skill.name(), folder),
+                    children.into_values().collect(),
                 );
             }
             // The Skills extension is how a host shows skills to its model: a person-only
@@ -386,11 +533,26 @@ impl Index {
         .into_iter()
         .flatten()
         .filter_map(|json| tool_from_anthropic(&json))
-        .collect();
+        .collect::<Vec<_>>();
+        let capabilities = ServerCapabilities::builder()
+            .enable_resources()
+            .enable_prompts()
+            .enable_skills_with_directory_read();
+        let capabilities = if tools.is_empty() {
+            capabilities.build()
+        } else {
+            capabilities.enable_tools().build()
+        };
+        let info = ServerConfig::new(capabilities).with_server_info(Implementation::new(
+            "skills-runtime",
+            env!("CARGO_PKG_VERSION"),
+        ));
         Self {
+            info,
             skills,
             resources,
             files,
+            directories,
             tools,
         }
     }
@@ -420,6 +582,42 @@ fn uri_of(name: &str, path: &str) -> String {
         }
     }
     uri
+}
+
+/// `skill://<name>` for the skill's own folder (`path` empty), else `skill://<name>/<path>`.
+fn folder_uri(name: &str, path: &str) -> String {
+    let mut uri = uri_of(name, path);
+    if path.is_empty() {
+        uri.pop();
+    }
+    uri
+}
+
+/// Enters the file at `path` (with `uri` and `size`) and every folder above it in `folders`.
+fn add_to_folders<'a>(
+    folders: &mut BTreeMap<&'a str, BTreeMap<&'a str, McpResource>>,
+    skill: &str,
+    path: &'a str,
+    uri: &str,
+    size: u64,
+) {
+    let mut parent = "";
+    for (end, _) in path.match_indices('/') {
+        let folder = &path[..end];
+        let name = folder[parent.len()..].trim_start_matches('/');
+        folders.entry(parent).or_default().insert(
+            name,
+            McpResource::new(folder_uri(skill, folder), name).with_mime_type(DIRECTORY_MIME_TYPE),
+        );
+        folders.entry(folder).or_default();
+        parent = folder;
+    }
+    let name = path[parent.len()..].trim_start_matches('/');
+    let mut file = McpResource::new(uri, name).with_size(size);
+    if let Some(mime_type) = mime_type_of(path) {
+        file = file.with_mime_type(mime_type);
+    }
+    folders.entry(parent).or_default().insert(name, file);
 }
 
 /// A percent-decoded path, for the error message of a path that is not served.
@@ -656,111 +854,111 @@ fn mime_type_of(path: &str) -> Option<&'static str> {
     })
 }
 
+// Every answer is computed at once from the index, so the handlers return ready futures: they
+// hold only the answer, not the request, which keeps the task rmcp spawns per request small.
 impl ServerHandler for SkillsServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
-            .enable_resources()
-            .enable_prompts()
-            .enable_skills();
-        let capabilities = if self.index().tools.is_empty() {
-            capabilities.build()
-        } else {
-            capabilities.enable_tools().build()
-        };
-        ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new(
-                "skills-runtime",
-                env!("CARGO_PKG_VERSION"),
-            ))
-            .with_instructions(self.registry.catalog())
+        self.index().info.clone()
     }
 
-    async fn list_skills(
+    fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<InitializeResult, ErrorData>> + MaybeSendFuture + '_ {
+        // rmcp's own answer (version negotiation included), plus the catalog.
+        context.peer.set_peer_info(request.clone());
+        let result = self.negotiate_initialize(&request);
+        ready(result.map(|result| result.with_instructions(self.registry().catalog())))
+    }
+
+    fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<DiscoverResult, ErrorData>> + MaybeSendFuture + '_ {
+        ready(Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info().with_instructions(self.registry().catalog()),
+        )))
+    }
+
+    fn list_skills(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
-    ) -> Result<ListSkillsResult, ErrorData> {
-        Ok(ListSkillsResult::with_all_items(
+    ) -> impl Future<Output = Result<ListSkillsResult, ErrorData>> + MaybeSendFuture + '_ {
+        ready(Ok(ListSkillsResult::with_all_items(
             self.index().skills.clone(),
-        ))
+        )))
     }
 
-    async fn get_skill(
+    fn get_skill(
         &self,
         request: GetSkillRequestParams,
         _context: RequestContext<RoleServer>,
-    ) -> Result<GetSkillResult, ErrorData> {
-        match self.index().skills.iter().find(|s| s.uri == request.uri) {
-            Some(skill) => Ok(GetSkillResult::new(skill.clone())),
-            None => {
-                let person_only = rmcp::model::skill_name_from_uri(&request.uri)
-                    .filter(|_| request.uri.starts_with(URI_SCHEME))
-                    .and_then(|name| self.registry.get(name))
-                    .filter(|skill| !skill.model_invocable());
-                let message = match person_only {
-                    Some(skill) => format!(
-                        "{}: the skill \"{}\" is only for a person to invoke \
-                         (disable-model-invocation), so it is offered as the prompt \"{}\", \
-                         not as a skill",
-                        request.uri,
-                        skill.name(),
-                        skill.name()
-                    ),
-                    None => self.why_not_found(&request.uri),
-                };
-                Err(ErrorData::invalid_params(message, None))
-            }
-        }
+    ) -> impl Future<Output = Result<GetSkillResult, ErrorData>> + MaybeSendFuture + '_ {
+        ready(self.skill(&request.uri))
     }
 
-    async fn list_resources(
+    fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
-    ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(ListResourcesResult::with_all_items(
+    ) -> impl Future<Output = Result<ListResourcesResult, ErrorData>> + MaybeSendFuture + '_ {
+        ready(Ok(ListResourcesResult::with_all_items(
             self.index().resources.clone(),
-        ))
+        )))
     }
 
-    async fn read_resource(
+    fn read_resource(
         &self,
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, ErrorData> {
-        self.read(&request.uri).map(Into::into)
+    ) -> impl Future<Output = Result<ReadResourceResponse, ErrorData>> + MaybeSendFuture + '_ {
+        ready(self.read(&request.uri).map(Into::into))
     }
 
-    async fn list_tools(
+    fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<ReadResourceDirectoryResult, ErrorData>> + MaybeSendFuture + '_
+    {
+        ready(self.read_directory(&request.uri))
+    }
+
+    fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.index().tools.clone()))
+    ) -> impl Future<Output = Result<ListToolsResult, ErrorData>> + MaybeSendFuture + '_ {
+        ready(Ok(ListToolsResult::with_all_items(
+            self.index().tools.clone(),
+        )))
     }
 
-    async fn call_tool(
+    fn call_tool(
         &self,
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        self.call(&request).map(Into::into)
+    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + MaybeSendFuture + '_ {
+        ready(self.call(&request).map(Into::into))
     }
 
-    async fn list_prompts(
+    fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
-    ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(ListPromptsResult::with_all_items(self.prompts()))
+    ) -> impl Future<Output = Result<ListPromptsResult, ErrorData>> + MaybeSendFuture + '_ {
+        ready(Ok(ListPromptsResult::with_all_items(self.prompts())))
     }
 
-    async fn get_prompt(
+    fn get_prompt(
         &self,
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, ErrorData> {
-        self.prompt(&request).map(Into::into)
+    ) -> impl Future<Output = Result<GetPromptResponse, ErrorData>> + MaybeSendFuture + '_ {
+        ready(self.prompt(&request).map(Into::into))
     }
 }
 
@@ -803,6 +1001,50 @@ mod tests {
             ["it's here", "", "a\\b \"c\"", "1.2"]
         );
         assert_eq!(quote("1.2"), "1.2");
+    }
+
+    #[test]
+    fn nested_files_enter_every_folder_above_them() {
+        let mut folders = BTreeMap::new();
+        add_to_folders(&mut folders, "s", "a/b/c.md", "skill://s/a/b/c.md", 3);
+        add_to_folders(&mut folders, "s", "a/d.txt", "skill://s/a/d.txt", 4);
+        let listing = |folder: &str| -> Vec<(String, String, Option<u64>, Option<String>)> {
+            folders[folder]
+                .values()
+                .map(|r| (r.uri.clone(), r.name.clone(), r.size, r.mime_type.clone()))
+                .collect()
+        };
+        let directory = Some(DIRECTORY_MIME_TYPE.to_owned());
+        assert_eq!(
+            folders.keys().copied().collect::<Vec<_>>(),
+            ["", "a", "a/b"]
+        );
+        assert_eq!(
+            listing(""),
+            [("skill://s/a".into(), "a".into(), None, directory.clone())]
+        );
+        assert_eq!(
+            listing("a"),
+            [
+                ("skill://s/a/b".into(), "b".into(), None, directory),
+                (
+                    "skill://s/a/d.txt".into(),
+                    "d.txt".into(),
+                    Some(4),
+                    Some("text/plain".into())
+                ),
+            ]
+        );
+        assert_eq!(
+            listing("a/b"),
+            [(
+                "skill://s/a/b/c.md".into(),
+                "c.md".into(),
+                Some(3),
+                Some("text/markdown".into())
+            )]
+        );
+        assert_eq!(folder_uri("s", ""), "skill://s");
     }
 
     #[test]
