@@ -168,6 +168,42 @@ fn peak_rss_kb() -> u64 {
         .unwrap_or(0)
 }
 
+/// The baseline: `WARMUP + ITERATIONS` raw POSTs of `body` with a plain reqwest client, each
+/// body read whole; the times after the warm-up.
+async fn raw_round_trips(client: &reqwest::Client, url: &str, body: &[u8]) -> Vec<Duration> {
+    let mut times = Vec::new();
+    for i in 0..WARMUP + ITERATIONS {
+        let started = Instant::now();
+        let response = client
+            .post(url)
+            .header("content-type", "application/json")
+            .body(body.to_vec())
+            .send()
+            .await
+            .unwrap();
+        let bytes = response.bytes().await.unwrap();
+        assert!(!bytes.is_empty());
+        if i >= WARMUP {
+            times.push(started.elapsed());
+        }
+    }
+    times
+}
+
+/// The harness: `WARMUP + ITERATIONS` provider turns of `request`; the times after the warm-up.
+async fn provider_turns(provider: &dyn Provider, request: Request<'_>) -> Vec<Duration> {
+    let mut times = Vec::new();
+    for i in 0..WARMUP + ITERATIONS {
+        let started = Instant::now();
+        let response = provider.complete(request).await.unwrap();
+        assert_eq!(response.turn.text, "Done: nothing else to change.");
+        if i >= WARMUP {
+            times.push(started.elapsed());
+        }
+    }
+    times
+}
+
 async fn latency() {
     let server = MockServer::repeating(Reply::json(200, &final_reply())).await;
     server.stop_recording();
@@ -185,33 +221,10 @@ async fn latency() {
     // Baseline: the raw round trip of the same bytes with a plain reqwest client.
     let client = reqwest::Client::new();
     let url = format!("{}/v1/messages", server.url());
-    let mut raw = Vec::new();
-    for i in 0..WARMUP + ITERATIONS {
-        let started = Instant::now();
-        let response = client
-            .post(&url)
-            .header("content-type", "application/json")
-            .body(body.clone())
-            .send()
-            .await
-            .unwrap();
-        let bytes = response.bytes().await.unwrap();
-        assert!(!bytes.is_empty());
-        if i >= WARMUP {
-            raw.push(started.elapsed());
-        }
-    }
+    let raw = raw_round_trips(&client, &url, &body).await;
 
     // The harness: one provider turn on the same conversation.
-    let mut harness = Vec::new();
-    for i in 0..WARMUP + ITERATIONS {
-        let started = Instant::now();
-        let response = provider.complete(request).await.unwrap();
-        assert_eq!(response.turn.text, "Done: nothing else to change.");
-        if i >= WARMUP {
-            harness.push(started.elapsed());
-        }
-    }
+    let harness = provider_turns(provider.as_ref(), request).await;
 
     // The harness's own CPU work, no network: encode the request, parse the reply.
     let mut cpu = Vec::new();
@@ -267,31 +280,8 @@ async fn latency() {
         ..request
     };
     let stream_body = stream_provider.request_body(streamed_request).unwrap();
-    let mut raw_stream = Vec::new();
-    for i in 0..WARMUP + ITERATIONS {
-        let started = Instant::now();
-        let response = client
-            .post(&stream_url)
-            .header("content-type", "application/json")
-            .body(stream_body.clone())
-            .send()
-            .await
-            .unwrap();
-        let bytes = response.bytes().await.unwrap();
-        assert!(!bytes.is_empty());
-        if i >= WARMUP {
-            raw_stream.push(started.elapsed());
-        }
-    }
-    let mut streamed = Vec::new();
-    for i in 0..WARMUP + ITERATIONS {
-        let started = Instant::now();
-        let response = stream_provider.complete(streamed_request).await.unwrap();
-        assert_eq!(response.turn.text, "Done: nothing else to change.");
-        if i >= WARMUP {
-            streamed.push(started.elapsed());
-        }
-    }
+    let raw_stream = raw_round_trips(&client, &stream_url, &stream_body).await;
+    let streamed = provider_turns(&stream_provider, streamed_request).await;
 
     let (raw, harness, cpu, runs) = (stats(raw), stats(harness), stats(cpu), stats(runs));
     let (raw_stream, streamed) = (stats(raw_stream), stats(streamed));
