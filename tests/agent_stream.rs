@@ -516,6 +516,23 @@ async fn an_event_with_bad_json_is_a_malformed_response_without_the_key() {
 }
 
 #[tokio::test]
+async fn an_openai_stream_without_a_choice_is_malformed_not_an_empty_answer() {
+    // Only a usage chunk and `[DONE]`: read whole, a response with no choices is an error, and
+    // streamed it must be the same, not a successful empty turn.
+    for chunks in [vec![], vec![openai_usage_chunk(10, 0)]] {
+        let server = ApiMock::start(vec![sse_reply(openai_sse(&chunks, true))]).await;
+        let dir = agent_support::project();
+        let (provider, _) = agent_support::openai(&server.url());
+        let agent = streaming_agent(Arc::new(provider), dir.path());
+        let mut session = agent.session();
+        let error = agent.run(&mut session, "hi").await.unwrap_err();
+        assert!(error.api().unwrap().is_malformed_response(), "{error}");
+        assert!(error.to_string().contains("without a choice"), "{error}");
+        assert_eq!(session.conversation().len(), 1);
+    }
+}
+
+#[tokio::test]
 async fn an_error_event_mid_stream_is_the_servers_error_with_the_key_masked() {
     let mut events = anthropic_text_events(&["Par"]);
     events.truncate(4);
@@ -613,6 +630,40 @@ async fn an_idle_stream_times_out_but_a_slow_steady_one_does_not() {
 
     let out = agent.run(&mut session, "hi").await.unwrap();
     assert_eq!(out.text, "abcdef");
+}
+
+#[tokio::test]
+async fn an_error_body_that_never_finishes_is_bounded_by_the_timeout_too() {
+    // A 500 whose body arrives a piece every 2 s: with a timeout of 0.4 s the request fails as
+    // idle instead of waiting for the body's end.
+    let error = br#"{"type":"error","error":{"type":"api_error","message":"slow"}}"#;
+    let server = MockServer::start(vec![Reply::Paced {
+        status: 500,
+        content_type: "application/json".into(),
+        chunks: error.chunks(20).map(<[u8]>::to_vec).collect(),
+        interval: Duration::from_secs(2),
+        cut: false,
+    }])
+    .await;
+    let (mut options, _) = agent_support::fast_options();
+    options.timeout = Duration::from_millis(400);
+    let options = HttpOptions {
+        retry: skills_runtime::agent::RetryPolicy::none(),
+        ..options
+    };
+    let provider =
+        Anthropic::with_options(ANTHROPIC_KEY, "claude-test-model", &server.url(), options)
+            .unwrap();
+    let dir = agent_support::project();
+    let agent = streaming_agent(Arc::new(provider), dir.path());
+    let error = agent.run(&mut agent.session(), "hi").await.unwrap_err();
+    let api = error.api().unwrap();
+    assert!(api.is_transport(), "{error}");
+    assert!(
+        api.message().contains("no data from the server for 0.4 s"),
+        "{error}"
+    );
+    assert_eq!(api.status(), Some(500), "{error}");
 }
 
 #[tokio::test]

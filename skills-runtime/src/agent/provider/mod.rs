@@ -471,7 +471,21 @@ impl Endpoint {
         if (200..300).contains(&status) {
             return Attempt::Success(response, headers);
         }
-        match read_body(&mut response, &headers, MAX_ERROR_BODY_BYTES, false).await {
+        // A streamed request has no total limit (see above), so the error body gets the same
+        // bound as the wait for each piece of a stream: a server that sends its error slowly or
+        // not at all cannot hold the run.
+        let error_body = read_body(&mut response, &headers, MAX_ERROR_BODY_BYTES, false);
+        let error_body = if streaming {
+            match tokio::time::timeout(self.timeout, error_body).await {
+                Ok(read) => read,
+                Err(_) => {
+                    return Attempt::Retry(self.idle_error().with_status(status), Some(headers));
+                }
+            }
+        } else {
+            error_body.await
+        };
+        match error_body {
             Err(e) => Attempt::Retry(
                 transport_error(provider, e, secret).with_status(status),
                 Some(headers),

@@ -391,6 +391,9 @@ pub(crate) struct ChunkStream {
     calls: Vec<StreamedCall>,
     finish_reason: Option<Value>,
     usage: Option<Value>,
+    /// Whether any chunk carried the first choice: a stream without one is malformed, as a
+    /// whole response with no choices is.
+    saw_choice: bool,
 }
 
 /// A tool call assembled from its pieces.
@@ -493,6 +496,7 @@ impl StreamDecoder for ChunkStream {
         else {
             return Ok(false);
         };
+        self.saw_choice = true;
         if let Some(reason) = choice.get("finish_reason").filter(|r| !r.is_null()) {
             self.finish_reason = Some(reason.clone());
         }
@@ -517,6 +521,11 @@ impl StreamDecoder for ChunkStream {
     }
 
     fn finish(mut self) -> Result<Value, ApiError> {
+        if !self.saw_choice {
+            return Err(malformed(
+                "the stream ended without a choice (no `choices` in any chunk)",
+            ));
+        }
         self.calls.sort_by_key(|c| c.index);
         let mut message = json!({
             "role": "assistant",
