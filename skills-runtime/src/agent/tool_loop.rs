@@ -1316,7 +1316,7 @@ impl Agent {
             return Err(ToolError::new(
                 ToolErrorKind::Denied,
                 format!(
-                    "while {} {} active, only its allowed tools run, and they do not cover                      this `{}` call",
+                    "while {} {} active, only its allowed tools run, and they do not cover this `{}` call",
                     skills.join(", "),
                     if skills.len() == 1 { "is" } else { "are" },
                     call.name

@@ -299,7 +299,8 @@ impl Transcript {
                                 damaged(
                                     number,
                                     format!(
-                                        "a shortened result names message {} call `{}`, which                                          no earlier line holds; the file is damaged",
+                                        "a shortened result names message {} call `{}`, which no earlier line holds; the \
+                                         file is damaged",
                                         entry.message, entry.call_id
                                     ),
                                 )
