@@ -39,7 +39,7 @@ pub fn build(names: &[&str]) -> Vec<u32> {
 /// The table as generated code embeds it: one byte giving the width of a slot (2 when every
 /// index fits in 16 bits, else 4), then the slots, little-endian, [`EMPTY`] as all ones. One
 /// byte-string literal, so the table costs rustc one token and the binary 2 bytes a slot for
-/// up to 65,534 skills.
+/// up to 65,535 skills (indices 0 to 65,534; all ones is [`EMPTY`]).
 pub fn encode(table: &[u32]) -> Vec<u8> {
     let narrow = table
         .iter()
@@ -49,8 +49,8 @@ pub fn encode(table: &[u32]) -> Vec<u8> {
     bytes.push(width);
     for &slot in table {
         if narrow {
-            let slot = if slot == EMPTY { u16::MAX } else { slot as u16 };
-            bytes.extend_from_slice(&slot.to_le_bytes());
+            // `EMPTY` (all ones) truncates to all ones in 16 bits.
+            bytes.extend_from_slice(&(slot as u16).to_le_bytes());
         } else {
             bytes.extend_from_slice(&slot.to_le_bytes());
         }
@@ -116,7 +116,7 @@ mod tests {
     }
 
     #[test]
-    fn wide_slots_past_65534_names() {
+    fn wide_slots_past_65535_names() {
         let names: Vec<String> = (0..70_000).map(|i| format!("s{i}")).collect();
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
         let encoded = encode(&build(&refs));

@@ -1,4 +1,4 @@
-//! [`Skill`]: one embedded skill, with zero-cost accessors into its embedded text.
+//! [`Skill`]: one embedded skill, with accessors that decode its compact record in the bundle.
 
 use std::fmt;
 
@@ -8,8 +8,9 @@ use crate::__private::BundleData;
 
 /// One skill, validated and embedded at build time.
 ///
-/// Every string is `&'static`: it lives in the binary. The body, name and description are slices
-/// of the embedded file text rather than second copies. A `Skill` is a small view (a reference
+/// Every string is `&'static`: the body, name, description and the other fields are slices of
+/// the embedded file text in the binary (not second copies); the hex digests, the source path
+/// and the lists are computed once per process, on first use, into the bundle's cache. A `Skill` is a small view (a reference
 /// to its bundle and two integers): the fields are read from the bundle's compact tables when
 /// asked for.
 #[derive(Clone, Copy)]
@@ -231,12 +232,13 @@ impl Skill {
     }
 
     pub(crate) fn catalog_entry(&self) -> skills_core::render::CatalogEntry<'static> {
+        let record = self.record();
         skills_core::render::CatalogEntry {
             name: self.name(),
-            description: self.description(),
-            when_to_use: self.when_to_use(),
-            when_not_to_use: self.when_not_to_use(),
-            model_invocable: self.model_invocable(),
+            description: record.slice(record.header().description),
+            when_to_use: record.text(Field::WhenToUse),
+            when_not_to_use: record.text(Field::WhenNotToUse),
+            model_invocable: !record.header().has(Field::NotModelInvocable),
         }
     }
 }
