@@ -152,7 +152,7 @@ fn load_with(
             files,
             skill,
         } = result;
-        total_size += size;
+        total_size = total_size.saturating_add(size);
         bundle.diagnostics.extend(diagnostics);
         bundle.files.extend(files);
         bundle.skills.extend(skill);

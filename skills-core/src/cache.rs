@@ -69,8 +69,11 @@ const SOURCES: &[&str] = &[
     include_str!("yaml.rs"),
 ];
 
-/// This build of `skills-core`: its version and a hash of its source. A cache written by any
-/// other build (an upgrade, a local edit of the rules) is ignored.
+/// This build of `skills-core`: its version, a hash of its source and the Unicode version of
+/// the name normalization. A cache written by any other build (an upgrade, a local edit of the
+/// rules, a newer Unicode table) is ignored. The YAML parser's version is not part of it (it
+/// exposes none): after updating only that dependency in `Cargo.lock`, `cargo clean` the crate
+/// to drop verdicts parsed by the old one.
 pub(crate) fn version_key() -> &'static str {
     static KEY: OnceLock<String> = OnceLock::new();
     KEY.get_or_init(|| {
@@ -78,7 +81,11 @@ pub(crate) fn version_key() -> &'static str {
         for source in SOURCES {
             hash = checksum(hash, source.as_bytes());
         }
-        format!("{} {hash:016x}", env!("CARGO_PKG_VERSION"))
+        let (major, minor, patch) = unicode_normalization::UNICODE_VERSION;
+        format!(
+            "{} {hash:016x} unicode {major}.{minor}.{patch}",
+            env!("CARGO_PKG_VERSION")
+        )
     })
 }
 
@@ -543,8 +550,10 @@ impl<'a> Reader<'a> {
 
     fn list<T>(&mut self, mut read: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
         let count = self.usize()?;
-        // Every element takes at least one byte: a corrupt count cannot make a huge vector.
-        let mut values = Vec::with_capacity(count.min(self.bytes.len() - self.position));
+        // Every element takes at least one byte: a corrupt count cannot reserve more elements
+        // than bytes remain, nor more bytes than their size in memory.
+        let remaining = self.bytes.len() - self.position;
+        let mut values = Vec::with_capacity(count.min(remaining / std::mem::size_of::<T>().max(1)));
         for _ in 0..count {
             values.push(read(self)?);
         }
@@ -597,7 +606,11 @@ encode_by_name!(Code, Effort, SkillContext, Shell);
 
 impl Encode for Severity {
     fn encode(&self, out: &mut Writer) {
-        out.bool(*self == Severity::Error);
+        // Exhaustive, so a new severity does not compile until it has its own encoding.
+        out.bool(match self {
+            Severity::Error => true,
+            Severity::Warning => false,
+        });
     }
     fn decode(input: &mut Reader<'_>) -> Option<Self> {
         Some(if input.bool()? {
@@ -649,7 +662,8 @@ fn encode_line(out: &mut Writer, value: Option<u32>) {
 }
 
 fn decode_line(input: &mut Reader<'_>) -> Option<Option<u32>> {
-    input.option(|input| u32::try_from(input.u64()?).ok())
+    // Lines and columns count from 1: a 0 is a damaged entry (it would underflow later).
+    input.option(|input| u32::try_from(input.u64()?).ok().filter(|&n| n != 0))
 }
 
 impl Encode for Diagnostic {

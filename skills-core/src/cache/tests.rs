@@ -578,3 +578,25 @@ fn the_version_covers_every_source_file() {
     }
     assert!(version_key().starts_with(env!("CARGO_PKG_VERSION")));
 }
+
+#[test]
+fn a_zero_line_or_a_huge_count_in_an_entry_is_damage_not_a_panic() {
+    // Lines count from 1: an entry that says line 0 is refused as a whole (reading it would
+    // underflow when the diagnostic is rendered).
+    let mut out = Writer::default();
+    encode_line(&mut out, Some(0));
+    let bytes = out.finish().unwrap();
+    assert_eq!(decode_line(&mut Reader::new(&bytes)), None);
+    let mut out = Writer::default();
+    encode_line(&mut out, Some(7));
+    let bytes = out.finish().unwrap();
+    assert_eq!(decode_line(&mut Reader::new(&bytes)), Some(Some(7)));
+
+    // A list that claims far more elements than the bytes hold fails to decode, without
+    // reserving memory for the claim.
+    let mut out = Writer::default();
+    out.usize(usize::MAX / 2);
+    out.u8(0);
+    let bytes = out.finish().unwrap();
+    assert_eq!(Reader::new(&bytes).list(|input| input.u64()), None);
+}

@@ -69,6 +69,10 @@ const KNOWN_WINDOWS: &[(&str, u64)] = &[
     ("claude", CLAUDE_CONTEXT_WINDOW),
     ("gpt-4.1", 1_047_576),
     ("gpt-4o", 128_000),
+    // After the longer `gpt-4` names: the older models have smaller windows than the default.
+    ("gpt-4-turbo", 128_000),
+    ("gpt-4", 8_192),
+    ("gpt-3.5", 16_385),
     ("gpt-5", 400_000),
     ("o1-mini", 128_000),
     ("o1-preview", 128_000),
@@ -85,6 +89,9 @@ const KNOWN_WINDOWS: &[(&str, u64)] = &[
 /// | `claude-*`, and every model of the `anthropic` provider | 200,000 |
 /// | `gpt-4.1*` | 1,047,576 |
 /// | `gpt-4o*` | 128,000 |
+/// | `gpt-4-turbo*` | 128,000 |
+/// | `gpt-4*` (the others) | 8,192 |
+/// | `gpt-3.5*` | 16,385 |
 /// | `gpt-5*` | 400,000 |
 /// | `o1-mini*`, `o1-preview*` | 128,000 |
 /// | `o1*`, `o3*`, `o4-mini*` | 200,000 |
@@ -523,6 +530,9 @@ mod tests {
             ("anthropic", "some-future-model", 200_000),
             ("openai", "gpt-4o", 128_000),
             ("openai", "gpt-4o-mini-2024-07-18", 128_000),
+            ("openai", "gpt-4-turbo-2024-04-09", 128_000),
+            ("openai", "gpt-4-0613", 8_192),
+            ("openai", "gpt-3.5-turbo", 16_385),
             ("openai", "openai/gpt-4o", 128_000),
             ("openai", "gpt-4.1", 1_047_576),
             ("openai", "GPT-4.1-nano", 1_047_576),
