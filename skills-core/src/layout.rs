@@ -22,6 +22,11 @@
 //! the records: per skill its name's start in the bundle's text, its length, and how far into
 //! the skill's text it starts (which gives the base; see [`NameEntry`]).
 
+/// The version of this format. The generated code asserts at compile time that the runtime it
+/// links reads the version the macro wrote, so a macro and a runtime of different releases are
+/// a compile error, not wrong data.
+pub const VERSION: u32 = 1;
+
 /// What a [`Field`]'s data is, after the flag bit that says it is present.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {

@@ -114,6 +114,7 @@ pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStr
         byte_string(&hashes),
     );
     let text_len = text_len as usize;
+    let layout_version = skills_core::layout::VERSION;
     quote! {
         {
             #(#warnings)*
@@ -124,6 +125,10 @@ pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStr
             const _: () = ::core::assert!(
                 TEXT.len() == #text_len,
                 "a skill file changed while the crate was compiling: build again"
+            );
+            const _: () = ::core::assert!(
+                #krate::__private::LAYOUT_VERSION == #layout_version,
+                "skills-macro and skills-runtime are of different releases (their registry layouts differ): use the same version of both"
             );
             static CACHE: #krate::__private::Cache = #krate::__private::Cache::new();
             static BUNDLE: #krate::__private::BundleData = #krate::__private::BundleData {

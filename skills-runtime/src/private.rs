@@ -139,6 +139,10 @@ pub const fn registry(data: &'static BundleData) -> Registry {
 /// user code does not drown in follow-on errors.
 pub const EMPTY_REGISTRY: Registry = Registry::empty();
 
+/// The registry layout this runtime reads; the generated code checks it against the one the
+/// macro wrote.
+pub const LAYOUT_VERSION: u32 = skills_core::layout::VERSION;
+
 static EMPTY_CACHE: Cache = Cache::new();
 
 /// The bundle of no skills.
