@@ -262,7 +262,7 @@ fn parse_value(kind: Kind, text: &str) -> Result<Value, String> {
             .map(Value::Level)
             .ok_or_else(|| "expected allow, warn or deny".to_owned()),
         Kind::List => Ok(Value::List(vec![text.to_owned()])),
-        Kind::Compat => options::Compat::parse(text)
+        Kind::Compat => skills_core::claude_code::Compat::parse(text)
             .map(Value::Compat)
             .ok_or_else(|| "expected strict or claude-code".to_owned()),
         Kind::Chars => options::parse_bytes(text)
@@ -521,7 +521,10 @@ mod tests {
                     let given = check_source(&[&format!("--{long}"), compat.name()]);
                     assert_eq!(given.options, Options::default(), "{long}");
                     let other = check_source(&[&format!("--{long}"), "claude-code"]);
-                    assert_eq!(other.options.compat, options::Compat::ClaudeCode);
+                    assert_eq!(
+                        other.options.compat,
+                        skills_core::claude_code::Compat::ClaudeCode
+                    );
                 }
                 (Flag::Value { long, value_name }, DefaultValue::Unlimited) => {
                     let arg = arg(long);

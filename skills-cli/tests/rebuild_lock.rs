@@ -87,7 +87,7 @@ fn run(dir: &Path) -> String {
 }
 
 fn lock_digest(dir: &Path) -> String {
-    skills_core::lock::sha256_hex(&fs::read(dir.join("skills.lock")).unwrap())
+    skills_core::digest::sha256_hex(&fs::read(dir.join("skills.lock")).unwrap())
 }
 
 #[test]

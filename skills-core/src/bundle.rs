@@ -5,16 +5,18 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::cache::{self, Cache, CacheStats};
+use crate::cache::{self, Cache, CacheStats, FolderResult};
 use crate::check;
 use crate::diagnostic::{self, Code, Diagnostic};
+use crate::digest::{self, hex};
 use crate::discover::{self, FoundSkill};
 use crate::files::{ReadError, read_limited};
+use crate::links;
 use crate::lint;
 use crate::lock::{self, LockedFile};
 use crate::options::Options;
 use crate::resources::{self, ResourceDef};
-use crate::skill::{self, ParseOptions, SkillDef, hex};
+use crate::skill::{self, ParseOptions, SkillDef};
 
 /// The result of loading one or more roots.
 #[derive(Clone, Debug, Default)]
@@ -93,20 +95,6 @@ pub(crate) fn load_cached_as(
     let mut cache = Cache::open(cache_dir, manifest_dir, roots, options, version, settle);
     let bundle = load_with(manifest_dir, roots, options, Some(&mut cache));
     (bundle, cache.save())
-}
-
-/// Everything the per-folder stage finds for one `SKILL.md` and the files beside it, before
-/// the rules across skills: what the build cache keeps.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct FolderResult {
-    /// The problems of the folder's files, in the order the rules found them.
-    pub diagnostics: Vec<Diagnostic>,
-    /// Bytes embedded from the folder, for `max_bundle_size`.
-    pub size: u64,
-    /// The lock entries of the folder's files: `SKILL.md` first, then the resources.
-    pub files: Vec<LockedFile>,
-    /// The skill, when every per-file rule passed.
-    pub skill: Option<SkillDef>,
 }
 
 fn load_with(
@@ -226,7 +214,7 @@ fn load_folder(
     let file_sha256 = if bytes == skill.text.as_bytes() {
         skill.sha256.clone()
     } else {
-        lock::sha256_hex(&bytes)
+        digest::sha256_hex(&bytes)
     };
     result.files.push(LockedFile {
         path: found.display_path.clone(),
@@ -246,9 +234,7 @@ fn load_folder(
     }));
     skill.tree_sha256 = tree_hash(&skill, &files);
     skill.resources = files.into_iter().map(|(resource, _)| resource).collect();
-    result
-        .diagnostics
-        .extend(resources::check_references(&skill));
+    result.diagnostics.extend(links::check_references(&skill));
     result
         .diagnostics
         .extend(lint::lint_skill(&skill, &options.lints));
@@ -327,7 +313,7 @@ fn check_lock(
     let shown = lock_path.replace('\\', "/");
     match std::fs::read(&file) {
         Ok(bytes) => {
-            bundle.lock_digest = Some(lock::sha256_hex(&bytes));
+            bundle.lock_digest = Some(digest::sha256_hex(&bytes));
             let text = String::from_utf8_lossy(&bytes);
             let found = lock::check(&text, &shown, &bundle.files, options, shown_roots);
             bundle.diagnostics.extend(found);

@@ -27,7 +27,6 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::bundle::FolderResult;
 use crate::claude_code::{Effort, Shell, SkillContext};
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::discover::FoundSkill;
@@ -35,6 +34,20 @@ use crate::lock::LockedFile;
 use crate::options::Options;
 use crate::resources::{ResourceDef, WalkItem};
 use crate::skill::{ClaudeCodeFields, SkillDef, Spanned};
+
+/// Everything the per-folder stage finds for one `SKILL.md` and the files beside it, before
+/// the rules across skills: what the build cache keeps.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct FolderResult {
+    /// The problems of the folder's files, in the order the rules found them.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Bytes embedded from the folder, for `max_bundle_size`.
+    pub size: u64,
+    /// The lock entries of the folder's files: `SKILL.md` first, then the resources.
+    pub files: Vec<LockedFile>,
+    /// The skill, when every per-file rule passed.
+    pub skill: Option<SkillDef>,
+}
 
 /// A file whose last change is more recent than this, when the build starts, is not cached:
 /// longer than the coarsest common timestamp granularity (2 s on FAT) plus the lag of the
@@ -53,11 +66,13 @@ const SOURCES: &[&str] = &[
     include_str!("check.rs"),
     include_str!("claude_code.rs"),
     include_str!("diagnostic.rs"),
+    include_str!("digest.rs"),
     include_str!("discover.rs"),
     include_str!("files.rs"),
     include_str!("index.rs"),
     include_str!("layout.rs"),
     include_str!("lib.rs"),
+    include_str!("links.rs"),
     include_str!("lint.rs"),
     include_str!("lock.rs"),
     include_str!("options.rs"),

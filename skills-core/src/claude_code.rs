@@ -1,6 +1,7 @@
-//! The closed value sets of Claude Code's frontmatter fields (`effort`, `context`, `shell`),
-//! defined once: the macro checks a value against them at build time and generated code names
-//! the same enums, which `skills-runtime` re-exports.
+//! Claude Code's dialect: [`Compat`], the option that turns it on, and the closed value sets of
+//! its frontmatter fields (`effort`, `context`, `shell`), defined once: the macro checks a value
+//! against them at build time and generated code names the same enums, which `skills-runtime`
+//! re-exports.
 
 /// Defines a closed set of values: the enum, its `ALL`, `as_str`, `from_name` and `expected`.
 macro_rules! choices {
@@ -73,6 +74,34 @@ choices! {
         Bash = "bash",
         /// `powershell`.
         PowerShell = "powershell",
+    }
+}
+
+/// The frontmatter dialect a bundle is written in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Compat {
+    /// The Agent Skills spec and this crate's keys only.
+    #[default]
+    Strict,
+    /// Also Claude Code's keys and its reading of `name` as a display name.
+    ClaudeCode,
+}
+
+impl Compat {
+    /// Every dialect.
+    pub const ALL: [Compat; 2] = [Compat::Strict, Compat::ClaudeCode];
+
+    /// The name in `compat = "..."`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Compat::Strict => "strict",
+            Compat::ClaudeCode => "claude-code",
+        }
+    }
+
+    /// The dialect called `name`.
+    pub fn parse(name: &str) -> Option<Compat> {
+        Compat::ALL.into_iter().find(|compat| compat.name() == name)
     }
 }
 

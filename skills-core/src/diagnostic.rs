@@ -419,6 +419,7 @@ mod tests {
             include_str!("bundle.rs"),
             include_str!("check.rs"),
             include_str!("discover.rs"),
+            include_str!("links.rs"),
             include_str!("lint.rs"),
             include_str!("lock.rs"),
             include_str!("resources.rs"),

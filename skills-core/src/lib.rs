@@ -1,16 +1,18 @@
 //! The one implementation of the Agent Skills rules, shared by the `embed_skills!` macro,
 //! the `skills` command and the runtime.
 //!
-//! A bundle goes through four stages, one module each:
+//! A bundle goes through five stages, one module each:
 //!
 //! 1. `discover` walks the roots and finds `SKILL.md` files;
 //! 2. `text` decodes and normalizes a file and splits frontmatter from body;
 //! 3. `yaml` turns the frontmatter into a small positioned tree and
 //!    [`skill`] reads the fields out of it;
-//! 4. `resources` collects the files beside each `SKILL.md` and checks the body's links to
-//!    them;
+//! 4. `resources` collects the files beside each `SKILL.md`, and `links` checks that the
+//!    body's links and paths point at them;
 //! 5. `check` applies the rules that look at several skills at once, and [`lint`]
 //!    gives advice at a level the user chooses.
+//!
+//! [`digest`] is the one SHA-256 helper every stage hashes with.
 //!
 //! [`options`] defines the options of a bundle once, for the macro's `key = value` pairs, the
 //! command's flags and the docs.
@@ -48,9 +50,13 @@ mod check;
 #[cfg(feature = "validate")]
 mod diagnostic;
 #[cfg(feature = "validate")]
+pub mod digest;
+#[cfg(feature = "validate")]
 mod discover;
 #[cfg(feature = "validate")]
 mod files;
+#[cfg(feature = "validate")]
+mod links;
 #[cfg(feature = "validate")]
 pub mod lint;
 #[cfg(feature = "validate")]

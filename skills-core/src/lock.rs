@@ -11,11 +11,9 @@
 
 use std::collections::BTreeMap;
 
-use sha2::{Digest, Sha256};
-
 use crate::diagnostic::{Code, Diagnostic};
+use crate::digest::sha256_hex;
 use crate::options::{Flag, OPTIONS, Options, Value};
-use crate::skill::hex;
 
 /// The lock `skills lock` writes when no `--output` is given.
 pub const DEFAULT_LOCK: &str = "skills.lock";
@@ -47,12 +45,6 @@ impl LockedFile {
             sha256: sha256_hex(bytes),
         }
     }
-}
-
-/// SHA-256 of `bytes` in lowercase hex: the lock's digest ([`crate::Bundle::lock_digest`]) and
-/// each file's hash.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
 }
 
 /// The lock for `files` read with `options`: the header, the locked options, then one
@@ -331,7 +323,6 @@ fn shell_word(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::options;
 
     fn files() -> Vec<LockedFile> {
         vec![
@@ -432,7 +423,7 @@ mod tests {
             update_command(&roots(), "skills.lock", &options),
             "skills lock"
         );
-        options.compat = options::Compat::ClaudeCode;
+        options.compat = crate::claude_code::Compat::ClaudeCode;
         options.allow_unknown_keys = true;
         options.max_file_size = 10;
         assert_eq!(

@@ -8,6 +8,7 @@
 
 use std::fmt;
 
+use crate::claude_code::Compat;
 use crate::lint::{Level, Lint, LintOptions};
 use crate::render::closest_match;
 
@@ -390,34 +391,6 @@ pub fn parse_bytes(text: &str) -> Option<u64> {
     let valid = text.starts_with(|c: char| c.is_ascii_digit())
         && text.chars().all(|c| c.is_ascii_digit() || c == '_');
     valid.then(|| text.replace('_', "").parse().ok()).flatten()
-}
-
-/// The frontmatter dialect a bundle is written in.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Compat {
-    /// The Agent Skills spec and this crate's keys only.
-    #[default]
-    Strict,
-    /// Also Claude Code's keys and its reading of `name` as a display name.
-    ClaudeCode,
-}
-
-impl Compat {
-    /// Every dialect.
-    pub const ALL: [Compat; 2] = [Compat::Strict, Compat::ClaudeCode];
-
-    /// The name in `compat = "..."`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Compat::Strict => "strict",
-            Compat::ClaudeCode => "claude-code",
-        }
-    }
-
-    /// The dialect called `name`.
-    pub fn parse(name: &str) -> Option<Compat> {
-        Compat::ALL.into_iter().find(|compat| compat.name() == name)
-    }
 }
 
 /// A value for one option.

@@ -4,14 +4,13 @@
 use std::ops::Range;
 use std::path::PathBuf;
 
-use sha2::{Digest, Sha256};
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 
 use crate::allowed_tools::{self, Entry};
+use crate::claude_code::Compat;
 use crate::claude_code::{Effort, Shell, SkillContext};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::options::Compat;
 use crate::render::closest_match;
 use crate::resources::ResourceDef;
 use crate::text;
@@ -369,7 +368,7 @@ pub fn parse(
     let skill = skill
         .filter(|_| !diagnostics.iter().any(Diagnostic::is_error))
         .map(|fields| {
-            let sha256 = hex(&Sha256::digest(document.text.as_bytes()));
+            let sha256 = crate::digest::sha256_hex(document.text.as_bytes());
             SkillDef {
                 path: path.to_owned(),
                 file: PathBuf::new(),
@@ -439,11 +438,6 @@ fn is_json_number(text: &str) -> bool {
         return n > 0 && n == exponent.len();
     }
     rest.is_empty()
-}
-
-/// Lowercase hex of a digest.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Whether `c` may appear in a `name`: `-`, a digit of any script, or a letter that is lowercase

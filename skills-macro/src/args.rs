@@ -55,7 +55,7 @@ fn value(input: ParseStream<'_>, kind: Kind) -> syn::Result<Parsed> {
         }
         Kind::Compat => {
             let compat: LitStr = input.parse()?;
-            let Some(parsed) = options::Compat::parse(&compat.value()) else {
+            let Some(parsed) = skills_core::claude_code::Compat::parse(&compat.value()) else {
                 return Err(syn::Error::new(
                     compat.span(),
                     "`compat` is \"strict\" or \"claude-code\"",

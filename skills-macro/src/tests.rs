@@ -215,7 +215,7 @@ fn every_option_of_the_table_parses() {
     assert_eq!(options.lints.level(Lint::ExternalUrls), Level::Warn);
     assert_eq!(options.lints.level(Lint::EmptyBody), Level::Deny);
     assert_eq!(options.lints.level(Lint::AsciiNames), Level::Warn);
-    assert_eq!(options.compat, skills_core::options::Compat::ClaudeCode);
+    assert_eq!(options.compat, skills_core::claude_code::Compat::ClaudeCode);
     assert_eq!(options.catalog_budget, Some(8000));
     assert_eq!(options.lock.as_deref(), Some("skills.lock"));
     // Every option of the table is in the call above.
@@ -276,7 +276,7 @@ fn a_lock_is_tracked_and_its_digest_recorded() {
     let lock = skills_core::lock::render(&bundle.files, &options);
     fs::write(dir.path().join("skills.lock"), &lock).unwrap();
     let locked = expand_dir(dir.path(), "\"skills\", lock = \"skills.lock\"");
-    let digest = skills_core::lock::sha256_hex(lock.as_bytes());
+    let digest = skills_core::digest::sha256_hex(lock.as_bytes());
     assert!(
         locked.contains(&format!(
             "lock_digest : :: core :: option :: Option :: Some (\"{digest}\")"

@@ -2,8 +2,8 @@ use std::time::Duration;
 
 use super::*;
 use crate::bundle::{Bundle, load, load_cached_as};
+use crate::claude_code::Compat;
 use crate::lint::{Level, LintOptions};
-use crate::options::Compat;
 
 /// The workspace root: the demo bundle is `skills/`, the fixtures `tests/fixtures/`.
 fn workspace() -> PathBuf {

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Fails when a crate's modules import each other in a circle.
+
+For every crate of the workspace (a folder with `Cargo.toml` and `src/`), each source file is
+one module. An edge goes from module A to module B when A names B through `crate::`, `super::`
+or `self::` paths (a name re-exported at the crate root counts as the module that defines it).
+Edges from a module into its own sub-modules are not counted: a parent declaring and
+re-exporting its children is how Rust modules nest, not a circle. Test code (files named
+`tests.rs`, and everything after a top-level `#[cfg(test)]`) is left out, since tests may
+reach anything.
+
+Usage: python3 .ci/import_cycles.py [CRATE_DIR...]   (default: every crate under the repo)
+Exit status 1, with each circle printed, when any crate has one.
+"""
+
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+PATH_RE = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
+USE_GROUP_RE = re.compile(r"\buse\s+(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)*)::\{([^;]*)\};", re.S)
+REEXPORT_RE = re.compile(r"^\s*pub(?:\([^)]*\))?\s+use\s+([A-Za-z_][A-Za-z0-9_:]*)::(\{[^;]*\}|[A-Za-z_][A-Za-z0-9_]*);", re.M | re.S)
+
+
+def module_files(src):
+    """Maps module paths (tuples) to file paths for one crate's `src/`."""
+    modules = {}
+    for folder, _, files in os.walk(src):
+        for name in files:
+            if not name.endswith(".rs") or name == "tests.rs":
+                continue
+            rel = os.path.relpath(os.path.join(folder, name), src)[:-3].split(os.sep)
+            if rel[-1] in ("lib", "main", "mod"):
+                rel = rel[:-1]
+            if rel and rel[0] == "bin":
+                continue
+            modules[tuple(rel)] = os.path.join(folder, name)
+    return modules
+
+
+def strip_tests_and_comments(text):
+    cut = re.search(r"^#\[cfg\(test\)\]", text, re.M)
+    if cut:
+        text = text[: cut.start()]
+    text = re.sub(r"//[^\n]*", "", text)
+    return re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+
+
+def resolve(modules, start, segments):
+    """The longest known module reached by `segments` from module `start`."""
+    best = None
+    path = list(start)
+    for i, seg in enumerate(segments):
+        path = path + [seg]
+        if tuple(path) in modules:
+            best = tuple(path)
+    return best
+
+
+def base_of(kind, here, is_mod_file):
+    if kind == "crate":
+        return ()
+    # `super` in `a/b.rs` (module a::b) is `a`; in `a/b/mod.rs` it is also `a`.
+    parent = here[:-1]
+    return parent if kind == "super" else here
+
+
+def crate_edges(crate_dir):
+    src = os.path.join(crate_dir, "src")
+    modules = module_files(src)
+    texts = {m: strip_tests_and_comments(open(f, encoding="utf-8").read()) for m, f in modules.items()}
+
+    # Names re-exported at the crate root, to the module that defines them.
+    root_reexports = {}
+    for match in REEXPORT_RE.finditer(texts.get((), "")):
+        prefix, names = match.group(1), match.group(2)
+        segs = [s for s in prefix.split("::") if s not in ("crate", "self")]
+        target = resolve(modules, (), segs)
+        if target is None:
+            continue
+        for name in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", names):
+            root_reexports[name] = target
+
+    edges = {}
+    for here, text in texts.items():
+        targets = set()
+        refs = [(m.group(1), m.group(2).split("::")[1:]) for m in PATH_RE.finditer(text)]
+        for group in USE_GROUP_RE.finditer(text):
+            kind, prefix = group.group(1), group.group(2).split("::")[1:]
+            for item in re.findall(r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*", group.group(3)):
+                refs.append((kind, prefix + item.split("::")))
+        for kind, segs in refs:
+            base = base_of(kind, here, False)
+            target = resolve(modules, base, segs)
+            if target is None and kind == "crate" and segs and segs[0] in root_reexports:
+                target = root_reexports[segs[0]]
+            if target is None or target == here or target[: len(here)] == here:
+                continue
+            targets.add(target)
+        edges[here] = targets
+    return edges
+
+
+def cycles(edges):
+    """Every elementary circle, found by Tarjan's strongly connected components."""
+    index, low, stack, on_stack, result = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(node):
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in edges.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                result.append(sorted(component))
+
+    sys.setrecursionlimit(10000)
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return result
+
+
+def name(module):
+    return "::".join(module) or "crate"
+
+
+def main():
+    dirs = sys.argv[1:] or sorted(
+        os.path.join(ROOT, d)
+        for d in os.listdir(ROOT)
+        if os.path.isfile(os.path.join(ROOT, d, "Cargo.toml")) and os.path.isdir(os.path.join(ROOT, d, "src"))
+    ) + [ROOT]
+    failed = False
+    for crate_dir in dirs:
+        edges = crate_edges(crate_dir)
+        for component in cycles(edges):
+            failed = True
+            members = set(component)
+            print(f"{os.path.relpath(crate_dir, ROOT) or '.'}: modules importing each other in a circle:")
+            for module in component:
+                inside = sorted(name(t) for t in edges[module] if t in members)
+                print(f"  {name(module)} -> {', '.join(inside)}")
+    if failed:
+        sys.exit(1)
+    print(f"no import circles in {len(dirs)} crates")
+
+
+if __name__ == "__main__":
+    main()
