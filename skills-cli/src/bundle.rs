@@ -16,7 +16,7 @@ use crate::args::Source;
 /// lint still at `warn` after the per-lint levels becomes an error, or goes away.
 pub fn load(source: &Source) -> Bundle {
     let mut options = source.options.clone();
-    options.lints.set_warnings(source.warnings);
+    options.lints.set_warnings(source.warnings, options.compat);
     skills_core::load(&base_dir(), &source.roots(), &options)
 }
 

@@ -12,11 +12,12 @@ use crate::digest::{self, hex};
 use crate::discover::{self, FoundSkill};
 use crate::files::{ReadError, read_limited};
 use crate::links;
-use crate::lint;
+use crate::lint::{self, LintOptions};
 use crate::lock::{self, LockedFile};
 use crate::options::Options;
-use crate::resources::{self, ResourceDef};
+use crate::resources::{self, ResourceDef, WalkItem};
 use crate::skill::{self, ParseOptions, SkillDef};
+use crate::triggers::{self, TRIGGERS_FILE, TriggerFile};
 
 /// The result of loading one or more roots.
 #[derive(Clone, Debug, Default)]
@@ -118,9 +119,11 @@ fn load_with(
         infer_missing_fields: options.infer_missing_fields,
         compat: options.compat,
     };
+    // Every lint at its level in the bundle's dialect.
+    let lints = options.lints.resolved(options.compat);
     let mut total_size = 0u64;
     for found_skill in &found {
-        let fresh = |walk| load_folder(found_skill, walk, options, &parse_options);
+        let fresh = |walk| load_folder(found_skill, walk, options, &lints, &parse_options);
         let result = match cache.as_deref_mut() {
             // The cache compares a walk of the folder with the last one, and hands it on.
             Some(cache) => {
@@ -173,7 +176,7 @@ fn load_with(
     }
     bundle
         .diagnostics
-        .extend(lint::lint_bundle(&bundle.skills, &options.lints));
+        .extend(lint::lint_bundle(&bundle.skills, &lints));
     bundle.files.sort_by(|a, b| a.path.cmp(&b.path));
     if let Some(lock_path) = &options.lock {
         check_lock(&mut bundle, manifest_dir, lock_path, options, &shown_roots);
@@ -190,8 +193,9 @@ fn shown_dir(found: &FoundSkill) -> &str {
 /// Reads, parses, hashes and checks one skill folder (`walk`: its files, if already walked).
 fn load_folder(
     found: &FoundSkill,
-    walk: Option<Vec<resources::WalkItem>>,
+    walk: Option<Vec<WalkItem>>,
     options: &Options,
+    lints: &LintOptions,
     parse_options: &ParseOptions,
 ) -> FolderResult {
     let mut result = FolderResult::default();
@@ -225,6 +229,13 @@ fn load_folder(
     let walk = walk.unwrap_or_else(|| {
         resources::walk(&found.dir, shown_dir, &found.real_root, &options.ignore)
     });
+    let trigger_file = walk.iter().find_map(|item| match item {
+        WalkItem::Triggers { path, real } => Some((path.clone(), real.clone())),
+        _ => None,
+    });
+    if let Some((path, real)) = trigger_file {
+        skill.triggers = read_triggers(shown_dir, path, &real, options, &mut result);
+    }
     let (files, diagnostics) = resources::collect(walk, shown_dir, options.max_file_size);
     result.diagnostics.extend(diagnostics);
     result.size += files.iter().map(|(r, _)| r.size).sum::<u64>();
@@ -234,12 +245,63 @@ fn load_folder(
     }));
     skill.tree_sha256 = tree_hash(&skill, &files);
     skill.resources = files.into_iter().map(|(resource, _)| resource).collect();
-    result.diagnostics.extend(links::check_references(&skill));
     result
         .diagnostics
-        .extend(lint::lint_skill(&skill, &options.lints));
+        .extend(links::check_references(&skill, lints));
+    result.diagnostics.extend(lint::lint_skill(&skill, lints));
     result.skill = Some(skill);
     result
+}
+
+/// Reads and checks a skill's `evals/triggers.json` (`path` in the folder, `real` its real
+/// path), adding its problems and its lock entry to `result`. It is not embedded, so its size
+/// does not count toward `max_bundle_size`; `max_file_size` applies as to every file.
+fn read_triggers(
+    shown_dir: &str,
+    path: PathBuf,
+    real: &Path,
+    options: &Options,
+    result: &mut FolderResult,
+) -> Option<TriggerFile> {
+    let shown = format!("{shown_dir}/{TRIGGERS_FILE}");
+    let bytes = match read_limited(real, options.max_file_size) {
+        Ok((bytes, _)) => bytes,
+        Err(ReadError::TooLarge(size)) => {
+            result.diagnostics.push(
+                Diagnostic::error(
+                    Code::FileTooLarge,
+                    &shown,
+                    format!(
+                        "`{shown}` is {size} bytes, over the per-file limit of {} bytes",
+                        options.max_file_size
+                    ),
+                )
+                .with_help("fewer cases, or raise the limit with `max_file_size = ...`"),
+            );
+            return None;
+        }
+        Err(ReadError::Io(error)) => {
+            result.diagnostics.push(Diagnostic::error(
+                Code::Unreadable,
+                &shown,
+                format!("cannot read `{shown}`: {error}"),
+            ));
+            return None;
+        }
+    };
+    let sha256 = digest::sha256_hex(&bytes);
+    result.files.push(LockedFile {
+        path: shown.clone(),
+        sha256: sha256.clone(),
+    });
+    let (cases, diagnostics) = triggers::parse(&shown, &bytes);
+    result.diagnostics.extend(diagnostics);
+    Some(TriggerFile {
+        path: shown,
+        file: path,
+        sha256,
+        cases,
+    })
 }
 
 /// The skill in folder `name` of `root` (resolved against `manifest_dir`), read and parsed

@@ -33,7 +33,9 @@ use crate::discover::FoundSkill;
 use crate::lock::LockedFile;
 use crate::options::Options;
 use crate::resources::{ResourceDef, WalkItem};
+use crate::shell_commands::ShellCommand;
 use crate::skill::{ClaudeCodeFields, SkillDef, Spanned};
+use crate::triggers::{TriggerCase, TriggerFile};
 
 /// Everything the per-folder stage finds for one `SKILL.md` and the files beside it, before
 /// the rules across skills: what the build cache keeps.
@@ -43,7 +45,8 @@ pub(crate) struct FolderResult {
     pub diagnostics: Vec<Diagnostic>,
     /// Bytes embedded from the folder, for `max_bundle_size`.
     pub size: u64,
-    /// The lock entries of the folder's files: `SKILL.md` first, then the resources.
+    /// The lock entries of the folder's files: `SKILL.md` first, then the trigger file and the
+    /// resources.
     pub files: Vec<LockedFile>,
     /// The skill, when every per-file rule passed.
     pub skill: Option<SkillDef>,
@@ -78,17 +81,19 @@ const SOURCES: &[&str] = &[
     include_str!("options.rs"),
     include_str!("render.rs"),
     include_str!("resources.rs"),
+    include_str!("shell_commands.rs"),
     include_str!("skill.rs"),
     include_str!("text.rs"),
+    include_str!("triggers.rs"),
     include_str!("wildcard.rs"),
     include_str!("yaml.rs"),
 ];
 
 /// This build of `skills-core`: its version, a hash of its source and the Unicode version of
 /// the name normalization. A cache written by any other build (an upgrade, a local edit of the
-/// rules, a newer Unicode table) is ignored. The YAML parser's version is not part of it (it
-/// exposes none): after updating only that dependency in `Cargo.lock`, `cargo clean` the crate
-/// to drop verdicts parsed by the old one.
+/// rules, a newer Unicode table) is ignored. The YAML and JSON parsers' versions are not part of
+/// it (they expose none): after updating only those dependencies in `Cargo.lock`, `cargo clean`
+/// the crate to drop verdicts parsed by the old ones.
 pub(crate) fn version_key() -> &'static str {
     static KEY: OnceLock<String> = OnceLock::new();
     KEY.get_or_init(|| {
@@ -378,6 +383,12 @@ fn fingerprint(found: &FoundSkill, walk: &[WalkItem], settled_before: i128) -> O
                 out.u8(1);
                 diagnostic.encode(&mut out);
             }
+            WalkItem::Triggers { path, real } => {
+                out.u8(2);
+                out.path(path);
+                out.path(real);
+                stat(&mut out, real, settled_before)?;
+            }
         }
     }
     out.finish()
@@ -592,6 +603,15 @@ impl Encode for String {
     }
 }
 
+impl Encode for bool {
+    fn encode(&self, out: &mut Writer) {
+        out.bool(*self);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        input.bool()
+    }
+}
+
 impl Encode for (String, String) {
     fn encode(&self, out: &mut Writer) {
         out.str(&self.0);
@@ -759,6 +779,67 @@ impl Encode for ResourceDef {
     }
 }
 
+impl Encode for TriggerCase {
+    fn encode(&self, out: &mut Writer) {
+        let TriggerCase {
+            query,
+            should_trigger,
+        } = self;
+        query.encode(out);
+        should_trigger.encode(out);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        Some(TriggerCase {
+            query: Spanned::decode(input)?,
+            should_trigger: Spanned::decode(input)?,
+        })
+    }
+}
+
+impl Encode for TriggerFile {
+    fn encode(&self, out: &mut Writer) {
+        let TriggerFile {
+            path,
+            file,
+            sha256,
+            cases,
+        } = self;
+        out.str(path);
+        out.path(file);
+        out.str(sha256);
+        encode_list(out, cases);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        Some(TriggerFile {
+            path: input.str()?,
+            file: input.path()?,
+            sha256: input.str()?,
+            cases: decode_list(input)?,
+        })
+    }
+}
+
+impl Encode for ShellCommand {
+    fn encode(&self, out: &mut Writer) {
+        let ShellCommand {
+            range,
+            command,
+            block,
+        } = self;
+        out.usize(range.start);
+        out.usize(range.end);
+        out.str(command);
+        out.bool(*block);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        Some(ShellCommand {
+            range: input.usize()?..input.usize()?,
+            command: input.str()?,
+            block: input.bool()?,
+        })
+    }
+}
+
 impl Encode for ClaudeCodeFields {
     fn encode(&self, out: &mut Writer) {
         let ClaudeCodeFields {
@@ -776,6 +857,7 @@ impl Encode for ClaudeCodeFields {
             hooks,
             paths,
             shell,
+            shell_commands,
         } = self;
         encode_option(out, display_name);
         encode_option(out, when_to_use);
@@ -791,6 +873,7 @@ impl Encode for ClaudeCodeFields {
         encode_option(out, hooks);
         encode_list(out, paths);
         encode_option(out, shell);
+        encode_list(out, shell_commands);
     }
     fn decode(input: &mut Reader<'_>) -> Option<Self> {
         Some(ClaudeCodeFields {
@@ -808,6 +891,7 @@ impl Encode for ClaudeCodeFields {
             hooks: decode_option(input)?,
             paths: decode_list(input)?,
             shell: decode_option(input)?,
+            shell_commands: decode_list(input)?,
         })
     }
 }
@@ -833,7 +917,9 @@ impl Encode for SkillDef {
             requires,
             conflicts_with,
             claude_code,
+            keys,
             resources,
+            triggers,
             tree_sha256,
         } = self;
         out.str(path);
@@ -855,7 +941,9 @@ impl Encode for SkillDef {
         encode_list(out, requires);
         encode_list(out, conflicts_with);
         claude_code.encode(out);
+        encode_list(out, keys);
         encode_list(out, resources);
+        encode_option(out, triggers);
         out.str(tree_sha256);
     }
     fn decode(input: &mut Reader<'_>) -> Option<Self> {
@@ -865,7 +953,7 @@ impl Encode for SkillDef {
         let body = input.usize()?..input.usize()?;
         // `SkillDef::body` slices `text` with it: a bad range must not get through.
         text.get(body.clone())?;
-        Some(SkillDef {
+        let skill = SkillDef {
             path,
             file,
             text,
@@ -884,9 +972,20 @@ impl Encode for SkillDef {
             requires: decode_list(input)?,
             conflicts_with: decode_list(input)?,
             claude_code: ClaudeCodeFields::decode(input)?,
+            keys: decode_list(input)?,
             resources: decode_list(input)?,
+            triggers: decode_option(input)?,
             tree_sha256: input.str()?,
-        })
+        };
+        // The commands' ranges slice the body: a bad one must not get through either.
+        let commands = &skill.claude_code.shell_commands;
+        if commands
+            .iter()
+            .any(|c| skill.body().get(c.range.clone()).is_none())
+        {
+            return None;
+        }
+        Some(skill)
     }
 }
 

@@ -1,7 +1,7 @@
-//! Claude Code's dialect: [`Compat`], the option that turns it on, and the closed value sets of
-//! its frontmatter fields (`effort`, `context`, `shell`), defined once: the macro checks a value
-//! against them at build time and generated code names the same enums, which `skills-runtime`
-//! re-exports.
+//! Claude Code's dialect: [`Compat`], the option that turns it on, the closed value sets of its
+//! frontmatter fields (`effort`, `context`, `shell`) and the `${CLAUDE_*}` variables of a body,
+//! defined once: the macro checks a value against them at build time and generated code names
+//! the same enums, which `skills-runtime` re-exports.
 
 /// Defines a closed set of values: the enum, its `ALL`, `as_str`, `from_name` and `expected`.
 macro_rules! choices {
@@ -105,6 +105,39 @@ impl Compat {
     }
 }
 
+/// The `${CLAUDE_*}` variables of a body that are substituted at run time, as Claude Code does:
+/// where the skill's files are (`SKILL_DIR`), the session (`SESSION_ID`), the effort level
+/// (`EFFORT`) and the working directory (`PROJECT_DIR`). Any other, such as a plugin's
+/// `PLUGIN_ROOT` or `PLUGIN_DATA`, is left as written.
+pub const SUBSTITUTED_VARIABLES: [&str; 4] = [
+    "CLAUDE_SKILL_DIR",
+    "CLAUDE_SESSION_ID",
+    "CLAUDE_EFFORT",
+    "CLAUDE_PROJECT_DIR",
+];
+
+/// Every `${CLAUDE_...}` in `text`: its byte range and its name (`CLAUDE_SKILL_DIR`), in order.
+/// A name is `CLAUDE_` followed by ASCII letters, digits and `_`.
+pub fn variables(text: &str) -> Vec<(std::ops::Range<usize>, &str)> {
+    let mut found = Vec::new();
+    let mut search = 0;
+    while let Some(at) = text[search..].find("${CLAUDE_") {
+        let start = search + at;
+        let name_start = start + 2;
+        let name_len = text[name_start..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(text.len() - name_start);
+        let name_end = name_start + name_len;
+        if text[name_end..].starts_with('}') {
+            found.push((start..name_end + 1, &text[name_start..name_end]));
+            search = name_end + 1;
+        } else {
+            search = name_end;
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,5 +154,24 @@ mod tests {
         );
         assert_eq!(SkillContext::expected(), "`inherit` or `fork`");
         assert_eq!(Shell::from_name("powershell"), Some(Shell::PowerShell));
+    }
+
+    #[test]
+    fn variables_are_found_with_their_ranges() {
+        let text = "Run ${CLAUDE_SKILL_DIR}/x.sh in ${CLAUDE_PLUGIN_ROOT}; not ${CLAUDE_ or $CLAUDE_EFFORT or ${CLAUDE_BAD-NAME}, but ${CLAUDE_EFFORT}";
+        let found: Vec<(&str, &str)> = variables(text)
+            .into_iter()
+            .map(|(range, name)| (&text[range], name))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("${CLAUDE_SKILL_DIR}", "CLAUDE_SKILL_DIR"),
+                ("${CLAUDE_PLUGIN_ROOT}", "CLAUDE_PLUGIN_ROOT"),
+                ("${CLAUDE_EFFORT}", "CLAUDE_EFFORT"),
+            ]
+        );
+        assert!(variables("${CLAUDE_").is_empty());
+        assert!(SUBSTITUTED_VARIABLES.contains(&"CLAUDE_SKILL_DIR"));
     }
 }

@@ -70,7 +70,7 @@ codes! {
     /// Everything embedded is over `max_bundle_size`.
     BundleTooLarge = "bundle-too-large",
     // Text.
-    /// `SKILL.md` is not UTF-8.
+    /// `SKILL.md` or `evals/triggers.json` is not UTF-8.
     NotUtf8 = "not-utf8",
     /// Line 1 is not `---`.
     NoFrontmatter = "no-frontmatter",
@@ -125,6 +125,37 @@ codes! {
     InvalidHooks = "invalid-hooks",
     /// An `arguments` name a `$name` placeholder cannot refer to, or one named twice.
     InvalidArgumentName = "invalid-argument-name",
+    /// With `compat = "claude-code"`: a value YAML cannot read unquoted (`description: Use it:
+    /// now`), read as its text, as Claude Code reads it (a warning).
+    ValueReadAsText = "value-read-as-text",
+    /// With `compat = "claude-code"`: a `description` over the spec's 1,024 characters, within
+    /// Claude Code's 1,536 (a warning).
+    LongDescription = "long-description",
+    /// With `compat = "claude-code"`: no `description`, so the first line of the body is taken,
+    /// as Claude Code takes it (a warning).
+    DescriptionFromBody = "description-from-body",
+    /// With `compat = "claude-code"`: a `${CLAUDE_...}` variable the runtime does not substitute,
+    /// left in the text (a warning).
+    UnknownClaudeVariable = "unknown-claude-variable",
+    // Trigger cases (`evals/triggers.json`).
+    /// The trigger file is not valid JSON.
+    TriggersSyntax = "triggers-syntax",
+    /// The trigger file holds something other than an array of cases.
+    TriggersNotArray = "triggers-not-array",
+    /// A trigger case that is not an object.
+    TriggerNotObject = "trigger-not-object",
+    /// A trigger case whose `query` is not a string or whose `should_trigger` is not a boolean.
+    TriggerWrongType = "trigger-wrong-type",
+    /// A trigger case whose `query` is empty or only spaces.
+    TriggerEmptyQuery = "trigger-empty-query",
+    /// A trigger case without `query` or without `should_trigger`.
+    TriggerMissingKey = "trigger-missing-key",
+    /// A trigger case with a key other than `query` and `should_trigger`.
+    TriggerUnknownKey = "trigger-unknown-key",
+    /// A trigger case with the same key twice.
+    TriggerDuplicateKey = "trigger-duplicate-key",
+    /// Two trigger cases of one skill with the same query.
+    TriggerDuplicateQuery = "trigger-duplicate-query",
     // Across skills.
     /// Two skills share a name.
     DuplicateName = "duplicate-name",
@@ -170,6 +201,14 @@ codes! {
     AsciiNames = "ascii-names",
     /// `name` is not in Unicode NFKC form (a combining accent, full-width letters).
     NameNotNormalized = "name-not-normalized",
+    /// Lint `missing_trigger_cases`: a skill without `evals/triggers.json` cases.
+    MissingTriggerCases = "missing-trigger-cases",
+    /// Lint `dangling_code_path`: a path in a code span that names no file of the skill.
+    DanglingCodePath = "dangling-code-path",
+    /// Lint `portable`: a frontmatter key that claude.ai's and the Skills API's uploads refuse.
+    Portable = "portable",
+    /// Lint `mcp_limits`: a skill over the MCP Skills extension's 512 files or 16 MiB.
+    McpLimits = "mcp-limits",
 }
 
 impl fmt::Display for Code {
@@ -232,6 +271,13 @@ impl Diagnostic {
         self.column = position(column.max(1));
         self.source_line = text.lines().nth(line.saturating_sub(1)).map(str::to_owned);
         self
+    }
+
+    /// Points the diagnostic at the byte `offset` of `text` (its line, and its column in
+    /// characters), quoting the line.
+    pub fn at_offset(self, text: &str, offset: usize) -> Self {
+        let (line, column) = line_column(text, offset);
+        self.at(text, line, column)
     }
 
     /// Points the diagnostic at `line:column` without quoting the line (for text that is not
@@ -307,6 +353,19 @@ impl Diagnostic {
     pub fn compile_error_text(&self) -> String {
         format!("[skills::{}] {}", self.code, Details(self))
     }
+}
+
+/// The 1-based line and column (in characters) of the byte `offset` of `text` (clamped to its
+/// end, and to the character it falls in).
+pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
 }
 
 fn position(n: usize) -> Option<u32> {
@@ -425,6 +484,7 @@ mod tests {
             include_str!("resources.rs"),
             include_str!("skill.rs"),
             include_str!("text.rs"),
+            include_str!("triggers.rs"),
             include_str!("yaml.rs"),
         ]
         .concat();
@@ -437,6 +497,23 @@ mod tests {
                 "{variant} (`{code}`) is never used"
             );
         }
+    }
+
+    #[test]
+    fn offsets_become_lines_and_columns_in_characters() {
+        let text = "ab\ncé漢d\n";
+        assert_eq!(line_column(text, 0), (1, 1));
+        assert_eq!(line_column(text, 3), (2, 1));
+        // `d` is after `c`, `é` (2 bytes) and `漢` (3 bytes): byte 9, column 4.
+        assert_eq!(line_column(text, 9), (2, 4));
+        // Inside `漢`: its own column; past the end: the end.
+        assert_eq!(line_column(text, 7), (2, 3));
+        assert_eq!(line_column(text, 99), (3, 1));
+        let d = Diagnostic::error(Code::NotUtf8, "p", "m").at_offset(text, 9);
+        assert_eq!(
+            (d.line(), d.column(), d.source_line()),
+            (Some(2), Some(4), Some("cé漢d"))
+        );
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! 3. `yaml` turns the frontmatter into a small positioned tree and
 //!    [`skill`] reads the fields out of it;
 //! 4. `resources` collects the files beside each `SKILL.md`, and `links` checks that the
-//!    body's links and paths point at them;
+//!    body's links and paths point at them; [`triggers`] reads the skill's trigger cases
+//!    (`evals/triggers.json`), which are never embedded as resources;
 //! 5. `check` applies the rules that look at several skills at once, and [`lint`]
 //!    gives advice at a level the user chooses.
 //!
@@ -23,6 +24,9 @@
 //! every [`Diagnostic`] it found, so one build reports every problem in every file.
 //! [`load_cached`] does the same with a build cache of the per-file results, which
 //! `embed_skills!` keeps in `OUT_DIR` so that a rebuild re-reads only the skills that changed.
+//!
+//! [`shell_commands`] finds Claude Code's `` !`command` `` and ```` ```! ```` blocks in a body,
+//! for the build and the runtime alike.
 //!
 //! [`render`] has the output formats (catalog, tool schemas, `load_skill` results). It needs
 //! no dependencies and is compiled even with the `validate` feature off, so the runtime renders
@@ -40,6 +44,7 @@ pub mod index;
 #[doc(hidden)]
 pub mod layout;
 pub mod render;
+pub mod shell_commands;
 
 #[cfg(feature = "validate")]
 mod bundle;
@@ -70,6 +75,8 @@ pub mod skill;
 #[cfg(feature = "validate")]
 mod text;
 #[cfg(feature = "validate")]
+pub mod triggers;
+#[cfg(feature = "validate")]
 mod yaml;
 
 #[cfg(feature = "validate")]
@@ -87,3 +94,5 @@ pub use options::{OPTIONS, OptionSpec, Options};
 pub use resources::ResourceDef;
 #[cfg(feature = "validate")]
 pub use skill::{SkillDef, Spanned};
+#[cfg(feature = "validate")]
+pub use triggers::{TriggerCase, TriggerFile};

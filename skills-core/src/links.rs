@@ -1,10 +1,15 @@
 //! The rule that a skill's body points only at files it ships: relative Markdown links and
-//! images, and code spans naming a path in a resource folder, must resolve to an embedded file.
+//! images must resolve to an embedded file (an error in every dialect), and so must code spans
+//! naming a path in a resource folder (the lint `dangling_code_path`, `deny` by default in
+//! strict mode and `warn` under `compat = "claude-code"`, whose skills about writing skills name
+//! example paths in their prose).
 
 use std::collections::BTreeSet;
 
 use crate::diagnostic::{Code, Diagnostic};
+use crate::lint::{self, Lint, LintOptions};
 use crate::skill::SkillDef;
+use crate::triggers::EVALS_DIR;
 
 /// Folders that, by the Agent Skills convention, hold a skill's files. A code span such as
 /// `scripts/fill.py` is checked when its first segment is one of these or a folder of the skill.
@@ -19,6 +24,8 @@ pub(crate) struct LocalReference {
     pub line: usize,
     /// 1-based column in characters.
     pub column: usize,
+    /// Found in a code span (`` `scripts/fill.py` ``), not a link or an image.
+    pub in_code: bool,
 }
 
 /// Finds the body's references into its own folder: relative Markdown link and image targets
@@ -52,12 +59,13 @@ pub(crate) fn local_references(
             (Some(_), _) => continue,
             (None, None) => {}
         }
-        let mut push = |target: &str, byte_offset: usize| {
+        let mut push = |target: &str, byte_offset: usize, in_code: bool| {
             let column = line[..byte_offset].chars().count() + 1;
             found.push(LocalReference {
                 target: target.to_owned(),
                 line: line_number,
                 column,
+                in_code,
             });
         };
         // Reference definitions: `[id]: target`.
@@ -67,7 +75,7 @@ pub(crate) fn local_references(
             let target = after.trim_start();
             let target = target.split_whitespace().next().unwrap_or("");
             if let Some(target) = local_link_target(target) {
-                push(target, line.len() - after.trim_start().len());
+                push(target, line.len() - after.trim_start().len(), false);
             }
         }
         // Inline links and images: `[text](target "title")`.
@@ -77,7 +85,7 @@ pub(crate) fn local_references(
             let rest = &line[start..];
             let end = rest.find([')', ' ']).unwrap_or(rest.len());
             if let Some(target) = local_link_target(&rest[..end]) {
-                push(target, start);
+                push(target, start, false);
             }
             search = start;
         }
@@ -96,7 +104,7 @@ pub(crate) fn local_references(
                     && (CONVENTIONAL_DIRS.contains(&first_segment)
                         || resource_dirs.contains(first_segment))
                 {
-                    push(candidate.trim_start_matches("./"), offset);
+                    push(candidate.trim_start_matches("./"), offset, true);
                 }
             }
             offset += part.len() + 1;
@@ -131,29 +139,25 @@ fn normalize(target: &str) -> Option<String> {
 }
 
 /// The rule: every local reference in the body resolves to an embedded file (or a folder of
-/// them, or `SKILL.md` itself).
-pub(crate) fn check_references(skill: &SkillDef) -> Vec<Diagnostic> {
+/// them, or `SKILL.md` itself). `lints` are resolved for the bundle's dialect.
+pub(crate) fn check_references(skill: &SkillDef, lints: &LintOptions) -> Vec<Diagnostic> {
     let dirs: BTreeSet<String> = skill
         .resources
         .iter()
         .filter_map(|r| r.path.split_once('/').map(|(dir, _)| dir.to_owned()))
         .collect();
+    let available: Vec<&str> = skill.resources.iter().map(|r| r.path.as_str()).collect();
     let mut diagnostics = Vec::new();
     for reference in local_references(skill, &dirs) {
         let decoded = reference.target.replace("%20", " ");
-        let error = |code: Code, message: String| {
-            Diagnostic::error(code, &skill.path, message).at(
-                &skill.text,
-                reference.line,
-                reference.column,
-            )
-        };
         let Some(normalized) = normalize(&decoded) else {
             diagnostics.push(
-                error(
+                Diagnostic::error(
                     Code::LinkOutside,
+                    &skill.path,
                     format!("`{}` points outside the skill folder", reference.target),
                 )
+                .at(&skill.text, reference.line, reference.column)
                 .with_help("a skill can only use files inside its own folder"),
             );
             continue;
@@ -165,26 +169,41 @@ pub(crate) fn check_references(skill: &SkillDef) -> Vec<Diagnostic> {
                     || r.path
                         .starts_with(&format!("{}/", normalized.trim_end_matches('/')))
             });
-        if !exists {
-            let mut diagnostic = error(
-                Code::DanglingLink,
-                format!(
-                    "`{}` does not match any file in the skill folder",
-                    reference.target
-                ),
+        if exists {
+            continue;
+        }
+        let message = format!(
+            "`{}` does not match any file in the skill folder",
+            reference.target
+        );
+        let help = if normalized.split('/').next() == Some(EVALS_DIR) {
+            format!(
+                "files under `{EVALS_DIR}/` are never embedded nor shown to the model (it must not see its own test)"
+            )
+        } else {
+            match crate::render::suggestion(&normalized, &available, "files of the skill") {
+                Some(hint) => hint,
+                None => "the skill folder holds no other files; add it next to SKILL.md".to_owned(),
+            }
+        };
+        let position = Some((reference.line, reference.column));
+        if reference.in_code {
+            let level = lints.level(Lint::DanglingCodePath);
+            let help = format!("{help}; if it is only an example, write it as text, not code");
+            diagnostics.extend(lint::finding(
+                level,
+                Lint::DanglingCodePath,
+                skill,
+                position,
+                message,
+                &help,
+            ));
+        } else {
+            diagnostics.push(
+                Diagnostic::error(Code::DanglingLink, &skill.path, message)
+                    .at(&skill.text, reference.line, reference.column)
+                    .with_help(help),
             );
-            let available: Vec<&str> = skill.resources.iter().map(|r| r.path.as_str()).collect();
-            diagnostic = match crate::render::closest_match(&normalized, available.iter().copied())
-            {
-                Some(close) => diagnostic.with_help(format!("did you mean `{close}`?")),
-                None if available.is_empty() => diagnostic
-                    .with_help("the skill folder holds no other files; add it next to SKILL.md"),
-                None => diagnostic.with_help(format!(
-                    "files in the skill folder: {}",
-                    available.join(", ")
-                )),
-            };
-            diagnostics.push(diagnostic);
         }
     }
     diagnostics
@@ -195,6 +214,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
+    use crate::claude_code::Compat;
     use crate::resources::ResourceDef;
     use crate::skill::{ParseOptions, parse};
 
@@ -223,11 +243,18 @@ mod tests {
     }
 
     fn problems(body: &str, files: &[&str]) -> Vec<String> {
-        check_references(&skill_with(body, files))
+        problems_at(body, files, Compat::Strict)
+    }
+
+    /// `line:column [code] message` under `compat`, each lint at its default there.
+    fn problems_at(body: &str, files: &[&str], compat: Compat) -> Vec<String> {
+        let lints = LintOptions::default().resolved(compat);
+        check_references(&skill_with(body, files), &lints)
             .iter()
             .map(|d| {
                 let (line, column) = (d.line().unwrap_or(0), d.column().unwrap_or(0));
-                format!("{line}:{column} {}", d.message())
+                let severity = if d.is_error() { "error" } else { "warning" };
+                format!("{line}:{column} {severity}[{}] {}", d.code(), d.message())
             })
             .collect()
     }
@@ -246,10 +273,55 @@ mod tests {
         assert_eq!(
             found,
             [
-                "6:29 `scripts/missing.py` does not match any file in the skill folder",
-                "7:17 `references/guide.md` does not match any file in the skill folder",
-                "8:8 `references/gone.md` does not match any file in the skill folder",
+                "6:29 error[dangling-code-path] `scripts/missing.py` does not match any file in the skill folder",
+                "7:17 error[dangling-link] `references/guide.md` does not match any file in the skill folder",
+                "8:8 error[dangling-link] `references/gone.md` does not match any file in the skill folder",
             ]
+        );
+    }
+
+    /// Under Claude Code's dialect a code span naming no file is a warning (meta-skills name
+    /// example paths); a link that resolves to nothing is an error in every dialect.
+    #[test]
+    fn code_paths_warn_under_claude_code_and_links_stay_errors() {
+        let body = "Put scripts in `scripts/rotate_pdf.py` and assets in `assets/`.\n\
+                    See [the guide](references/guide.md) and ![logo](assets/logo.png).";
+        assert_eq!(
+            problems_at(body, &[], Compat::ClaudeCode),
+            [
+                "5:17 warning[dangling-code-path] `scripts/rotate_pdf.py` does not match any file in the skill folder",
+                "5:55 warning[dangling-code-path] `assets/` does not match any file in the skill folder",
+                "6:17 error[dangling-link] `references/guide.md` does not match any file in the skill folder",
+                "6:50 error[dangling-link] `assets/logo.png` does not match any file in the skill folder",
+            ]
+        );
+        assert_eq!(
+            problems_at(body, &[], Compat::Strict)
+                .iter()
+                .filter(|p| p.contains(" error[dangling-code-path]"))
+                .count(),
+            2,
+            "strict mode stays strict"
+        );
+        // Allowed, the lint says nothing; the links are still errors.
+        let mut lints = LintOptions::default();
+        lints.set_level(Lint::DanglingCodePath, crate::Level::Allow);
+        let found = check_references(&skill_with(body, &[]), &lints.resolved(Compat::Strict));
+        assert_eq!(found.len(), 2);
+        assert!(found.iter().all(|d| d.code() == Code::DanglingLink));
+    }
+
+    #[test]
+    fn evals_are_not_files_the_body_can_name() {
+        let found = check_references(
+            &skill_with("See [cases](evals/triggers.json).", &["references/a.md"]),
+            &LintOptions::default(),
+        );
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].help().unwrap().contains("never embedded"),
+            "{}",
+            found[0]
         );
     }
 
@@ -259,7 +331,7 @@ mod tests {
         let found = problems(body, &["references/a.md"]);
         assert_eq!(
             found,
-            ["8:6 `../other/SKILL.md` points outside the skill folder"]
+            ["8:6 error[link-outside] `../other/SKILL.md` points outside the skill folder"]
         );
     }
 
@@ -272,7 +344,7 @@ mod tests {
             let text = format!("---\nname: x\ndescription: d\n---\nx{body}\n");
             if let (Some(mut skill), _) = parse("s/x/SKILL.md", "x", text.as_bytes(), &ParseOptions::default()) {
                 skill.resources.clear();
-                let _ = check_references(&skill);
+                let _ = check_references(&skill, &crate::LintOptions::default());
                 let mut options = crate::LintOptions::default();
                 options.set_level(crate::Lint::ExternalUrls, crate::Level::Warn);
                 let _ = crate::lint::lint_skill(&skill, &options);

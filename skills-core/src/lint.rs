@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::claude_code::Compat;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::skill::SkillDef;
 
@@ -52,17 +53,30 @@ pub enum Lint {
     EmptyBody,
     /// A `name` outside ASCII, for teams whose tools only take ASCII names.
     AsciiNames,
+    /// A skill without trigger cases (`evals/triggers.json`): nothing checks that the model
+    /// loads it when it should.
+    MissingTriggerCases,
+    /// A path in a code span (`` `scripts/fill.py` ``) that names no file of the skill.
+    DanglingCodePath,
+    /// A frontmatter key outside what claude.ai's and the Skills API's uploads accept.
+    Portable,
+    /// A skill over the MCP Skills extension's per-skill limits.
+    McpLimits,
 }
 
 impl Lint {
     /// Every lint, in the order help texts list them.
-    pub const ALL: [Lint; 6] = [
+    pub const ALL: [Lint; 10] = [
         Lint::LongBody,
         Lint::SimilarDescriptions,
         Lint::PromptOverride,
         Lint::ExternalUrls,
         Lint::EmptyBody,
         Lint::AsciiNames,
+        Lint::MissingTriggerCases,
+        Lint::DanglingCodePath,
+        Lint::Portable,
+        Lint::McpLimits,
     ];
 
     /// The name used in options, flags and diagnostics: `long_body`.
@@ -74,6 +88,10 @@ impl Lint {
             Lint::ExternalUrls => "external_urls",
             Lint::EmptyBody => "empty_body",
             Lint::AsciiNames => "ascii_names",
+            Lint::MissingTriggerCases => "missing_trigger_cases",
+            Lint::DanglingCodePath => "dangling_code_path",
+            Lint::Portable => "portable",
+            Lint::McpLimits => "mcp_limits",
         }
     }
 
@@ -86,14 +104,33 @@ impl Lint {
             Lint::ExternalUrls => Code::ExternalUrls,
             Lint::EmptyBody => Code::EmptyBody,
             Lint::AsciiNames => Code::AsciiNames,
+            Lint::MissingTriggerCases => Code::MissingTriggerCases,
+            Lint::DanglingCodePath => Code::DanglingCodePath,
+            Lint::Portable => Code::Portable,
+            Lint::McpLimits => Code::McpLimits,
         }
     }
 
-    /// The level a lint has unless an option says otherwise.
+    /// The level a lint has unless an option says otherwise, in the strict dialect (the
+    /// default one; the docs show this level).
     pub const fn default_level(self) -> Level {
         match self {
-            Lint::ExternalUrls | Lint::AsciiNames => Level::Allow,
+            Lint::ExternalUrls | Lint::AsciiNames | Lint::MissingTriggerCases | Lint::Portable => {
+                Level::Allow
+            }
+            // A path the body names must be there, as a link's must: strict mode stays strict.
+            Lint::DanglingCodePath => Level::Deny,
             _ => Level::Warn,
+        }
+    }
+
+    /// The level a lint has unless an option says otherwise, in the dialect `compat`. Only
+    /// `dangling_code_path` differs: Claude Code's skills about writing skills name example
+    /// paths (`` `scripts/rotate_pdf.py` ``) in their prose, and Claude Code loads them.
+    pub const fn default_level_in(self, compat: Compat) -> Level {
+        match (self, compat) {
+            (Lint::DanglingCodePath, Compat::ClaudeCode) => Level::Warn,
+            _ => self.default_level(),
         }
     }
 
@@ -110,6 +147,18 @@ impl Lint {
             Lint::ExternalUrls => "links to hosts outside `allowed_hosts`",
             Lint::EmptyBody => "a skill with no instructions after the frontmatter",
             Lint::AsciiNames => "a `name` with characters outside ASCII (`café`, `数据-分析`)",
+            Lint::MissingTriggerCases => "a skill with no trigger cases in `evals/triggers.json`",
+            Lint::DanglingCodePath => {
+                "a path in a code span that names no file of the skill (`\"warn\"` by default \
+                 with `compat = \"claude-code\"`)"
+            }
+            Lint::Portable => {
+                "a frontmatter key that claude.ai's and the Skills API's uploads refuse (any but \
+                 `name`, `description`, `license`, `compatibility`, `metadata`, `allowed-tools`)"
+            }
+            Lint::McpLimits => {
+                "a skill over the MCP Skills extension's limits of 512 files or 16 MiB"
+            }
         }
     }
 
@@ -139,11 +188,27 @@ pub(crate) const SIMILARITY_THRESHOLD: f64 = 0.6;
 /// Shared words needed as well, so two short descriptions ("Does x.", "Does y.") do not trip it.
 pub(crate) const MIN_SHARED_WORDS: usize = 4;
 
+/// The keys claude.ai's and the Skills API's skill uploads accept: the Agent Skills spec's.
+pub const PORTABLE_KEYS: [&str; 6] = [
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "metadata",
+    "allowed-tools",
+];
+
+/// Most files an MCP server should serve for one skill (the MCP Skills extension's limit).
+pub const MCP_MAX_FILES: usize = 512;
+/// Most bytes an MCP server should serve for one skill (the MCP Skills extension's 16 MiB).
+pub const MCP_MAX_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Lint levels and settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LintOptions {
-    /// The level of each lint, indexed like [`Lint::ALL`].
-    levels: [Level; Lint::ALL.len()],
+    /// The level of each lint, indexed like [`Lint::ALL`]; `None`: the lint's default in the
+    /// bundle's dialect ([`Lint::default_level_in`]).
+    levels: [Option<Level>; Lint::ALL.len()],
     /// Hosts (and their subdomains) that `external_urls` accepts.
     pub allowed_hosts: Vec<String>,
 }
@@ -151,21 +216,26 @@ pub struct LintOptions {
 impl Default for LintOptions {
     fn default() -> Self {
         LintOptions {
-            levels: Lint::ALL.map(Lint::default_level),
+            levels: [None; Lint::ALL.len()],
             allowed_hosts: Vec::new(),
         }
     }
 }
 
 impl LintOptions {
-    /// The level of `lint`.
+    /// The level of `lint` in the strict dialect: as set, else its default there.
     pub fn level(&self, lint: Lint) -> Level {
-        self.levels[lint as usize]
+        self.level_in(lint, Compat::Strict)
     }
 
-    /// Sets the level of `lint`.
+    /// The level of `lint` in the dialect `compat`: as set, else its default there.
+    pub fn level_in(&self, lint: Lint, compat: Compat) -> Level {
+        self.levels[lint as usize].unwrap_or(lint.default_level_in(compat))
+    }
+
+    /// Sets the level of `lint`, whatever the dialect.
     pub fn set_level(&mut self, lint: Lint, level: Level) {
-        self.levels[lint as usize] = level;
+        self.levels[lint as usize] = Some(level);
     }
 
     /// Sets the level of the lint called `name`; `false` if there is no such lint.
@@ -180,17 +250,29 @@ impl LintOptions {
     /// Every lint at `level`, no host allowed.
     pub fn all_at(level: Level) -> Self {
         LintOptions {
-            levels: [level; Lint::ALL.len()],
+            levels: [Some(level); Lint::ALL.len()],
             allowed_hosts: Vec::new(),
         }
     }
 
+    /// Every level fixed as it is in the dialect `compat` (what the rules read).
+    pub fn resolved(&self, compat: Compat) -> LintOptions {
+        let mut levels = self.levels;
+        for lint in Lint::ALL {
+            levels[lint as usize] = Some(self.level_in(lint, compat));
+        }
+        LintOptions {
+            levels,
+            allowed_hosts: self.allowed_hosts.clone(),
+        }
+    }
+
     /// What a `warnings` group level does (`#![deny(warnings)]` around the macro, `-D warnings`
-    /// in `skills check`): every lint still at `warn` moves to `level`.
-    pub fn set_warnings(&mut self, level: Level) {
-        for slot in &mut self.levels {
-            if *slot == Level::Warn {
-                *slot = level;
+    /// in `skills check`): every lint still at `warn` in the dialect `compat` moves to `level`.
+    pub fn set_warnings(&mut self, level: Level, compat: Compat) {
+        for lint in Lint::ALL {
+            if self.level_in(lint, compat) == Level::Warn {
+                self.set_level(lint, level);
             }
         }
     }
@@ -203,15 +285,13 @@ pub fn estimate_tokens(text: &str) -> usize {
     text.chars().count().div_ceil(4)
 }
 
-/// A lint's diagnostic at the severity its level gives, or nothing when it is allowed. `lint`
-/// is the lint's name in options; `code` its diagnostic code (the same words, kebab-case).
-#[allow(clippy::too_many_arguments)]
-fn finding(
+/// A lint's diagnostic at the severity its level gives, or nothing when it is allowed: about
+/// `skill`'s `SKILL.md`, at `position` (line and column) when there is one.
+pub(crate) fn finding(
     level: Level,
     lint: Lint,
     skill: &SkillDef,
-    line: usize,
-    column: usize,
+    position: Option<(usize, usize)>,
     message: String,
     help: &str,
 ) -> Option<Diagnostic> {
@@ -221,13 +301,18 @@ fn finding(
         Level::Warn => Diagnostic::warning(code, &skill.path, message),
         Level::Deny => Diagnostic::error(code, &skill.path, message),
     };
+    let diagnostic = match position {
+        Some((line, column)) => diagnostic.at(&skill.text, line, column),
+        None => diagnostic,
+    };
     let lint = lint.name();
-    Some(diagnostic.at(&skill.text, line, column).with_help(format!(
+    Some(diagnostic.with_help(format!(
         "{help} (lint `{lint}`: `{lint} = \"allow\"` in `embed_skills!` or `-A {lint}` in `skills check` silences it)"
     )))
 }
 
-/// The per-skill lints.
+/// The per-skill lints (`dangling_code_path` is found with the links, in `links`). `options`
+/// are [`LintOptions::resolved`] for the bundle's dialect.
 pub(crate) fn lint_skill(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     out.extend(long_body(skill, options.level(Lint::LongBody)));
@@ -235,6 +320,12 @@ pub(crate) fn lint_skill(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnos
     out.extend(external_urls(skill, options));
     out.extend(empty_body(skill, options.level(Lint::EmptyBody)));
     out.extend(ascii_names(skill, options.level(Lint::AsciiNames)));
+    out.extend(missing_trigger_cases(
+        skill,
+        options.level(Lint::MissingTriggerCases),
+    ));
+    out.extend(portable(skill, options.level(Lint::Portable)));
+    out.extend(mcp_limits(skill, options.level(Lint::McpLimits)));
     out
 }
 
@@ -255,8 +346,7 @@ fn long_body(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
         level,
         Lint::LongBody,
         skill,
-        skill.body_line,
-        1,
+        Some((skill.body_line, 1)),
         format!(
             "the body is long: {lines} lines, about {tokens} tokens (guidance: at most {MAX_BODY_LINES} lines and {MAX_BODY_TOKENS} tokens)"
         ),
@@ -276,8 +366,7 @@ fn empty_body(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
         level,
         Lint::EmptyBody,
         skill,
-        closing_line,
-        1,
+        Some((closing_line, 1)),
         "the skill has no instructions: the body after the frontmatter is empty".to_owned(),
         "write the skill's instructions in Markdown after the closing `---`",
     )
@@ -292,10 +381,82 @@ fn ascii_names(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
         level,
         Lint::AsciiNames,
         skill,
-        skill.name.line,
-        crate::skill::value_column(&skill.text, &skill.name, index),
+        Some((
+            skill.name.line,
+            crate::skill::value_column(&skill.text, &skill.name, index),
+        )),
         format!("`name` `{name}` holds {bad:?}, which is not ASCII"),
         "use lowercase ASCII letters, digits and `-`, e.g. `code-review`",
+    )
+}
+
+/// A skill without trigger cases can silently stop being loaded when a description changes;
+/// the cases are what `skills eval` asks the model.
+fn missing_trigger_cases(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
+    if skill
+        .triggers
+        .as_ref()
+        .is_some_and(|file| !file.cases.is_empty())
+    {
+        return None;
+    }
+    finding(
+        level,
+        Lint::MissingTriggerCases,
+        skill,
+        Some((skill.name.line, skill.name.column)),
+        format!("`{}` has no trigger cases", skill.name.value),
+        &format!(
+            "add `{}` with queries that should load the skill and queries that should not: \
+             `[{{\"query\": \"...\", \"should_trigger\": true}}, ...]`",
+            crate::triggers::TRIGGERS_FILE
+        ),
+    )
+}
+
+/// claude.ai's and the Skills API's uploads refuse a skill with a key outside the spec's: a
+/// team that ships its bundle there as well can deny the others.
+fn portable(skill: &SkillDef, level: Level) -> Vec<Diagnostic> {
+    skill
+        .keys
+        .iter()
+        .filter(|key| !PORTABLE_KEYS.contains(&key.value.as_str()))
+        .filter_map(|key| {
+            finding(
+                level,
+                Lint::Portable,
+                skill,
+                Some((key.line, key.column)),
+                format!(
+                    "`{}` is not a key that claude.ai's and the Skills API's uploads accept",
+                    key.value
+                ),
+                "they accept `name`, `description`, `license`, `compatibility`, `metadata` and \
+                 `allowed-tools`; other data can go under `metadata:`",
+            )
+        })
+        .collect()
+}
+
+/// The MCP Skills extension says a server should not serve a skill over its limits; hosts may
+/// refuse or cut it.
+fn mcp_limits(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
+    let files = 1 + skill.resources.len();
+    let bytes = skill.text.len() as u64 + skill.resources.iter().map(|r| r.size).sum::<u64>();
+    if files <= MCP_MAX_FILES && bytes <= MCP_MAX_BYTES {
+        return None;
+    }
+    finding(
+        level,
+        Lint::McpLimits,
+        skill,
+        None,
+        format!(
+            "`{}` has {files} files of {bytes} bytes in all, over the MCP Skills extension's \
+             limits of {MCP_MAX_FILES} files and {MCP_MAX_BYTES} bytes (16 MiB) per skill",
+            skill.name.value
+        ),
+        "an MCP server should not serve it: split the skill, or ship large files another way",
     )
 }
 
@@ -357,8 +518,7 @@ fn prompt_override(skill: &SkillDef, level: Level) -> Vec<Diagnostic> {
                 level,
                 Lint::PromptOverride,
                 skill,
-                index + 1,
-                column,
+                Some((index + 1, column)),
                 format!("instruction that tries to override the system prompt: \"{phrase}\""),
                 "a skill must not countermand the agent's system prompt; remove or rephrase it",
             ));
@@ -393,8 +553,7 @@ fn external_urls(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnostic> {
                         level,
                         Lint::ExternalUrls,
                         skill,
-                        index + 1,
-                        line[..start].chars().count() + 1,
+                        Some((index + 1, line[..start].chars().count() + 1)),
                         format!("link to `{host}`, a host outside the allow-list"),
                         "add the host to `allowed_hosts = [...]`, or remove the link",
                     ));
@@ -534,8 +693,7 @@ fn similar_descriptions(skills: &[SkillDef], level: Level) -> Vec<Diagnostic> {
                     level,
                     Lint::SimilarDescriptions,
                     second,
-                    second.description.line,
-                    second.description.column,
+                    Some((second.description.line, second.description.column)),
                     format!(
                         "the description of `{}` is very close to that of `{}` ({:.0}% of words shared)",
                         second.name.value,
@@ -568,16 +726,48 @@ mod tests {
         skill.unwrap()
     }
 
+    /// Every lint at `level` but `missing_trigger_cases`, which every skill here would trip.
     fn levels(level: Level) -> LintOptions {
-        LintOptions {
+        let mut options = LintOptions {
             allowed_hosts: vec!["docs.rs".into()],
             ..LintOptions::all_at(level)
-        }
+        };
+        options.set_level(Lint::MissingTriggerCases, Level::Allow);
+        options
+    }
+
+    /// A skill with `count` resources of `size` bytes each.
+    fn with_resources(count: usize, size: u64) -> SkillDef {
+        let mut s = skill("many", "description: x\n", "x");
+        s.resources = (0..count)
+            .map(|i| crate::resources::ResourceDef {
+                path: format!("assets/{i}.bin"),
+                file: std::path::PathBuf::new(),
+                size,
+                is_text: false,
+                executable: false,
+                sha256: String::new(),
+            })
+            .collect();
+        s
     }
 
     #[test]
     fn every_lint_at_every_level() {
-        let offenders: [(&str, Vec<SkillDef>); 6] = [
+        let offenders: [(&str, Vec<SkillDef>); 10] = [
+            (
+                "missing_trigger_cases",
+                vec![skill("a", "description: x\n", "x")],
+            ),
+            (
+                "dangling_code_path",
+                vec![skill("a", "description: x\n", "Run `scripts/gone.py`.")],
+            ),
+            (
+                "portable",
+                vec![skill("a", "description: x\nversion: \"1\"\n", "x")],
+            ),
+            ("mcp_limits", vec![with_resources(MCP_MAX_FILES, 1)]),
             ("empty_body", vec![skill("a", "description: x\n", "")]),
             ("ascii_names", vec![skill("café", "description: x\n", "x")]),
             (
@@ -627,7 +817,11 @@ mod tests {
                 assert!(options.set(lint, level));
                 let mut found: Vec<Diagnostic> = skills
                     .iter()
-                    .flat_map(|s| lint_skill(s, &options))
+                    .flat_map(|s| {
+                        let mut found = lint_skill(s, &options);
+                        found.extend(crate::links::check_references(s, &options));
+                        found
+                    })
                     .collect();
                 found.extend(lint_bundle(skills, &options));
                 assert_eq!(
@@ -673,6 +867,93 @@ mod tests {
             summary.contains(&format!("{MAX_BODY_TOKENS} tokens")),
             "{summary}"
         );
+    }
+
+    #[test]
+    fn trigger_cases_silence_missing_trigger_cases() {
+        let mut options = LintOptions::default();
+        options.set_level(Lint::MissingTriggerCases, Level::Warn);
+        let mut s = skill("a", "description: x\n", "x");
+        let found = lint_skill(&s, &options);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].line(), found[0].column()), (Some(2), Some(7)));
+        assert!(found[0].help().unwrap().contains("evals/triggers.json"));
+        let case = |query: &str| crate::triggers::TriggerCase {
+            query: crate::Spanned {
+                value: query.into(),
+                line: 1,
+                column: 1,
+            },
+            should_trigger: crate::Spanned {
+                value: true,
+                line: 1,
+                column: 1,
+            },
+        };
+        let mut file = crate::TriggerFile {
+            path: "s/a/evals/triggers.json".into(),
+            file: std::path::PathBuf::new(),
+            sha256: String::new(),
+            cases: Vec::new(),
+        };
+        s.triggers = Some(file.clone());
+        assert_eq!(
+            lint_skill(&s, &options).len(),
+            1,
+            "an empty file is no cases"
+        );
+        file.cases.push(case("review my change"));
+        s.triggers = Some(file);
+        assert!(lint_skill(&s, &options).is_empty());
+    }
+
+    #[test]
+    fn portable_names_each_key_uploads_refuse() {
+        let s = skill(
+            "a",
+            "description: x\nlicense: MIT\nversion: \"1\"\ntags: [t]\nmetadata: {k: v}\n",
+            "x",
+        );
+        assert!(
+            lint_skill(&s, &LintOptions::default()).is_empty(),
+            "allowed by default"
+        );
+        let mut options = LintOptions::default();
+        options.set_level(Lint::Portable, Level::Deny);
+        let found: Vec<String> = lint_skill(&s, &options)
+            .iter()
+            .map(|d| {
+                format!(
+                    "{}:{} {}",
+                    d.line().unwrap(),
+                    d.column().unwrap(),
+                    d.message()
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "5:1 `version` is not a key that claude.ai's and the Skills API's uploads accept",
+                "6:1 `tags` is not a key that claude.ai's and the Skills API's uploads accept",
+            ]
+        );
+    }
+
+    #[test]
+    fn mcp_limits_count_every_file_and_byte_of_a_skill() {
+        let options = LintOptions::default();
+        // SKILL.md and 511 resources: 512 files, at the limit.
+        assert!(lint_skill(&with_resources(MCP_MAX_FILES - 1, 1), &options).is_empty());
+        let over = lint_skill(&with_resources(MCP_MAX_FILES, 1), &options);
+        assert_eq!(over.len(), 1, "{over:?}");
+        assert!(!over[0].is_error(), "warn by default");
+        assert_eq!(over[0].line(), None, "about the skill as a whole");
+        assert!(over[0].message().contains("513 files"), "{}", over[0]);
+        // Two files of 8 MiB and the SKILL.md: over 16 MiB.
+        let big = lint_skill(&with_resources(2, MCP_MAX_BYTES / 2), &options);
+        assert_eq!(big.len(), 1, "{big:?}");
+        assert!(lint_skill(&with_resources(2, MCP_MAX_BYTES / 4), &options).is_empty());
     }
 
     #[test]

@@ -306,6 +306,10 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec::lint(Lint::ExternalUrls),
     OptionSpec::lint(Lint::EmptyBody),
     OptionSpec::lint(Lint::AsciiNames),
+    OptionSpec::lint(Lint::MissingTriggerCases),
+    OptionSpec::lint(Lint::DanglingCodePath),
+    OptionSpec::lint(Lint::Portable),
+    OptionSpec::lint(Lint::McpLimits),
     OptionSpec {
         name: "allowed_hosts",
         key: Key::AllowedHosts,
@@ -561,7 +565,51 @@ mod tests {
                 None => assert_eq!(spec.key, Key::Crate),
             }
         }
-        assert_eq!(options, Options::default());
+        // Set, each lint has the level the table shows; unset, the default is that level in
+        // the strict dialect, the table's.
+        let defaults = Options::default();
+        assert_eq!(
+            options.lints.resolved(Compat::Strict),
+            defaults.lints.resolved(Compat::Strict)
+        );
+        options.lints = defaults.lints.clone();
+        assert_eq!(options, defaults);
+    }
+
+    /// `dangling_code_path` alone has another default under `compat = "claude-code"`, and a level
+    /// that is set is the same in every dialect.
+    #[test]
+    fn a_lint_default_may_depend_on_the_dialect() {
+        let lints = LintOptions::default();
+        for lint in Lint::ALL {
+            let expected = match lint {
+                Lint::DanglingCodePath => Level::Warn,
+                _ => lint.default_level(),
+            };
+            assert_eq!(
+                lints.level_in(lint, Compat::ClaudeCode),
+                expected,
+                "{lint:?}"
+            );
+            assert_eq!(lints.level_in(lint, Compat::Strict), lint.default_level());
+        }
+        assert_eq!(Lint::DanglingCodePath.default_level(), Level::Deny);
+        let mut set = LintOptions::default();
+        set.set_level(Lint::DanglingCodePath, Level::Deny);
+        assert_eq!(
+            set.level_in(Lint::DanglingCodePath, Compat::ClaudeCode),
+            Level::Deny
+        );
+        // `-D warnings` reaches the lints at `warn` in the dialect at hand.
+        let mut denied = LintOptions::default();
+        denied.set_warnings(Level::Deny, Compat::ClaudeCode);
+        assert_eq!(denied.level(Lint::DanglingCodePath), Level::Deny);
+        assert_eq!(denied.level(Lint::LongBody), Level::Deny);
+        assert_eq!(denied.level(Lint::Portable), Level::Allow);
+        let mut strict = LintOptions::default();
+        strict.set_warnings(Level::Allow, Compat::Strict);
+        assert_eq!(strict.level(Lint::DanglingCodePath), Level::Deny);
+        assert_eq!(strict.level(Lint::LongBody), Level::Allow);
     }
 
     #[test]

@@ -337,6 +337,29 @@ pub fn unknown_skill_message(requested: &str, available: &[&str]) -> String {
     out
 }
 
+/// The help for a name that matches none of `candidates`: `` did you mean `x`? `` with the
+/// closest one, or, when none is close, `` the {what} are `a`, `b` `` with every one (at most
+/// [`MAX_LISTED`], then how many more); `None` when there are no candidates. Every
+/// "did you mean" of the build's diagnostics is worded here.
+#[doc(hidden)]
+pub fn suggestion(target: &str, candidates: &[&str], what: &str) -> Option<String> {
+    if let Some(closest) = closest_match(target, candidates.iter().copied()) {
+        return Some(format!("did you mean `{closest}`?"));
+    }
+    let (shown, rest) = candidates.split_at(candidates.len().min(MAX_LISTED));
+    if shown.is_empty() {
+        return None;
+    }
+    let mut listed: Vec<String> = shown.iter().map(|name| format!("`{name}`")).collect();
+    if !rest.is_empty() {
+        listed.push(format!("and {} more", rest.len()));
+    }
+    Some(format!("the {what} are {}", listed.join(", ")))
+}
+
+/// How many names [`suggestion`] lists when none is close.
+pub const MAX_LISTED: usize = 30;
+
 /// The candidate closest to `target` by edit distance, if it is close enough to be a likely typo
 /// (at most a third of the longer word's length, and at least one character).
 #[doc(hidden)]
@@ -361,17 +384,30 @@ pub fn closest_match<'a>(
         .map(|(_, candidate)| candidate)
 }
 
-/// Levenshtein distance in characters.
+/// Edit distance in characters, counting an insertion, a deletion, a substitution or a swap of
+/// two neighbouring characters as one edit (the optimal string alignment distance, a restricted
+/// Damerau-Levenshtein): `alpah` is one edit from `alpha`, as a typist sees it, where Levenshtein
+/// counts two.
 pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    // Three rows of the table: two back (for a swap), one back, and the one being filled.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
     let mut previous: Vec<usize> = (0..=b.len()).collect();
     let mut current = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
-        current[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != *cb);
-            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+    for i in 1..=a.len() {
+        current[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (previous[j - 1] + cost)
+                .min(previous[j] + 1)
+                .min(current[j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(before[j - 2] + 1);
+            }
+            current[j] = best;
         }
+        std::mem::swap(&mut before, &mut previous);
         std::mem::swap(&mut previous, &mut current);
     }
     previous[b.len()]
@@ -485,6 +521,52 @@ mod tests {
     fn edit_distance_counts_characters() {
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("abc", ""), 3);
         assert_eq!(edit_distance("héllo", "hello"), 1);
+    }
+
+    #[test]
+    fn a_swap_of_neighbours_is_one_edit() {
+        assert_eq!(edit_distance("alpah", "alpha"), 1);
+        assert_eq!(edit_distance("ab", "ba"), 1);
+        assert_eq!(edit_distance("code-reveiw", "code-review"), 1);
+        // Two swaps are two edits; a swap and a substitution in the same place are not one.
+        assert_eq!(edit_distance("badc", "abcd"), 2);
+        assert_eq!(edit_distance("ca", "abc"), 3);
+        // Symmetric, and zero only for equal strings.
+        for (a, b) in [("alpah", "alpha"), ("kitten", "sitting"), ("é漢", "漢é")] {
+            assert_eq!(edit_distance(a, b), edit_distance(b, a));
+            assert_eq!(edit_distance(a, a), 0);
+        }
+        assert_eq!(
+            closest_match("alpah", ["alpha-review", "alpha", "beta"]),
+            Some("alpha")
+        );
+        assert_eq!(closest_match("alpah", ["beta"]), None);
+    }
+
+    #[test]
+    fn a_suggestion_is_the_closest_name_or_every_name() {
+        assert_eq!(
+            suggestion("alpah", &["alpha", "beta"], "skills").as_deref(),
+            Some("did you mean `alpha`?")
+        );
+        assert_eq!(
+            suggestion("zzz", &["alpha", "beta"], "skills").as_deref(),
+            Some("the skills are `alpha`, `beta`")
+        );
+        assert_eq!(suggestion("zzz", &[], "skills"), None);
+        let many: Vec<String> = (0..MAX_LISTED + 2).map(|i| format!("skill-{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let listed = suggestion("zzzzzzzzzz", &many, "skills").unwrap();
+        assert!(listed.ends_with(", and 2 more"), "{listed}");
+        assert!(
+            listed.contains(&format!("`skill-{}`", MAX_LISTED - 1)),
+            "{listed}"
+        );
+        assert!(
+            !listed.contains(&format!("`skill-{MAX_LISTED}`")),
+            "{listed}"
+        );
     }
 }

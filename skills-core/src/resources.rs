@@ -1,12 +1,14 @@
 //! The third level of progressive disclosure: files shipped beside `SKILL.md`
 //! (`references/`, `scripts/`, `assets/`), walked, filtered and read. The rule that the body's
-//! links point at these files is in `links`.
+//! links point at these files is in `links`. The `evals/` folder is never a resource: the model
+//! must not see its own test; the walk reports its `triggers.json` apart.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::files::{ReadError, Unreachable, read_limited, real_path_within};
+use crate::triggers::{EVALS_DIR, TRIGGERS_FILE};
 
 /// Names skipped in every skill folder, besides hidden files (names starting with `.`, which
 /// covers `.DS_Store`).
@@ -51,12 +53,20 @@ pub(crate) enum WalkItem {
         /// The real path (symlinks followed), inside the root.
         real: PathBuf,
     },
+    /// The skill's trigger file, `evals/triggers.json`: read by `triggers`, never embedded.
+    Triggers {
+        /// The path inside the skill folder.
+        path: PathBuf,
+        /// The real path (symlinks followed), inside the root.
+        real: PathBuf,
+    },
     /// A non-UTF-8 name, a broken symlink, or a symlink leading out of the root.
     Problem(Diagnostic),
 }
 
-/// Walks a skill folder: every file except `SKILL.md` and ignored names. Symlinks are followed
-/// only while they stay inside `real_root`.
+/// Walks a skill folder: every file except `SKILL.md`, ignored names and the `evals/` folder,
+/// whose `triggers.json` is reported apart. Symlinks are followed only while they stay inside
+/// `real_root`.
 pub(crate) fn walk(
     skill_dir: &Path,
     shown_dir: &str,
@@ -81,6 +91,10 @@ pub(crate) fn walk(
                 continue;
             };
             if (prefix.is_empty() && name == "SKILL.md") || is_ignored(&name, ignore) {
+                continue;
+            }
+            if prefix.is_empty() && name == EVALS_DIR {
+                items.extend(trigger_file(&entry.path(), shown_dir, real_root));
                 continue;
             }
             let relative = format!("{prefix}{name}");
@@ -122,6 +136,30 @@ pub(crate) fn walk(
     items
 }
 
+/// The walk's item for `evals/triggers.json` in the skill's `evals` entry, when there is such a
+/// file (or a link by that name).
+fn trigger_file(evals: &Path, shown_dir: &str, real_root: &Path) -> Option<WalkItem> {
+    let path = evals.join(TRIGGERS_FILE.trim_start_matches(&format!("{EVALS_DIR}/")));
+    fs::symlink_metadata(&path).ok()?;
+    let shown = format!("{shown_dir}/{TRIGGERS_FILE}");
+    Some(match real_path_within(&path, real_root) {
+        Ok(real) => WalkItem::Triggers { path, real },
+        Err(Unreachable::Broken) => WalkItem::Problem(Diagnostic::error(
+            Code::BrokenSymlink,
+            &shown,
+            format!("`{shown}` is a broken symlink"),
+        )),
+        Err(Unreachable::Outside(_)) => WalkItem::Problem(
+            Diagnostic::error(
+                Code::SymlinkOutside,
+                &shown,
+                format!("`{shown}` is a symlink to a path outside the skills root"),
+            )
+            .with_help("copy the file into the skill folder"),
+        ),
+    })
+}
+
 /// Reads the files a walk found, sorted by path, each with its bytes (for the tree hash), and
 /// every problem in walk order.
 pub(crate) fn collect(
@@ -142,6 +180,8 @@ pub(crate) fn collect(
                 diagnostics.push(diagnostic);
                 continue;
             }
+            // Read apart, by `triggers`.
+            WalkItem::Triggers { .. } => continue,
         };
         let shown = format!("{shown_dir}/{relative}");
         match read_limited(&real, max_file_size) {

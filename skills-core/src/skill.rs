@@ -11,9 +11,10 @@ use crate::allowed_tools::{self, Entry};
 use crate::claude_code::Compat;
 use crate::claude_code::{Effort, Shell, SkillContext};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::render::closest_match;
 use crate::resources::ResourceDef;
+use crate::shell_commands::{self, ShellCommand, is_js_space};
 use crate::text;
+use crate::triggers::TriggerFile;
 use crate::yaml::{self, Node, Value};
 
 /// A key a frontmatter may hold: the Agent Skills spec's, then ours, then Claude Code's (known
@@ -170,6 +171,14 @@ pub(crate) const MAX_WHEN_NOT_TO_USE_CHARS: usize = 512;
 /// Maximum length of a display `name` under `compat = "claude-code"`, in characters: the spec's
 /// limit for names.
 pub(crate) const MAX_DISPLAY_NAME_CHARS: usize = 64;
+/// Claude Code's cap on what its skill listing shows of a skill, `description - when_to_use`,
+/// in UTF-16 code units (JavaScript's string length): it cuts the rest.
+pub(crate) const CLAUDE_CODE_LISTING_CHARS: usize = 1536;
+/// Longest description Claude Code takes from a body, in UTF-16 code units; a longer first line
+/// is cut to [`CLAUDE_CODE_CUT_CHARS`] and `...`.
+const CLAUDE_CODE_BODY_DESCRIPTION_CHARS: usize = 100;
+/// See [`CLAUDE_CODE_BODY_DESCRIPTION_CHARS`].
+const CLAUDE_CODE_CUT_CHARS: usize = 97;
 
 /// A value together with where it was written in `SKILL.md`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -231,9 +240,14 @@ pub struct SkillDef {
     pub conflicts_with: Vec<Spanned<String>>,
     /// Claude Code's fields (all at their defaults without `compat = "claude-code"`).
     pub claude_code: ClaudeCodeFields,
+    /// Every top-level key of the frontmatter as written, known or not, in source order.
+    pub keys: Vec<Spanned<String>>,
     /// Files beside `SKILL.md` (filled in by [`crate::bundle::load`]; empty when parsed from
-    /// memory).
+    /// memory). Never anything under `evals/`.
     pub resources: Vec<ResourceDef>,
+    /// The trigger cases of `evals/triggers.json`, when the skill has that file (filled in by
+    /// [`crate::bundle::load`]).
+    pub triggers: Option<TriggerFile>,
     /// SHA-256 over `SKILL.md` and every resource (path and bytes): names the directory the
     /// runtime materializes the skill's files into. Equal to `sha256` when there are no resources.
     pub tree_sha256: String,
@@ -271,6 +285,9 @@ pub struct ClaudeCodeFields {
     pub paths: Vec<String>,
     /// `shell`.
     pub shell: Option<Spanned<Shell>>,
+    /// The body's `` !`command` `` and ```` ```! ```` blocks, which Claude Code runs when the skill
+    /// is invoked (ranges are in the body).
+    pub shell_commands: Vec<ShellCommand>,
 }
 
 impl Default for ClaudeCodeFields {
@@ -290,6 +307,7 @@ impl Default for ClaudeCodeFields {
             hooks: None,
             paths: Vec::new(),
             shell: None,
+            shell_commands: Vec::new(),
         }
     }
 }
@@ -346,7 +364,10 @@ pub fn parse(
         fragment: document.frontmatter(),
         first_line: 2,
     };
-    let (root, mut diagnostics) = yaml::parse(&source);
+    let (root, mut diagnostics) = match options.compat {
+        Compat::Strict => yaml::parse(&source),
+        Compat::ClaudeCode => yaml::parse_as_claude_code(&source),
+    };
     let Some(root) = root else {
         if diagnostics.is_empty() {
             diagnostics.push(
@@ -363,7 +384,11 @@ pub fn parse(
         compat: options.compat,
         diagnostics,
     };
-    let skill = reader.read(&root, dir_name, document.body(), options);
+    let mut skill = reader.read(&root, dir_name, document.body(), options);
+    if let (Some(skill), Compat::ClaudeCode) = (&mut skill, options.compat) {
+        reader.claude_code_body(document.body(), document.body.start);
+        skill.claude_code.shell_commands = shell_commands::find(document.body());
+    }
     let diagnostics = reader.diagnostics;
     let skill = skill
         .filter(|_| !diagnostics.iter().any(Diagnostic::is_error))
@@ -450,6 +475,37 @@ fn is_name_char(c: char) -> bool {
 /// A character with no upper- and lowercase forms (`数`, but not `ǅ`, which is titlecase).
 fn has_case(c: char) -> bool {
     c.is_lowercase() || c.is_uppercase() || !c.to_lowercase().eq([c]) || !c.to_uppercase().eq([c])
+}
+
+/// The description Claude Code takes from a body when the frontmatter gives none (its
+/// `extractDescriptionFromMarkdown`): the first line that is not blank, trimmed; of a heading
+/// (`# Title`), its text; over 100 UTF-16 code units (JavaScript's length), cut to 97 and
+/// `...`. `None` for an empty body. The `infer_missing_fields` option takes the same text.
+pub(crate) fn description_from_body(body: &str) -> Option<String> {
+    let line = body
+        .split('\n')
+        .map(|line| line.trim_matches(is_js_space))
+        .find(|line| !line.is_empty())?;
+    // `^#+\s+(\S.*)$`: JavaScript's `.` stops at U+2028 and U+2029 (and `$` needs the end).
+    let heading = line
+        .strip_prefix('#')
+        .map(|rest| rest.trim_start_matches('#'))
+        .filter(|rest| rest.starts_with(is_js_space))
+        .map(|rest| rest.trim_start_matches(is_js_space))
+        .filter(|text| !text.is_empty() && !text.contains(['\u{2028}', '\u{2029}', '\r']));
+    let text = heading.unwrap_or(line);
+    if text.encode_utf16().count() <= CLAUDE_CODE_BODY_DESCRIPTION_CHARS {
+        return Some(text.to_owned());
+    }
+    let mut units = 0;
+    let cut: String = text
+        .chars()
+        .take_while(|c| {
+            units += c.len_utf16();
+            units <= CLAUDE_CODE_CUT_CHARS
+        })
+        .collect();
+    Some(format!("{cut}..."))
 }
 
 /// The column (in characters) of the `index`-th character of a string value, found in the line
@@ -565,10 +621,15 @@ impl FieldReader<'_> {
             requires: Vec::new(),
             conflicts_with: Vec::new(),
             claude_code: ClaudeCodeFields::default(),
+            keys: Vec::new(),
+            triggers: None,
         };
         let (mut has_name, mut has_description) = (false, false);
+        // Where a blank `description:` is, which Claude Code reads as no description.
+        let mut blank_description: Option<(usize, usize)> = None;
         for (key_node, value) in entries {
             let key = key_node.value.scalar_text().unwrap_or_default();
+            skill.keys.push(Spanned::new(key.clone(), key_node));
             let known = FrontmatterKey::from_name(&key).filter(|k| k.is_known_in(self.compat));
             let Some(known) = known else {
                 if !options.allow_unknown_keys {
@@ -590,6 +651,15 @@ impl FieldReader<'_> {
                     }
                 }
                 FrontmatterKey::Description => {
+                    let blank = match &value.value {
+                        Value::Null => true,
+                        Value::Str(text) => text.trim_matches(is_js_space).is_empty(),
+                        _ => false,
+                    };
+                    if blank && self.compat == Compat::ClaudeCode {
+                        blank_description = Some((value.line, value.column));
+                        continue;
+                    }
                     has_description = true;
                     if let Some(description) = self.string(value, key) {
                         // An empty description is one problem, not also a length problem.
@@ -600,7 +670,7 @@ impl FieldReader<'_> {
                                 "`description` is empty",
                                 Some("say what the skill does and when to use it".into()),
                             );
-                        } else {
+                        } else if self.compat == Compat::Strict {
                             let text = &description.value;
                             self.check_length(value, key, text, 1, MAX_DESCRIPTION_CHARS);
                         }
@@ -658,34 +728,119 @@ impl FieldReader<'_> {
                 )),
             );
         }
-        let first_line = body
-            .lines()
-            .map(|l| l.trim_start_matches('#').trim())
-            .find(|l| !l.is_empty());
-        if let (false, true, Some(first_line)) =
-            (has_description, options.infer_missing_fields, first_line)
-        {
-            skill.description = Spanned {
-                value: first_line.to_owned(),
-                line: 1,
-                column: 1,
-            };
-            self.check_length(
-                &opening,
-                FrontmatterKey::Description.as_str(),
-                first_line,
-                1,
-                MAX_DESCRIPTION_CHARS,
-            );
-        } else if !has_description {
-            self.error(
+        let from_body = description_from_body(body);
+        match (has_description, from_body) {
+            (true, _) => {}
+            (false, Some(text)) if options.infer_missing_fields => {
+                skill.description = Spanned {
+                    value: text,
+                    line: 1,
+                    column: 1,
+                };
+            }
+            (false, Some(text)) if self.compat == Compat::ClaudeCode => {
+                let (line, column) = blank_description.unwrap_or((1, 1));
+                self.warning(
+                    Code::DescriptionFromBody,
+                    &Spanned {
+                        value: (),
+                        line,
+                        column,
+                    },
+                    format!(
+                        "no `description`: the first line of the body, `{text}`, is taken instead, as Claude Code takes it"
+                    ),
+                    "add `description:` saying what the skill does and when to use it; skills-ref \
+                     (the spec's reference validator) and Codex refuse a skill without one"
+                        .to_owned(),
+                );
+                skill.description = Spanned {
+                    value: text,
+                    line,
+                    column,
+                };
+            }
+            (false, _) => self.error(
                 Code::MissingKey,
                 &opening,
                 "missing required key `description`",
                 Some("add `description:` saying what the skill does and when to use it".into()),
-            );
+            ),
+        }
+        if self.compat == Compat::ClaudeCode && !skill.description.value.is_empty() {
+            self.claude_code_listing(&skill.description, skill.claude_code.when_to_use.as_ref());
         }
         Some(skill)
+    }
+
+    /// Claude Code's limits on a description: what its listing shows, `description -
+    /// when_to_use`, is cut at [`CLAUDE_CODE_LISTING_CHARS`] (an error: the model would not see
+    /// the rest); within that, a description over the spec's 1,024 characters loads in Claude
+    /// Code but not elsewhere (a warning).
+    fn claude_code_listing(
+        &mut self,
+        description: &Spanned<String>,
+        when_to_use: Option<&Spanned<String>>,
+    ) {
+        let utf16 = |text: &str| text.encode_utf16().count();
+        let listing = utf16(&description.value) + when_to_use.map_or(0, |w| 3 + utf16(&w.value));
+        let chars = description.value.chars().count();
+        if listing > CLAUDE_CODE_LISTING_CHARS {
+            let what = if when_to_use.is_some() {
+                "`description` and `when_to_use` are"
+            } else {
+                "`description` is"
+            };
+            self.error(
+                Code::FieldLength,
+                description,
+                format!(
+                    "{what} {listing} characters in Claude Code's skill listing, over its cap of {CLAUDE_CODE_LISTING_CHARS}: Claude Code cuts the rest, so the model never sees it"
+                ),
+                Some("shorten them and put the key use case first; details belong in the body".into()),
+            );
+        } else if chars > MAX_DESCRIPTION_CHARS {
+            self.warning(
+                Code::LongDescription,
+                description,
+                format!(
+                    "`description` is {chars} characters, over the spec's {MAX_DESCRIPTION_CHARS}; Claude Code accepts it (up to {CLAUDE_CODE_LISTING_CHARS} with `when_to_use`)"
+                ),
+                format!(
+                    "shorten it to at most {MAX_DESCRIPTION_CHARS} characters: skills-ref (the spec's reference validator) and Codex refuse a longer one"
+                ),
+            );
+        }
+    }
+
+    /// What Claude Code does with a body beyond showing it: `${CLAUDE_*}` variables it does not
+    /// substitute outside a plugin stay as written, with a warning. `body_start` is the body's
+    /// byte offset in the file.
+    fn claude_code_body(&mut self, body: &str, body_start: usize) {
+        use crate::claude_code::{SUBSTITUTED_VARIABLES, variables};
+        for (range, name) in variables(body) {
+            if SUBSTITUTED_VARIABLES.contains(&name) {
+                continue;
+            }
+            let known: Vec<String> = SUBSTITUTED_VARIABLES
+                .iter()
+                .map(|v| format!("`${{{v}}}`"))
+                .collect();
+            self.diagnostics.push(
+                Diagnostic::warning(
+                    Code::UnknownClaudeVariable,
+                    self.path,
+                    format!(
+                        "`${{{name}}}` is not substituted: it stays in the text as written"
+                    ),
+                )
+                .at_offset(self.text, body_start + range.start)
+                .with_help(format!(
+                    "the runtime substitutes {}; others, such as a plugin's `${{CLAUDE_PLUGIN_ROOT}}`, have a meaning only inside Claude Code",
+                    known.join(", ")
+                )),
+            );
+        }
     }
 
     /// A key outside [`KNOWN_KEYS`].
@@ -699,16 +854,25 @@ impl FieldReader<'_> {
                  for the `skills` command) accepts it"
             ));
         } else {
-            let known = FrontmatterKey::ALL
+            let known: Vec<&str> = FrontmatterKey::ALL
                 .into_iter()
                 .filter(|k| k.is_known_in(compat))
-                .map(FrontmatterKey::as_str);
-            if let Some(known) = closest_match(key, known) {
-                help.push_str(&format!("did you mean `{known}`? "));
+                .map(FrontmatterKey::as_str)
+                .collect();
+            let suggestion = crate::render::suggestion(key, &known, "known keys");
+            let close = suggestion
+                .as_deref()
+                .filter(|s| s.starts_with("did you mean"));
+            if let Some(close) = close {
+                help.push_str(close);
+                help.push(' ');
             }
             help.push_str(&format!(
                 "custom data belongs under `metadata:`, e.g. `metadata: {{ {key}: \"...\" }}`"
             ));
+            if let (None, Some(every)) = (close, &suggestion) {
+                help.push_str(&format!("; {every}"));
+            }
         }
         self.error(
             Code::UnknownKey,

@@ -34,31 +34,34 @@ impl Document {
 
 /// The file as UTF-8 text with one leading BOM dropped and CRLF / lone CR made LF.
 pub(crate) fn decode(path: &str, bytes: &[u8]) -> Result<String, Diagnostic> {
-    let text = match std::str::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(error) => {
-            let good = &bytes[..error.valid_up_to()];
-            let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
-            let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            // The prefix is valid UTF-8 by construction, so counting its characters is exact.
-            let column = String::from_utf8_lossy(&good[line_start..]).chars().count() + 1;
-            return Err(Diagnostic::error(
-                Code::NotUtf8,
-                path,
-                format!(
-                    "SKILL.md is not valid UTF-8 (invalid byte 0x{:02X})",
-                    bytes[good.len()]
-                ),
-            )
-            .at_position(line, column)
-            .with_help("save the file as UTF-8"));
-        }
-    };
+    let text = utf8(path, "SKILL.md", bytes)?;
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     Ok(if text.contains('\r') {
         text.replace("\r\n", "\n").replace('\r', "\n")
     } else {
         text.to_owned()
+    })
+}
+
+/// `bytes` as UTF-8, or the error at the line and column of the first bad byte; `what` names the
+/// file in the message (`SKILL.md`, `evals/triggers.json`).
+pub(crate) fn utf8<'a>(path: &str, what: &str, bytes: &'a [u8]) -> Result<&'a str, Diagnostic> {
+    std::str::from_utf8(bytes).map_err(|error| {
+        let good = &bytes[..error.valid_up_to()];
+        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        // The prefix is valid UTF-8 by construction, so counting its characters is exact.
+        let column = String::from_utf8_lossy(&good[line_start..]).chars().count() + 1;
+        Diagnostic::error(
+            Code::NotUtf8,
+            path,
+            format!(
+                "{what} is not valid UTF-8 (invalid byte 0x{:02X})",
+                bytes[good.len()]
+            ),
+        )
+        .at_position(line, column)
+        .with_help("save the file as UTF-8")
     })
 }
 

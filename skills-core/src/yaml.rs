@@ -69,6 +69,7 @@ impl Value {
 }
 
 /// Where the frontmatter sits in the file, to turn fragment positions into file positions.
+#[derive(Clone, Copy)]
 pub(crate) struct Source<'a> {
     /// Path shown in diagnostics.
     pub path: &'a str,
@@ -146,6 +147,172 @@ pub(crate) fn parse(source: &Source<'_>) -> (Option<Node>, Vec<Diagnostic>) {
         }
     }
     (builder.root, builder.diagnostics)
+}
+
+/// [`parse`], then, when the frontmatter is not valid YAML, Claude Code's second reading: every
+/// top-level `key: value` line whose unquoted value holds `: ` or a YAML indicator is read with
+/// the value quoted, as text ([`quote_plain_values`]). When that parses, the frontmatter is
+/// accepted with a warning at each line whose reading that changed; otherwise the first
+/// reading's errors stand.
+pub(crate) fn parse_as_claude_code(source: &Source<'_>) -> (Option<Node>, Vec<Diagnostic>) {
+    let (root, diagnostics) = parse(source);
+    let syntax_error = diagnostics.iter().any(|d| d.code() == Code::YamlSyntax);
+    if !syntax_error {
+        return (root, diagnostics);
+    }
+    let (quoted, lines) = quote_plain_values(source.fragment);
+    if lines.is_empty() {
+        return (root, diagnostics);
+    }
+    let second = Source {
+        fragment: &quoted,
+        ..*source
+    };
+    let (second_root, second_diagnostics) = parse(&second);
+    if second_root.is_none() || second_diagnostics.iter().any(Diagnostic::is_error) {
+        return (root, diagnostics);
+    }
+    let mut warnings = second_diagnostics;
+    for line in lines.iter().filter(|line| !reads_as_written(line)) {
+        let escaped = line.value.replace('\\', "\\\\").replace('"', "\\\"");
+        warnings.push(
+            Diagnostic::warning(
+                Code::ValueReadAsText,
+                source.path,
+                format!(
+                    "the value of `{}` is not valid YAML unquoted; it is read as Claude Code reads it, as the text `{}`",
+                    line.key, line.value
+                ),
+            )
+            .at(source.file_text, line.index + source.first_line, line.column)
+            .with_help(format!(
+                "quote it: `{}: \"{escaped}\"`; skills-ref (the spec's reference validator) and Codex refuse the file as written",
+                line.key
+            )),
+        );
+    }
+    (second_root, warnings)
+}
+
+/// A frontmatter line [`quote_plain_values`] quoted.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct QuotedLine {
+    /// 0-based line in the fragment.
+    pub index: usize,
+    /// 1-based column of the value, in characters.
+    pub column: usize,
+    /// The key.
+    pub key: String,
+    /// The value as written.
+    pub value: String,
+}
+
+/// Claude Code's repair of a frontmatter its YAML parser refused: each line that is
+/// `key: value` at the top level (`^([a-zA-Z_-]+):\s+(\S.*)$`) and whose value is not quoted
+/// already, not a flow list that parses, and holds `: ` or one of ``{}[]*&#!|>%@` `` gets the
+/// value wrapped in double quotes (`\` and `"` escaped). Columns are kept: the white space after
+/// the colon becomes as many spaces. Returns the new text and the lines changed.
+pub(crate) fn quote_plain_values(fragment: &str) -> (String, Vec<QuotedLine>) {
+    let mut out = String::with_capacity(fragment.len() + 16);
+    let mut quoted = Vec::new();
+    for (index, line) in fragment.split_inclusive('\n').enumerate() {
+        let (content, newline) = match line.strip_suffix('\n') {
+            Some(content) => (content, "\n"),
+            None => (line, ""),
+        };
+        match claude_code_key_value(content) {
+            Some((key, gap, value)) if needs_quotes(value) => {
+                let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+                out.push_str(key);
+                out.push(':');
+                out.push_str(&" ".repeat(gap.chars().count()));
+                out.push('"');
+                out.push_str(&escaped);
+                out.push('"');
+                out.push_str(newline);
+                quoted.push(QuotedLine {
+                    index,
+                    column: key.chars().count() + 1 + gap.chars().count() + 1,
+                    key: key.to_owned(),
+                    value: value.to_owned(),
+                });
+            }
+            _ => out.push_str(line),
+        }
+    }
+    (out, quoted)
+}
+
+/// `(key, white space, value)` of a line `^([a-zA-Z_-]+):\s+(\S.*)$` as JavaScript matches it
+/// (its `.` stops at U+2028 and U+2029, which then fail the match).
+fn claude_code_key_value(line: &str) -> Option<(&str, &str, &str)> {
+    let key_len = line
+        .find(|c: char| !(c.is_ascii_alphabetic() || c == '_' || c == '-'))
+        .unwrap_or(line.len());
+    let (key, rest) = line.split_at(key_len);
+    let rest = rest.strip_prefix(':')?;
+    let value_start = rest
+        .find(|c: char| !crate::shell_commands::is_js_space(c))
+        .unwrap_or(rest.len());
+    let (gap, value) = rest.split_at(value_start);
+    let valid = !key.is_empty()
+        && !gap.is_empty()
+        && !value.is_empty()
+        && !value.contains(['\u{2028}', '\u{2029}', '\r']);
+    valid.then_some((key, gap, value))
+}
+
+/// Whether Claude Code quotes this value: not already quoted, not a flow list that parses,
+/// and holding `: ` or an indicator character.
+fn needs_quotes(value: &str) -> bool {
+    let quoted = (value.starts_with('"') && value.ends_with('"'))
+        || (value.starts_with('\'') && value.ends_with('\''));
+    if quoted {
+        return false;
+    }
+    if value.starts_with('[') && value.ends_with(']') && parses_as_list(value) {
+        return false;
+    }
+    value.contains(": ")
+        || value.contains([
+            '{', '}', '[', ']', '*', '&', '#', '!', '|', '>', '%', '@', '`',
+        ])
+}
+
+/// Whether `text` alone is a YAML document whose root is a sequence.
+fn parses_as_list(text: &str) -> bool {
+    let mut events = Parser::new_from_str(text);
+    loop {
+        match events.next() {
+            Some(Ok((Event::SequenceStart(..), _))) => break,
+            Some(Ok((Event::StreamStart | Event::DocumentStart(_), _))) => continue,
+            _ => return false,
+        }
+    }
+    events.all(|event| event.is_ok())
+}
+
+/// Whether YAML itself reads the line's value as the text Claude Code reads: then quoting it
+/// changed nothing, and there is nothing to warn about.
+fn reads_as_written(line: &QuotedLine) -> bool {
+    let document = format!("{}: {}", line.key, line.value);
+    let mut scalars = Vec::new();
+    for event in Parser::new_from_str(&document) {
+        match event {
+            Ok((Event::Scalar(text, _, _, None), _)) => scalars.push(text.into_owned()),
+            Ok((
+                Event::StreamStart
+                | Event::StreamEnd
+                | Event::DocumentStart(_)
+                | Event::DocumentEnd
+                | Event::MappingStart(..)
+                | Event::MappingEnd,
+                _,
+            )) => {}
+            _ => return false,
+        }
+    }
+    scalars == [line.key.clone(), line.value.clone()]
 }
 
 /// A syntax error after a line that reads as instructions, not YAML: the closing `---` is
@@ -525,6 +692,86 @@ mod tests {
         assert_eq!(d.line(), Some(3), "{d}");
         assert!(d.message().starts_with("invalid YAML"));
         assert!(d.help().unwrap().contains("quoted"));
+    }
+
+    fn parse_cc(fragment: &str) -> (Option<Node>, Vec<Diagnostic>) {
+        let file_text = format!("---\n{fragment}---\nbody\n");
+        let source = Source {
+            path: "s/SKILL.md",
+            file_text: &file_text,
+            fragment,
+            first_line: 2,
+        };
+        parse_as_claude_code(&source)
+    }
+
+    #[test]
+    fn claude_code_reads_an_unquoted_colon_as_text() {
+        let (root, diagnostics) = parse_cc("name: a\ndescription:   Use it: now\ntags: [x, y]\n");
+        let map = entries(root.as_ref().unwrap());
+        assert_eq!(map[1].1.value, Value::Str("Use it: now".into()));
+        assert_eq!(
+            (map[1].1.line, map[1].1.column),
+            (3, 16),
+            "the value's own column"
+        );
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+        let d = &diagnostics[0];
+        assert!(!d.is_error());
+        assert_eq!(d.code(), Code::ValueReadAsText);
+        assert_eq!((d.line(), d.column()), (Some(3), Some(16)));
+        assert_eq!(d.source_line(), Some("description:   Use it: now"));
+        assert!(
+            d.help().unwrap().contains("`description: \"Use it: now\"`"),
+            "{d}"
+        );
+        assert!(d.help().unwrap().contains("skills-ref"), "{d}");
+        // Strict mode stays strict.
+        assert!(parse_fm("name: a\ndescription: Use it: now\n").0.is_none());
+    }
+
+    #[test]
+    fn claude_codes_repair_quotes_exactly_what_it_quotes() {
+        let (text, lines) = quote_plain_values(
+            "description: Use \"it\": now\\\ntags: [a, b]\nmodel: x # y\nkey1: a: b\n  nested: a: b\nok: 'quoted: yes'\narg: [a: b\n",
+        );
+        assert_eq!(
+            text,
+            "description: \"Use \\\"it\\\": now\\\\\"\ntags: [a, b]\nmodel: \"x # y\"\nkey1: a: b\n  nested: a: b\nok: 'quoted: yes'\narg: \"[a: b\"\n"
+        );
+        let keys: Vec<&str> = lines.iter().map(|l| l.key.as_str()).collect();
+        assert_eq!(keys, ["description", "model", "arg"]);
+        // A line YAML reads the same way (a `#` that starts no comment) is quoted without a
+        // warning; one where YAML would drop a comment is warned about.
+        let (root, diagnostics) =
+            parse_cc("name: a\ndescription: x: y\nlicense: C#\nmodel: m # note\n");
+        let map = entries(root.as_ref().unwrap());
+        assert_eq!(map[3].1.value, Value::Str("m # note".into()));
+        let warned: Vec<u32> = diagnostics.iter().filter_map(Diagnostic::line).collect();
+        assert_eq!(warned, [3, 5], "{diagnostics:?}");
+    }
+
+    #[test]
+    fn a_frontmatter_the_repair_cannot_save_keeps_its_errors() {
+        // The repair quotes one line, but the continuation below it still breaks the YAML.
+        let (root, diagnostics) = parse_cc("name: a\ndescription: Use it: now\n  and more\n");
+        assert!(root.is_none());
+        assert!(
+            diagnostics.iter().all(Diagnostic::is_error),
+            "{diagnostics:?}"
+        );
+        assert_eq!(diagnostics[0].code(), Code::YamlSyntax);
+        // Nothing to quote (an unclosed quote is no indicator): the first errors stand.
+        let (root, diagnostics) = parse_cc("name: \"a\n");
+        assert!(root.is_none());
+        assert_eq!(diagnostics[0].code(), Code::YamlSyntax);
+        // An unclosed flow list is quoted, as Claude Code quotes it.
+        let (root, diagnostics) = parse_cc("name: [a\n");
+        assert_eq!(
+            entries(root.as_ref().unwrap())[0].1.value,
+            Value::Str("[a".into())
+        );
+        assert_eq!(diagnostics[0].code(), Code::ValueReadAsText);
     }
 
     #[test]

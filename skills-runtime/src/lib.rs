@@ -110,6 +110,10 @@ pub use skills_core::render::{CatalogEntry, EMPTY_CATALOG, LOAD_SKILL_TOOL};
 /// | `external_urls = "warn"` | `"allow"` | lint level for links to hosts outside `allowed_hosts` |
 /// | `empty_body = "deny"` | `"warn"` | lint level for a skill with no instructions after the frontmatter |
 /// | `ascii_names = "deny"` | `"allow"` | lint level for a `name` with characters outside ASCII (`café`, `数据-分析`) |
+/// | `missing_trigger_cases = "warn"` | `"allow"` | lint level for a skill with no trigger cases in `evals/triggers.json` |
+/// | `dangling_code_path = "warn"` | `"deny"` | lint level for a path in a code span that names no file of the skill; `"warn"` by default with `compat = "claude-code"` (a Markdown link or image that names no file is an error in every mode) |
+/// | `portable = "deny"` | `"allow"` | lint level for a frontmatter key that claude.ai's and the Skills API's uploads refuse (any but `name`, `description`, `license`, `compatibility`, `metadata`, `allowed-tools`) |
+/// | `mcp_limits = "deny"` | `"warn"` | lint level for a skill over the MCP Skills extension's per-skill limits of 512 files or 16 MiB |
 /// | `allowed_hosts = ["docs.rs"]` | `[]` | hosts (and their subdomains) that the `external_urls` lint accepts |
 /// | `crate = ::my_runtime` | `::skills_runtime` | path of the runtime crate in generated code, for a renamed dependency |
 /// | `lock = "skills.lock"` | `none` | lockfile (`sha256sum` format) every embedded file must match, with the options that decide what is embedded: a changed, new or removed file is a compile error until `skills lock` rewrites it; `Registry::lock_digest()` reports its SHA-256 |
