@@ -11,13 +11,13 @@ use crate::args::Source;
 
 /// Loads `source`, resolving its roots against the current directory (the macro resolves them
 /// against the crate's manifest directory; run the command from there to get the same paths),
-/// with the `warnings` group level (`-D warnings`, `-A warnings`) applied to the lints: what
-/// `#![deny(warnings)]` (or `allow`) in the consuming crate does to the macro's warnings, every
-/// lint still at `warn` after the per-lint levels becomes an error, or goes away.
+/// with the `warnings` group level (`-D warnings`, `-A warnings`) applied as `#![deny(warnings)]`
+/// (or `allow`) in the consuming crate applies it to the macro's warnings: every warning left
+/// after the per-lint levels becomes an error, or goes away.
 pub fn load(source: &Source) -> Bundle {
-    let mut options = source.options.clone();
-    options.lints.set_warnings(source.warnings, options.compat);
-    skills_core::load(&base_dir(), &source.roots(), &options)
+    let mut bundle = skills_core::load(&base_dir(), &source.roots(), &source.options);
+    bundle.set_warnings(source.warnings);
+    bundle
 }
 
 fn base_dir() -> PathBuf {

@@ -54,7 +54,8 @@ fn version(skill: &SkillDef) -> &str {
 }
 
 /// `skills show NAME`: every frontmatter field that is set, the path, the SHA-256 the binary
-/// records, the resources, then a blank line and the body exactly as `load_skill` returns it.
+/// records, the resources, the trigger cases (`evals/triggers.json`) when there are any, then a
+/// blank line and the body exactly as `load_skill` returns it.
 /// An unknown name fails (exit 1) with the same message the `load_skill` tool gives.
 pub fn show(name: &str, source: &Source, streams: &mut Streams<'_>) -> io::Result<u8> {
     let Some(bundle) = bundle::load_valid(source, streams.err)? else {
@@ -118,6 +119,14 @@ pub fn show(name: &str, source: &Source, streams: &mut Streams<'_>) -> io::Resul
         for resource in &skill.resources {
             writeln!(out, "  {} ({} bytes)", resource.path, resource.size)?;
         }
+    }
+    if let Some(triggers) = &skill.triggers {
+        let (positive, negative) = triggers.counts();
+        writeln!(
+            out,
+            "trigger cases: {} ({positive} should load it, {negative} should not)",
+            triggers.cases.len()
+        )?;
     }
     writeln!(out, "body: {} lines", skill.body().lines().count())?;
     writeln!(out)?;

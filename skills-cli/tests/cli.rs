@@ -678,7 +678,7 @@ fn an_unknown_lint_is_a_bad_command_line() {
     assert_eq!(run.code, 2);
     assert_contains(
         &run.stderr,
-        "[possible values: long_body, similar_descriptions, prompt_override, external_urls, empty_body, ascii_names, warnings]",
+        "[possible values: long_body, similar_descriptions, prompt_override, external_urls, empty_body, ascii_names, missing_trigger_cases, dangling_code_path, portable, mcp_limits, warnings]",
     );
     let run = skills(&["check", "valid", "-d", "warnings"]);
     assert_eq!(run.code, 2);
@@ -812,12 +812,15 @@ body: 4 lines
     assert_ends_with(
         &run.stdout,
         &format!(
-            "tree-sha256: {}\nresources:\n  scripts/clean.py (84 bytes)\nbody: 3 lines\n\n\
+            "tree-sha256: {}\nresources:\n  scripts/clean.py (84 bytes)\n\
+             trigger cases: 3 (2 should load it, 1 should not)\nbody: 3 lines\n\n\
              # Beta\n\nDrop empty rows with `scripts/clean.py`.\n",
             beta.tree_sha256
         ),
     );
     assert_ne!(beta.tree_sha256, beta.sha256);
+    // `evals/` is not a resource: not listed, not in the tree the runtime materializes.
+    assert!(beta.resources.iter().all(|r| !r.path.starts_with("evals")));
     insta::assert_snapshot!("show_beta", run.stdout);
 }
 

@@ -7,12 +7,12 @@ use sha2::{Digest, Sha256};
 
 use crate::cache::{self, Cache, CacheStats, FolderResult};
 use crate::check;
-use crate::diagnostic::{self, Code, Diagnostic};
+use crate::diagnostic::{self, Code, Diagnostic, Severity};
 use crate::digest::{self, hex};
 use crate::discover::{self, FoundSkill};
 use crate::files::{ReadError, read_limited};
 use crate::links;
-use crate::lint::{self, LintOptions};
+use crate::lint::{self, Level, LintOptions};
 use crate::lock::{self, LockedFile};
 use crate::options::Options;
 use crate::resources::{self, ResourceDef, WalkItem};
@@ -53,6 +53,22 @@ impl Bundle {
     /// Only the warnings.
     pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
         self.diagnostics.iter().filter(|d| !d.is_error())
+    }
+
+    /// What the `warnings` group does to the macro's warnings (`#![deny(warnings)]` or
+    /// `#![allow(warnings)]` in the crate, `-D warnings` or `-A warnings` for `skills check`):
+    /// at `deny` every warning, a lint's or not, becomes an error; at `allow` they are dropped;
+    /// at `warn` nothing changes.
+    pub fn set_warnings(&mut self, level: Level) {
+        match level {
+            Level::Warn => {}
+            Level::Allow => self.diagnostics.retain(Diagnostic::is_error),
+            Level::Deny => {
+                for diagnostic in &mut self.diagnostics {
+                    diagnostic.severity = Severity::Error;
+                }
+            }
+        }
     }
 }
 
@@ -320,24 +336,28 @@ pub fn load_one(
     let plain = !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\\']);
     let file = root_path.join(name).join("SKILL.md");
     if !plain || !file.is_file() {
-        let folders: Vec<String> = std::fs::read_dir(&root_path)
+        let mut skills: Vec<String> = std::fs::read_dir(&root_path)
             .into_iter()
             .flatten()
             .filter_map(Result::ok)
-            .filter(|entry| entry.path().is_dir())
+            .filter(|entry| entry.path().join("SKILL.md").is_file())
             .filter_map(|entry| entry.file_name().into_string().ok())
             .filter(|folder| !folder.starts_with('.'))
             .collect();
+        skills.sort();
         let mut diagnostic = Diagnostic::error(
             Code::UnknownSkill,
             &shown,
             format!("`{shown_root}` has no skill `{name}`"),
         );
-        let closest = crate::render::closest_match(name, folders.iter().map(String::as_str));
-        if let Some(closest) = closest {
-            diagnostic = diagnostic.with_help(format!("did you mean `{closest}`?"));
-        } else if !root_path.is_dir() {
+        let names: Vec<&str> = skills.iter().map(String::as_str).collect();
+        let what = format!("skills in `{shown_root}`");
+        if !root_path.is_dir() {
             diagnostic = diagnostic.with_help(format!("`{shown_root}` is not a folder"));
+        } else if let Some(help) = crate::render::suggestion(name, &names, &what) {
+            diagnostic = diagnostic.with_help(help);
+        } else {
+            diagnostic = diagnostic.with_help(format!("`{shown_root}` holds no skill"));
         }
         return Err(vec![diagnostic]);
     }

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::discover::FoundSkill;
-use crate::render::closest_match;
+use crate::render::suggestion;
 use crate::skill::{FrontmatterKey, SkillDef, Spanned};
 
 /// Two folders with the same name (from two roots) would shadow each other. One error per
@@ -72,10 +72,13 @@ pub(crate) fn references(skill: &SkillDef, bundle_names: &BTreeSet<String>) -> V
                         target.value
                     ),
                 );
-                if let Some(close) =
-                    closest_match(&target.value, bundle_names.iter().map(String::as_str))
-                {
-                    diagnostic = diagnostic.with_help(format!("did you mean `{close}`?"));
+                let names: Vec<&str> = bundle_names
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|name| *name != skill.name.value)
+                    .collect();
+                if let Some(help) = suggestion(&target.value, &names, "skills of the bundle") {
+                    diagnostic = diagnostic.with_help(help);
                 }
                 diagnostics.push(diagnostic);
             }

@@ -266,16 +266,6 @@ impl LintOptions {
             allowed_hosts: self.allowed_hosts.clone(),
         }
     }
-
-    /// What a `warnings` group level does (`#![deny(warnings)]` around the macro, `-D warnings`
-    /// in `skills check`): every lint still at `warn` in the dialect `compat` moves to `level`.
-    pub fn set_warnings(&mut self, level: Level, compat: Compat) {
-        for lint in Lint::ALL {
-            if self.level_in(lint, compat) == Level::Warn {
-                self.set_level(lint, level);
-            }
-        }
-    }
 }
 
 /// Estimated tokens of a text: one per four characters, the usual rule of thumb for English

@@ -600,16 +600,6 @@ mod tests {
             set.level_in(Lint::DanglingCodePath, Compat::ClaudeCode),
             Level::Deny
         );
-        // `-D warnings` reaches the lints at `warn` in the dialect at hand.
-        let mut denied = LintOptions::default();
-        denied.set_warnings(Level::Deny, Compat::ClaudeCode);
-        assert_eq!(denied.level(Lint::DanglingCodePath), Level::Deny);
-        assert_eq!(denied.level(Lint::LongBody), Level::Deny);
-        assert_eq!(denied.level(Lint::Portable), Level::Allow);
-        let mut strict = LintOptions::default();
-        strict.set_warnings(Level::Allow, Compat::Strict);
-        assert_eq!(strict.level(Lint::DanglingCodePath), Level::Deny);
-        assert_eq!(strict.level(Lint::LongBody), Level::Allow);
     }
 
     #[test]

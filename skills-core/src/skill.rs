@@ -368,7 +368,14 @@ pub fn parse(
         Compat::Strict => yaml::parse(&source),
         Compat::ClaudeCode => yaml::parse_as_claude_code(&source),
     };
-    let Some(root) = root else {
+    // Claude Code reads nothing between the `---` lines as no fields at all.
+    let empty = (root.is_none() && diagnostics.is_empty() && options.compat == Compat::ClaudeCode)
+        .then(|| Node {
+            value: Value::Map(Vec::new()),
+            line: 1,
+            column: 1,
+        });
+    let Some(root) = root.or(empty) else {
         if diagnostics.is_empty() {
             diagnostics.push(
                 Diagnostic::error(Code::EmptyFrontmatter, path, "frontmatter is empty")

@@ -376,15 +376,16 @@ impl Reader<'_> {
                     }
                 },
                 other => {
-                    let help = crate::render::suggestion(other, &[QUERY, SHOULD_TRIGGER], "keys")
-                        .map(|hint| {
-                            format!("{hint} (a case holds only `{QUERY}` and `{SHOULD_TRIGGER}`)")
-                        });
+                    let only = format!("a case holds only `{QUERY}` and `{SHOULD_TRIGGER}`");
+                    let help = match crate::render::closest_match(other, [QUERY, SHOULD_TRIGGER]) {
+                        Some(close) => format!("did you mean `{close}`? ({only})"),
+                        None => only,
+                    };
                     self.error(
                         Code::TriggerUnknownKey,
                         at,
                         format!("trigger case {number} has an unknown key `{other}`"),
-                        help,
+                        Some(help),
                     );
                     valid = false;
                 }

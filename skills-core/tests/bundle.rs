@@ -397,3 +397,66 @@ fn lints_warn_by_default_and_deny_on_request() {
     assert!(deny.lints.set("prompt_override", skills_core::Level::Deny));
     assert!(load(dir.path(), &["skills"], &deny).has_errors());
 }
+
+#[test]
+fn a_skill_name_that_nothing_resembles_lists_the_skills_of_the_root() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("skills/alpha/SKILL.md"), &skill("alpha"));
+    write(&dir.path().join("skills/beta/SKILL.md"), &skill("beta"));
+    write(&dir.path().join("skills/drafts/notes.md"), "not a skill");
+    let options = Options::default();
+    let help = |name: &str| {
+        let errors = skills_core::load_one(dir.path(), "skills", name, &options).unwrap_err();
+        errors[0].help().unwrap_or_default().to_owned()
+    };
+    // A swap of two neighbours is one edit.
+    assert_eq!(help("alpah"), "did you mean `alpha`?");
+    assert_eq!(help("zzzzzz"), "the skills in `skills` are `alpha`, `beta`");
+    assert!(skills_core::load_one(dir.path(), "skills", "beta", &options).is_ok());
+    let errors = skills_core::load_one(dir.path(), "nowhere", "alpha", &options).unwrap_err();
+    assert_eq!(errors[0].help(), Some("`nowhere` is not a folder"));
+}
+
+/// `-D warnings` (`#![deny(warnings)]`) reaches every warning, a lint's and a dialect's alike;
+/// `-A warnings` drops them; errors stay errors.
+#[test]
+fn the_warnings_group_reaches_every_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let long_body = "line\n".repeat(501);
+    write(
+        &dir.path().join("skills/a/SKILL.md"),
+        &format!("---\nname: a\ndescription: A.\nversion: 1.0\n---\n{long_body}"),
+    );
+    write(&dir.path().join("skills/b/SKILL.md"), "---\nname: b\n---\n");
+    let options = Options {
+        compat: skills_core::claude_code::Compat::ClaudeCode,
+        ..Options::default()
+    };
+    let loaded = load(dir.path(), &["skills"], &options);
+    let codes = |bundle: &skills_core::Bundle| -> Vec<(skills_core::Code, bool)> {
+        bundle
+            .diagnostics
+            .iter()
+            .map(|d| (d.code(), d.is_error()))
+            .collect()
+    };
+    use skills_core::Code;
+    assert_eq!(
+        codes(&loaded),
+        [
+            (Code::NonStringScalar, false),
+            (Code::LongBody, false),
+            (Code::MissingKey, true),
+        ]
+    );
+    let mut denied = loaded.clone();
+    denied.set_warnings(skills_core::Level::Deny);
+    assert!(codes(&denied).iter().all(|(_, error)| *error));
+    assert_eq!(denied.diagnostics.len(), 3);
+    let mut allowed = loaded.clone();
+    allowed.set_warnings(skills_core::Level::Allow);
+    assert_eq!(codes(&allowed), [(Code::MissingKey, true)]);
+    let mut unchanged = loaded.clone();
+    unchanged.set_warnings(skills_core::Level::Warn);
+    assert_eq!(codes(&unchanged), codes(&loaded));
+}

@@ -231,6 +231,12 @@ fn every_field_round_trips() {
                 ("hooks", c.hooks.is_some()),
                 ("paths", !c.paths.is_empty()),
                 ("shell", c.shell.is_some()),
+                ("shell_commands", !c.shell_commands.is_empty()),
+                ("keys", !skill.keys.is_empty()),
+                (
+                    "trigger_cases",
+                    skill.triggers.as_ref().is_some_and(|t| !t.cases.is_empty()),
+                ),
             ] {
                 if set {
                     seen.insert(field);
@@ -277,6 +283,9 @@ fn every_field_round_trips() {
         "hooks",
         "paths",
         "shell",
+        "shell_commands",
+        "keys",
+        "trigger_cases",
         "help",
         "source_line",
         "column",
@@ -379,6 +388,66 @@ fn changes_after_a_cached_build_are_seen() {
     write(&scratch, "skills/brand-new/references/extra.md", "More.");
     let stats = check("a new resource");
     assert_eq!(stats.misses, 1);
+
+    // The trigger cases are part of the folder's result: every change to them is seen.
+    let cases = |query: &str| format!("[{{\"query\": \"{query}\", \"should_trigger\": true}}]\n");
+    let query_of = |bundle: &Bundle, name: &str| -> Option<String> {
+        let skill = bundle.skills.iter().find(|s| s.name.value == name)?;
+        Some(skill.triggers.as_ref()?.cases.first()?.query.value.clone())
+    };
+    write(
+        &scratch,
+        "skills/brand-new/evals/triggers.json",
+        &cases("do it"),
+    );
+    let stats = check("a new trigger file");
+    assert_eq!(stats.misses, 1);
+    assert_eq!(
+        query_of(&scratch.cached(&roots, &options).0, "brand-new").as_deref(),
+        Some("do it")
+    );
+    write(
+        &scratch,
+        "skills/brand-new/evals/triggers.json",
+        &cases("do that"),
+    );
+    let stats = check("an edited case");
+    assert_eq!(stats.misses, 1);
+    let (bundle, _) = scratch.cached(&roots, &options);
+    assert_eq!(query_of(&bundle, "brand-new").as_deref(), Some("do that"));
+    let locked = bundle
+        .files
+        .iter()
+        .find(|f| f.path == "skills/brand-new/evals/triggers.json")
+        .expect("the lock lists the trigger file");
+    assert_eq!(
+        locked.sha256,
+        crate::digest::sha256_hex(cases("do that").as_bytes())
+    );
+    write(
+        &scratch,
+        "skills/brand-new/evals/triggers.json",
+        "[{\"query\": 1}]",
+    );
+    check("a broken case");
+    let (broken, _) = scratch.cached(&roots, &options);
+    assert!(
+        broken
+            .errors()
+            .any(|d| d.location() == "skills/brand-new/evals/triggers.json:1:12"),
+        "{:?}",
+        broken.diagnostics
+    );
+    fs::remove_file(scratch.root().join("skills/brand-new/evals/triggers.json")).unwrap();
+    let stats = check("a deleted trigger file");
+    assert_eq!(stats.misses, 1);
+    let (bundle, _) = scratch.cached(&roots, &options);
+    assert!(
+        bundle
+            .skills
+            .iter()
+            .any(|s| s.name.value == "brand-new" && s.triggers.is_none())
+    );
     let (bundle, _) = scratch.cached(&roots, &options);
     assert!(
         bundle

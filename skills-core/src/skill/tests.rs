@@ -759,3 +759,222 @@ fn hooks_become_json() {
         assert_eq!(is_json_number(number), json, "{number}");
     }
 }
+
+// ---- what Claude Code loads and strict mode rejects ---------------------------------------
+
+/// `(code, line, column, is_error)` of every diagnostic.
+fn found(diagnostics: &[Diagnostic]) -> Vec<(Code, u32, u32, bool)> {
+    diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d.code(),
+                d.line().unwrap_or(0),
+                d.column().unwrap_or(0),
+                d.is_error(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_unquoted_colon_is_text_under_compat_and_an_error_in_strict_mode() {
+    let text = skill("name: a\ndescription: Use it: now\n");
+    let (def, diagnostics) = parse_compat("a", &text);
+    assert_eq!(
+        def.expect("a warning only").description.value,
+        "Use it: now"
+    );
+    assert_eq!(found(&diagnostics), [(Code::ValueReadAsText, 3, 14, false)]);
+    let errors = errors_of("a", &text);
+    assert_eq!(found(&errors), [(Code::YamlSyntax, 3, 20, true)]);
+}
+
+#[test]
+fn a_long_description_warns_up_to_claude_codes_listing_cap() {
+    let long = "d".repeat(1_100);
+    let (def, diagnostics) = parse_compat("a", &skill(&format!("description: {long}\n")));
+    assert_eq!(def.expect("a warning only").description.value, long);
+    assert_eq!(found(&diagnostics), [(Code::LongDescription, 2, 14, false)]);
+    assert!(
+        diagnostics[0].help().unwrap().contains("Codex"),
+        "{}",
+        diagnostics[0]
+    );
+    // Strict mode stays strict.
+    let errors = errors_of("a", &skill(&format!("name: a\ndescription: {long}\n")));
+    assert_eq!(errors[0].code(), Code::FieldLength);
+
+    // The cap counts `description - when_to_use`, in UTF-16 code units as JavaScript does:
+    // 1,000 + 3 + 533 fits; one more is cut by Claude Code, an error here.
+    let (description, when) = ("d".repeat(1_000), "w".repeat(533));
+    let front = format!("description: {description}\nwhen_to_use: {when}\n");
+    let (def, diagnostics) = parse_compat("a", &skill(&front));
+    assert!(def.is_some() && diagnostics.is_empty(), "{diagnostics:?}");
+    let front = format!("description: {description}\nwhen_to_use: {when}w\n");
+    let (def, diagnostics) = parse_compat("a", &skill(&front));
+    assert!(def.is_none());
+    assert_eq!(found(&diagnostics), [(Code::FieldLength, 2, 14, true)]);
+    assert!(
+        diagnostics[0].message().contains("1537 characters"),
+        "{}",
+        diagnostics[0]
+    );
+    // `𝄞` is one character of the spec's count and two code units of Claude Code's.
+    let clefs = "𝄞".repeat(769);
+    let (def, diagnostics) = parse_compat("a", &skill(&format!("description: {clefs}\n")));
+    assert!(def.is_none(), "1,538 code units: {diagnostics:?}");
+    let clefs = "𝄞".repeat(768);
+    let (def, diagnostics) = parse_compat("a", &skill(&format!("description: {clefs}\n")));
+    assert!(def.is_some() && diagnostics.is_empty(), "{diagnostics:?}");
+}
+
+#[test]
+fn a_missing_description_is_the_first_body_line_as_claude_code_takes_it() {
+    for (front, body, expected) in [
+        (
+            "name: a\n",
+            "\n\n## Review  a change\nMore.",
+            "Review  a change",
+        ),
+        (
+            "",
+            "   First line, trimmed.   \nSecond.",
+            "First line, trimmed.",
+        ),
+        (
+            "description: \"  \"\n",
+            "#hashtag is no heading",
+            "#hashtag is no heading",
+        ),
+        ("description:\n", "#\n# Real title", "#"),
+    ] {
+        let text = format!("---\n{front}---\n{body}\n");
+        let (def, diagnostics) = parse_compat("a", &text);
+        let def = def.unwrap_or_else(|| panic!("{text:?}: {diagnostics:?}"));
+        assert_eq!(def.description.value, expected, "{text:?}");
+        assert_eq!(found(&diagnostics).len(), 1, "{diagnostics:?}");
+        assert_eq!(diagnostics[0].code(), Code::DescriptionFromBody);
+        assert!(!diagnostics[0].is_error());
+    }
+    // A blank `description:` is pointed at; a missing one at the opening line.
+    let (_, diagnostics) = parse_compat("a", "---\ndescription: \"\"\n---\nBody\n");
+    assert_eq!(
+        found(&diagnostics),
+        [(Code::DescriptionFromBody, 2, 14, false)]
+    );
+    // Over 100 code units: 97 and `...`.
+    let line = "x".repeat(150);
+    let (def, _) = parse_compat("a", &format!("---\n---\n{line}\n"));
+    assert_eq!(
+        def.unwrap().description.value,
+        format!("{}...", "x".repeat(97))
+    );
+    // No body to take it from: still an error.
+    let (def, diagnostics) = parse_compat("a", "---\nname: a\n---\n");
+    assert!(def.is_none());
+    assert_eq!(diagnostics[0].code(), Code::MissingKey);
+    // Strict mode: an error, as before.
+    let errors = errors_of("a", "---\nname: a\n---\nBody\n");
+    assert_eq!(errors[0].code(), Code::MissingKey);
+    // The `infer_missing_fields` option takes the same text, without a warning.
+    let options = ParseOptions {
+        infer_missing_fields: true,
+        ..ParseOptions::default()
+    };
+    let text = format!("---\nname: a\n---\n# {line}\n");
+    let (def, diagnostics) = parse("s/a/SKILL.md", "a", text.as_bytes(), &options);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(
+        def.unwrap().description.value,
+        format!("{}...", "x".repeat(97))
+    );
+}
+
+#[test]
+fn claude_variables_outside_the_runtimes_four_are_left_with_a_warning() {
+    let body = "Run ${CLAUDE_SKILL_DIR}/a.sh with ${CLAUDE_SESSION_ID}, ${CLAUDE_EFFORT}\n\
+                in ${CLAUDE_PROJECT_DIR}; then ${CLAUDE_PLUGIN_ROOT}/b and ${CLAUDE_PLUGIN_DATA}.";
+    let text = format!("---\nname: a\ndescription: A.\n---\n{body}\n");
+    let (def, diagnostics) = parse_compat("a", &text);
+    assert!(def.is_some());
+    assert_eq!(
+        found(&diagnostics),
+        [
+            (Code::UnknownClaudeVariable, 6, 32, false),
+            (Code::UnknownClaudeVariable, 6, 60, false),
+        ]
+    );
+    assert!(diagnostics[0].message().contains("`${CLAUDE_PLUGIN_ROOT}`"));
+    // In strict mode they are plain text.
+    let (_, diagnostics) = parse_str("a", &text);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+}
+
+#[test]
+fn shell_commands_are_recorded_under_compat_only() {
+    let body = "Status: !`git status --short`\n\n```!\ngit log -1\n```\nDone.";
+    let text = format!("---\nname: a\ndescription: A.\n---\n{body}\n");
+    let (def, diagnostics) = parse_compat("a", &text);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let def = def.unwrap();
+    let commands: Vec<(&str, &str, bool)> = def
+        .claude_code
+        .shell_commands
+        .iter()
+        .map(|c| (&def.body()[c.range.clone()], c.command.as_str(), c.block))
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            ("!`git status --short`", "git status --short", false),
+            ("```!\ngit log -1\n```", "git log -1", true),
+        ]
+    );
+    let (def, _) = parse_str("a", &text);
+    assert!(def.unwrap().claude_code.shell_commands.is_empty());
+}
+
+#[test]
+fn every_key_is_kept_with_its_place() {
+    let front = "name: a\ndescription: A.\nversion: \"1\"\nx-custom: y\n";
+    let options = ParseOptions {
+        allow_unknown_keys: true,
+        ..ParseOptions::default()
+    };
+    let (def, _) = parse("s/a/SKILL.md", "a", skill(front).as_bytes(), &options);
+    let keys: Vec<(String, usize, usize)> = def
+        .unwrap()
+        .keys
+        .into_iter()
+        .map(|k| (k.value, k.line, k.column))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("name".into(), 2, 1),
+            ("description".into(), 3, 1),
+            ("version".into(), 4, 1),
+            ("x-custom".into(), 5, 1),
+        ]
+    );
+}
+
+#[test]
+fn an_unknown_key_with_nothing_close_lists_the_known_ones() {
+    let errors = errors_of("a", &skill("name: a\ndescription: A.\nzzzzzzzz: 1\n"));
+    let help = errors[0].help().unwrap();
+    assert!(
+        help.contains("the known keys are `name`, `description`"),
+        "{help}"
+    );
+    assert!(!help.contains("did you mean"), "{help}");
+    // Swapped neighbours are one edit.
+    let errors = errors_of("a", &skill("name: a\ndescription: A.\nlicnese: MIT\n"));
+    assert!(
+        errors[0]
+            .help()
+            .unwrap()
+            .starts_with("did you mean `license`?")
+    );
+}
