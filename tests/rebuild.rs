@@ -137,6 +137,34 @@ fn changes_to_skills_reach_the_binary() {
         "a new folder rebuilds thanks to the build.rs line"
     );
 
+    // A trigger file is checked like every file but not embedded: the build.rs line is what
+    // makes an edit to it alone rebuild.
+    let triggers = user.path("skills/alpha/evals/triggers.json");
+    std::thread::sleep(Duration::from_millis(1100));
+    fs::create_dir_all(triggers.parent().unwrap()).unwrap();
+    fs::write(
+        &triggers,
+        "[{\"query\": \"do alpha\", \"should_trigger\": true}]\n",
+    )
+    .unwrap();
+    assert!(user.run().contains("[alpha] Edited alpha body."));
+    std::thread::sleep(Duration::from_millis(1100));
+    fs::write(
+        &triggers,
+        "[{\"query\": \"do alpha\", \"should_trigger\": 1}]\n",
+    )
+    .unwrap();
+    let output = user.cargo("build");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "a broken case fails the build");
+    assert!(
+        stderr.contains("--> skills/alpha/evals/triggers.json:1:42"),
+        "{stderr}"
+    );
+    std::thread::sleep(Duration::from_millis(1100));
+    fs::remove_file(&triggers).unwrap();
+    assert!(user.run().contains("[alpha] Edited alpha body."));
+
     std::thread::sleep(Duration::from_millis(1100));
     fs::write(
         user.path("skills/gamma/SKILL.md"),
@@ -283,6 +311,24 @@ fn the_build_cache_gives_the_verdict_of_a_fresh_build() {
         matches!(&added, Outcome::Ran(out) if out.contains("[epsilon] Epsilon body.")),
         "{added:?}"
     );
+
+    let triggers = user.path("skills/epsilon/evals/triggers.json");
+    std::thread::sleep(Duration::from_millis(1100));
+    fs::create_dir_all(triggers.parent().unwrap()).unwrap();
+    fs::write(&triggers, "[{\"query\": \"\", \"should_trigger\": true}]\n").unwrap();
+    let broken_cases = user.cached_equals_fresh(&out_dir, "breaking a trigger file");
+    assert!(
+        matches!(&broken_cases, Outcome::Failed(err) if err.contains("--> skills/epsilon/evals/triggers.json:1:12")),
+        "{broken_cases:?}"
+    );
+    std::thread::sleep(Duration::from_millis(1100));
+    fs::write(
+        &triggers,
+        "[{\"query\": \"do epsilon\", \"should_trigger\": true}]\n",
+    )
+    .unwrap();
+    let fixed_cases = user.cached_equals_fresh(&out_dir, "fixing the trigger file");
+    assert!(matches!(&fixed_cases, Outcome::Ran(_)), "{fixed_cases:?}");
 
     user.set_options(", external_urls = \"deny\"");
     let denied = user.cached_equals_fresh(&out_dir, "setting a lint to deny");

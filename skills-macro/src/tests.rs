@@ -200,7 +200,8 @@ fn every_option_of_the_table_parses() {
          similar_descriptions = \"allow\", prompt_override = \"deny\", external_urls = \"warn\", \
          allowed_hosts = [\"docs.rs\"], crate = ::renamed, empty_body = \"deny\", \
          ascii_names = \"warn\", compat = \"claude-code\", catalog_budget = 8000, \
-         lock = \"skills.lock\",",
+         lock = \"skills.lock\", missing_trigger_cases = \"warn\", dangling_code_path = \"deny\", \
+         portable = \"deny\", mcp_limits = \"allow\",",
     )
     .unwrap();
     let options = &args.options;
@@ -215,13 +216,24 @@ fn every_option_of_the_table_parses() {
     assert_eq!(options.lints.level(Lint::ExternalUrls), Level::Warn);
     assert_eq!(options.lints.level(Lint::EmptyBody), Level::Deny);
     assert_eq!(options.lints.level(Lint::AsciiNames), Level::Warn);
+    assert_eq!(options.lints.level(Lint::MissingTriggerCases), Level::Warn);
+    assert_eq!(options.lints.level(Lint::Portable), Level::Deny);
+    assert_eq!(options.lints.level(Lint::McpLimits), Level::Allow);
+    // Set, a level holds in every dialect.
+    assert_eq!(
+        options
+            .lints
+            .level_in(Lint::DanglingCodePath, options.compat),
+        Level::Deny
+    );
     assert_eq!(options.compat, skills_core::claude_code::Compat::ClaudeCode);
     assert_eq!(options.catalog_budget, Some(8000));
     assert_eq!(options.lock.as_deref(), Some("skills.lock"));
     // Every option of the table is in the call above.
     let call = "max_file_size max_bundle_size allow_unknown_keys infer_missing_fields ignore \
                 long_body similar_descriptions prompt_override external_urls allowed_hosts crate \
-                empty_body ascii_names compat catalog_budget lock";
+                empty_body ascii_names compat catalog_budget lock missing_trigger_cases \
+                dangling_code_path portable mcp_limits";
     for spec in skills_core::OPTIONS {
         assert!(
             call.split(' ').any(|name| name == spec.name),
