@@ -34,7 +34,8 @@ use crate::lock::LockedFile;
 use crate::options::Options;
 use crate::resources::{ResourceDef, WalkItem};
 use crate::shell_commands::ShellCommand;
-use crate::skill::{ClaudeCodeFields, SkillDef, Spanned};
+use crate::skill::{ClaudeCodeFields, SkillDef};
+use crate::spanned::Spanned;
 use crate::triggers::{TriggerCase, TriggerFile};
 
 /// Everything the per-folder stage finds for one `SKILL.md` and the files beside it, before
@@ -83,6 +84,7 @@ const SOURCES: &[&str] = &[
     include_str!("resources.rs"),
     include_str!("shell_commands.rs"),
     include_str!("skill.rs"),
+    include_str!("spanned.rs"),
     include_str!("text.rs"),
     include_str!("triggers.rs"),
     include_str!("wildcard.rs"),

@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::discover::FoundSkill;
 use crate::render::suggestion;
-use crate::skill::{FrontmatterKey, SkillDef, Spanned};
+use crate::skill::{FrontmatterKey, SkillDef};
+use crate::spanned::Spanned;
 
 /// Two folders with the same name (from two roots) would shadow each other. One error per
 /// name, naming every path involved.

@@ -105,6 +105,23 @@ impl Compat {
     }
 }
 
+/// White space as JavaScript's `\s` and `trim` have it, for the rules that read text as Claude
+/// Code (a JavaScript program) reads it: it holds U+FEFF and not U+0085, unlike
+/// [`char::is_whitespace`].
+pub(crate) fn is_js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202F}'
+                | '\u{205F}'
+                | '\u{3000}'
+                | '\u{FEFF}'
+    )
+}
+
 /// The `${CLAUDE_*}` variables of a body that are substituted at run time, as Claude Code does:
 /// where the skill's files are (`SKILL_DIR`), the session (`SESSION_ID`), the effort level
 /// (`EFFORT`) and the working directory (`PROJECT_DIR`). Any other, such as a plugin's

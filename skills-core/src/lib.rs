@@ -73,6 +73,8 @@ mod resources;
 #[cfg(feature = "validate")]
 pub mod skill;
 #[cfg(feature = "validate")]
+mod spanned;
+#[cfg(feature = "validate")]
 mod text;
 #[cfg(feature = "validate")]
 pub mod triggers;
@@ -93,6 +95,8 @@ pub use options::{OPTIONS, OptionSpec, Options};
 #[cfg(feature = "validate")]
 pub use resources::ResourceDef;
 #[cfg(feature = "validate")]
-pub use skill::{SkillDef, Spanned};
+pub use skill::SkillDef;
+#[cfg(feature = "validate")]
+pub use spanned::Spanned;
 #[cfg(feature = "validate")]
 pub use triggers::{TriggerCase, TriggerFile};

@@ -18,6 +18,8 @@
 
 use std::ops::Range;
 
+use crate::claude_code::is_js_space;
+
 /// One shell command of a body.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShellCommand {
@@ -28,22 +30,6 @@ pub struct ShellCommand {
     pub command: String,
     /// A fenced ```` ```! ```` block (otherwise an inline `` !`...` ``).
     pub block: bool,
-}
-
-/// White space as JavaScript's `\s` has it (Claude Code's patterns are JavaScript regexes): it
-/// holds U+FEFF and not U+0085, unlike [`char::is_whitespace`].
-pub(crate) fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200A}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202F}'
-                | '\u{205F}'
-                | '\u{3000}'
-                | '\u{FEFF}'
-    )
 }
 
 /// Every shell command of `body`, in the order they appear.

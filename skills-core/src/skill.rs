@@ -9,10 +9,12 @@ use unicode_normalization::char::is_combining_mark;
 
 use crate::allowed_tools::{self, Entry};
 use crate::claude_code::Compat;
+use crate::claude_code::is_js_space;
 use crate::claude_code::{Effort, Shell, SkillContext};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::resources::ResourceDef;
-use crate::shell_commands::{self, ShellCommand, is_js_space};
+use crate::shell_commands::{self, ShellCommand};
+use crate::spanned::Spanned;
 use crate::text;
 use crate::triggers::TriggerFile;
 use crate::yaml::{self, Node, Value};
@@ -179,27 +181,6 @@ pub(crate) const CLAUDE_CODE_LISTING_CHARS: usize = 1536;
 const CLAUDE_CODE_BODY_DESCRIPTION_CHARS: usize = 100;
 /// See [`CLAUDE_CODE_BODY_DESCRIPTION_CHARS`].
 const CLAUDE_CODE_CUT_CHARS: usize = 97;
-
-/// A value together with where it was written in `SKILL.md`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Spanned<T> {
-    /// The value.
-    pub value: T,
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column in characters.
-    pub column: usize,
-}
-
-impl<T> Spanned<T> {
-    fn new(value: T, node: &Node) -> Self {
-        Spanned {
-            value,
-            line: node.line,
-            column: node.column,
-        }
-    }
-}
 
 /// A skill that passed every per-file rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -484,8 +465,7 @@ fn has_case(c: char) -> bool {
     c.is_lowercase() || c.is_uppercase() || !c.to_lowercase().eq([c]) || !c.to_uppercase().eq([c])
 }
 
-/// The description Claude Code takes from a body when the frontmatter gives none (its
-/// `extractDescriptionFromMarkdown`): the first line that is not blank, trimmed; of a heading
+/// The description Claude Code takes from a body when the frontmatter gives none: the first line that is not blank, trimmed; of a heading
 /// (`# Title`), its text; over 100 UTF-16 code units (JavaScript's length), cut to 97 and
 /// `...`. `None` for an empty body. The `infer_missing_fields` option takes the same text.
 pub(crate) fn description_from_body(body: &str) -> Option<String> {

@@ -15,7 +15,7 @@ use jsonc_parser::common::Range;
 use jsonc_parser::{CollectOptions, ParseOptions};
 
 use crate::diagnostic::{Code, Diagnostic};
-use crate::skill::Spanned;
+use crate::spanned::Spanned;
 
 /// The folder of a skill that holds its evaluations. Nothing in it is embedded as a resource or
 /// shown to the model: a model must not see its own test.

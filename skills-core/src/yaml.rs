@@ -252,7 +252,7 @@ fn claude_code_key_value(line: &str) -> Option<(&str, &str, &str)> {
     let (key, rest) = line.split_at(key_len);
     let rest = rest.strip_prefix(':')?;
     let value_start = rest
-        .find(|c: char| !crate::shell_commands::is_js_space(c))
+        .find(|c: char| !crate::claude_code::is_js_space(c))
         .unwrap_or(rest.len());
     let (gap, value) = rest.split_at(value_start);
     let valid = !key.is_empty()
