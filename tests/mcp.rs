@@ -44,13 +44,17 @@ async fn connect(server: SkillsServer) -> Client {
 }
 
 /// Every file of every skill folder under `root`, by skill name then relative path, as the
-/// embedding keeps them (hidden files, `__pycache__` and `*.pyc` left out).
+/// embedding keeps them (hidden files, `__pycache__` and `*.pyc` left out, and the skill's
+/// `evals/` folder, which is never served: the model must not see its own test).
 fn disk_files(root: &str) -> BTreeMap<String, BTreeMap<String, Vec<u8>>> {
     fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, Vec<u8>>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let entry = entry.unwrap();
             let name = entry.file_name().into_string().unwrap();
             if name.starts_with('.') || name == "__pycache__" || name.ends_with(".pyc") {
+                continue;
+            }
+            if prefix.is_empty() && name == "evals" {
                 continue;
             }
             let path = format!("{prefix}{name}");
