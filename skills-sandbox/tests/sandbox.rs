@@ -1,0 +1,105 @@
+//! The sandbox's guarantees, attacked: one test per attack of the hostile-model review
+//! (network, local services, root, processes, delayed escape through `.git`), each asserting it
+//! now fails safely, with controls showing the same test sees the attack when it succeeds, and
+//! positive tests of what must keep working.
+//!
+//! Like a program using the crate, this harness calls `skills_sandbox::enter()` first in its
+//! `main`: the sandbox's stages are this binary started again. Run as root, it also runs itself
+//! again as an unprivileged user (`nobody`), so that both kinds of caller are covered by one
+//! `cargo test`. Tests that need user namespaces, root, or a tool are reported ignored with the
+//! reason where they cannot run.
+
+mod sandbox {
+    pub mod entry_and_errors;
+    pub mod fallback;
+    pub mod filesystem;
+    pub mod limits;
+    pub mod local_services;
+    pub mod network;
+    pub mod processes;
+    pub mod root_powers;
+    pub mod support;
+    pub mod syscalls;
+    pub mod working;
+}
+
+use sandbox::{
+    entry_and_errors, fallback, filesystem, limits, local_services, network, processes,
+    root_powers, support, syscalls, working,
+};
+
+use support::{Outcome, passed, skipped, trial};
+
+/// Set in the unprivileged run, which must not start another.
+const UNPRIVILEGED_RUN: &str = "SKILLS_SANDBOX_TEST_UNPRIVILEGED";
+
+fn main() {
+    skills_sandbox::enter();
+    let args = libtest_mimic::Arguments::from_args();
+    let mut trials = Vec::new();
+    for group in [
+        network::tests(),
+        local_services::tests(),
+        root_powers::tests(),
+        processes::tests(),
+        filesystem::tests(),
+        syscalls::tests(),
+        limits::tests(),
+        working::tests(),
+        entry_and_errors::tests(),
+        fallback::tests(),
+    ] {
+        trials.extend(group);
+    }
+    trials.push(trial(
+        "the_suite_passes_as_an_unprivileged_user",
+        as_unprivileged_user,
+    ));
+    eprintln!("confinement here: {}", support::default_confinement());
+    libtest_mimic::run(&args, trials).exit();
+}
+
+/// As root: runs every other test again as `nobody` and passes if they all pass there.
+fn as_unprivileged_user() -> Outcome {
+    if std::env::var_os(UNPRIVILEGED_RUN).is_some() {
+        return skipped("this is the unprivileged run");
+    }
+    if !support::is_root() {
+        return skipped("the tests already run unprivileged");
+    }
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--reset-env",
+        ])
+        .arg(&exe)
+        .args([
+            "--skip",
+            "the_suite_passes_as_an_unprivileged_user",
+            "--test-threads=2",
+        ])
+        .env(UNPRIVILEGED_RUN, "1")
+        .current_dir("/")
+        .output();
+    let Ok(out) = out else {
+        return skipped("needs setpriv (util-linux) to run as another user");
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Its summary and its skips, in this run's output.
+    for line in stdout
+        .lines()
+        .filter(|l| l.contains("ignored") || l.starts_with("test result"))
+    {
+        println!("  as nobody: {line}");
+    }
+    assert!(
+        out.status.success(),
+        "as nobody: {}\n{stdout}\n{stderr}",
+        out.status
+    );
+    passed()
+}
