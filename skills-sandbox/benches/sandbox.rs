@@ -1,7 +1,9 @@
 //! The price of the sandbox: `bash -c true` run directly (the baseline), in the namespace
 //! sandbox and in the fallback (Landlock and seccomp only), each spawned and waited on as a
 //! caller does; then three parallel `sleep 0.5` calls, directly and sandboxed. Prints a table
-//! of medians and 90th percentiles, as ratios of the baseline measured in the same run.
+//! of medians and 90th percentiles, as ratios of the baseline measured in the same run, and the
+//! CPU time each call costs (this process and everything it started), which a busy machine
+//! changes less than the wall time.
 //!
 //! `cargo bench -p skills-sandbox` (optionally `-- --runs N`, default 300). Like a program
 //! using the crate, its `main` calls `skills_sandbox::enter()` first.
@@ -38,8 +40,10 @@ fn main() {
     let plain = sample(runs, || direct(&["-c", "true"]));
     let in_namespaces = sample(runs, || sandboxed(&namespaces, workdir, &["-c", "true"]));
     let in_fallback = sample(runs, || sandboxed(&fallback, workdir, &["-c", "true"]));
-    println!("| `bash -c true` | median | p90 | median / direct | overhead (median) |");
-    println!("|---|---|---|---|---|");
+    println!(
+        "| `bash -c true` | median | p90 | median / direct | overhead (median) | CPU per call |"
+    );
+    println!("|---|---|---|---|---|---|");
     row("direct (baseline)", &plain, &plain);
     row("namespace sandbox", &in_namespaces, &plain);
     row("fallback (Landlock + seccomp)", &in_fallback, &plain);
@@ -50,8 +54,10 @@ fn main() {
     let parallel_sandboxed = sample(rounds, || {
         parallel(|| sandboxed(&namespaces, workdir, &["-c", "sleep 0.5"]))
     });
-    println!("| three parallel `sleep 0.5` | median | p90 | median / direct | overhead (median) |");
-    println!("|---|---|---|---|---|");
+    println!(
+        "| three parallel `sleep 0.5` | median | p90 | median / direct | overhead (median) | CPU per round |"
+    );
+    println!("|---|---|---|---|---|---|");
     row("direct (baseline)", &parallel_direct, &parallel_direct);
     row("namespace sandbox", &parallel_sandboxed, &parallel_direct);
 }
@@ -88,11 +94,19 @@ fn parallel(call: impl Fn() + Sync) {
     });
 }
 
-/// Wall times of `runs` runs of `call`, after a few unmeasured ones, sorted.
-fn sample(runs: usize, mut call: impl FnMut()) -> Vec<Duration> {
+/// What `runs` runs of `call` took, after a few unmeasured ones.
+struct Sample {
+    /// Wall times, sorted.
+    times: Vec<Duration>,
+    /// CPU time per run, of this process and of every process it started.
+    cpu: Duration,
+}
+
+fn sample(runs: usize, mut call: impl FnMut()) -> Sample {
     for _ in 0..3 {
         call();
     }
+    let cpu_before = cpu_time();
     let mut times: Vec<Duration> = (0..runs)
         .map(|_| {
             let started = Instant::now();
@@ -100,19 +114,36 @@ fn sample(runs: usize, mut call: impl FnMut()) -> Vec<Duration> {
             started.elapsed()
         })
         .collect();
+    let cpu = cpu_time().saturating_sub(cpu_before) / runs as u32;
     times.sort();
-    times
+    Sample { times, cpu }
 }
 
-fn row(name: &str, times: &[Duration], baseline: &[Duration]) {
-    let median = percentile(times, 50);
-    let base = percentile(baseline, 50);
+/// User and system time of this process and of its waited-for descendants, from
+/// `/proc/self/stat` (fields 14 to 17, in clock ticks).
+fn cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat");
+    let after_name = &stat[stat.rfind(')').expect("a command name") + 1..];
+    let ticks: u64 = after_name
+        .split_whitespace()
+        .skip(11)
+        .take(4)
+        .map(|field| field.parse::<u64>().expect("a tick count"))
+        .sum();
+    let per_second = rustix::param::clock_ticks_per_second();
+    Duration::from_secs_f64(ticks as f64 / per_second as f64)
+}
+
+fn row(name: &str, sample: &Sample, baseline: &Sample) {
+    let median = percentile(&sample.times, 50);
+    let base = percentile(&baseline.times, 50);
     println!(
-        "| {name} | {:.2} ms | {:.2} ms | {:.2}x | {:+.2} ms |",
+        "| {name} | {:.2} ms | {:.2} ms | {:.2}x | {:+.2} ms | {:.2} ms |",
         ms(median),
-        ms(percentile(times, 90)),
+        ms(percentile(&sample.times, 90)),
         median.as_secs_f64() / base.as_secs_f64(),
         ms(median) - ms(base),
+        ms(sample.cpu),
     );
 }
 

@@ -7,7 +7,8 @@
 //! with `sys`, `sysrq-trigger`, `irq` and `bus` read-only, then bind mounts of the host paths the
 //! policy names at their own paths, parents before children: read-only ones with `ro`,
 //! writable ones (the working directory) with `nodev,nosuid`, and the working directory's
-//! version control metadata read-only over them. Then `pivot_root` makes it the root, the
+//! version control metadata read-only over them. Small system files (`/etc/ld.so.cache`,
+//! `/etc/hosts`, ...) are copied instead, into the root that becomes read-only. Then `pivot_root` makes it the root, the
 //! host's root is detached, and the new root itself becomes read-only.
 //!
 //! A remount keeps the flags of the mount it copies (the kernel refuses to clear `nosuid`,
@@ -49,13 +50,19 @@ pub(crate) enum Access {
     ReadWrite,
 }
 
-/// A host path to bind into the new root, and whether it may be missing on this host.
+/// A host path to bind into the new root.
 #[derive(Clone, Debug)]
 pub(crate) struct Bind {
     pub(crate) path: PathBuf,
     pub(crate) access: Access,
-    pub(crate) optional: bool,
+    /// One of [`SYSTEM_READ_ONLY`](crate::SYSTEM_READ_ONLY): it may be missing on this host,
+    /// and a small file is copied into the new root rather than bound (a mount costs more, and
+    /// the copy is as read-only as the root it is in).
+    pub(crate) system: bool,
 }
+
+/// The largest system file copied rather than bound.
+const COPY_LIMIT: u64 = 256 << 10;
 
 /// The root being built, at `base` (a host path, until [`NewRoot::enter`]).
 pub(crate) struct NewRoot {
@@ -158,16 +165,25 @@ impl NewRoot {
             .filter(|bind| fs::symlink_metadata(&bind.path).is_ok_and(|m| !m.is_symlink()))
             .filter_map(|bind| fs::canonicalize(&bind.path).ok())
             .collect();
+        // The host's mounts, read once: a recursive bind brings those beneath its source along.
+        let mountinfo =
+            fs::read("/proc/self/mountinfo").step(|| "read the mount table".to_owned())?;
+        let host_mounts = mount_points(&mountinfo);
         for bind in &binds {
-            self.bind(bind, &covered)?;
+            self.bind(bind, &covered, &host_mounts)?;
         }
         Ok(())
     }
 
-    fn bind(&self, bind: &Bind, covered: &[PathBuf]) -> Result<(), Failure> {
+    fn bind(
+        &self,
+        bind: &Bind,
+        covered: &[PathBuf],
+        host_mounts: &[PathBuf],
+    ) -> Result<(), Failure> {
         let path = &bind.path;
         let meta = match fs::symlink_metadata(path) {
-            Err(error) if bind.optional && error.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(error) if bind.system && error.kind() == io::ErrorKind::NotFound => return Ok(()),
             other => other.step(|| format!("look at {}", path.display()))?,
         };
         let mut source = path.clone();
@@ -180,21 +196,34 @@ impl NewRoot {
                 }
                 Ok(real) => source = real,
                 // A link to nothing on this host (`/etc/resolv.conf` into a missing `/run`).
-                Err(_) if bind.optional => return Ok(()),
+                Err(_) if bind.system => return Ok(()),
                 Err(error) => {
                     return Err(error).step(|| format!("follow the link {}", path.display()));
                 }
             }
         }
-        let is_dir = fs::metadata(&source).is_ok_and(|m| m.is_dir());
-        let target = self.make_path(path, is_dir)?;
+        let source_meta = fs::metadata(&source).step(|| format!("look at {}", source.display()))?;
+        if bind.system && source_meta.is_file() && source_meta.len() <= COPY_LIMIT {
+            let contents = fs::read(&source).step(|| format!("read {}", source.display()))?;
+            let target = self.make_path(path, false)?;
+            return fs::write(target, contents).step(|| format!("copy {}", path.display()));
+        }
+        let target = self.make_path(path, source_meta.is_dir())?;
         mount_bind_recursive(&source, &target)
             .step(|| format!("bind {} into the sandbox", path.display()))?;
         let restrict = match bind.access {
             Access::ReadOnly => MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV,
             Access::ReadWrite => MountFlags::NOSUID | MountFlags::NODEV,
         };
-        remount_tree(&target, restrict)
+        remount(&target, restrict)?;
+        for beneath in host_mounts
+            .iter()
+            .filter(|m| m.starts_with(&source) && **m != source)
+        {
+            let relative = beneath.strip_prefix(&source).unwrap_or(beneath);
+            remount(&target.join(relative), restrict)?;
+        }
+        Ok(())
     }
 
     fn symlink(&self, path: &Path, link: &Path) -> Result<(), Failure> {
@@ -273,15 +302,6 @@ fn mount_tmpfs(at: &Path, flags: MountFlags, options: &str) -> rustix::io::Resul
     mount("tmpfs", at, "tmpfs", flags, Some(options.as_c_str()))
 }
 
-/// Remounts `target` and every mount beneath it with `restrict` added to their flags.
-fn remount_tree(target: &Path, restrict: MountFlags) -> Result<(), Failure> {
-    let mountinfo = fs::read("/proc/self/mountinfo").step(|| "read the mount table".to_owned())?;
-    for at in mounts_beneath(&mountinfo, target) {
-        remount(&at, restrict)?;
-    }
-    Ok(())
-}
-
 /// Remounts the mount at `at` with its current flags and `restrict`.
 fn remount(at: &Path, restrict: MountFlags) -> Result<(), Failure> {
     let current = statvfs(at)
@@ -308,13 +328,12 @@ fn remount(at: &Path, restrict: MountFlags) -> Result<(), Failure> {
     mount_remount(at, flags, "").step(|| format!("remount {} with {restrict:?}", at.display()))
 }
 
-/// The mount points of `mountinfo` at or beneath `target`.
-fn mounts_beneath(mountinfo: &[u8], target: &Path) -> Vec<PathBuf> {
+/// The mount points of a mountinfo table (its fifth field).
+fn mount_points(mountinfo: &[u8]) -> Vec<PathBuf> {
     mountinfo
         .split(|&b| b == b'\n')
         .filter_map(|line| line.split(|&b| b == b' ').nth(4))
         .map(|field| PathBuf::from(OsString::from_vec(unescape(field))))
-        .filter(|at| at.starts_with(target))
         .collect()
 }
 
@@ -351,14 +370,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn mounts_beneath_a_path_are_found_escapes_undone() {
+    fn mount_points_are_read_escapes_undone() {
         let mountinfo = b"22 1 0:21 / / rw - ext4 /dev/vda rw\n\
             30 22 0:30 / /usr rw - ext4 /dev/vda rw\n\
             31 30 0:31 / /usr/my\\040dir rw - tmpfs tmpfs rw\n\
             32 22 0:32 / /usrx rw - tmpfs tmpfs rw\n";
         assert_eq!(
-            mounts_beneath(mountinfo, Path::new("/usr")),
-            vec![PathBuf::from("/usr"), PathBuf::from("/usr/my dir")]
+            mount_points(mountinfo),
+            ["/", "/usr", "/usr/my dir", "/usrx"].map(PathBuf::from)
         );
         assert_eq!(unescape(b"a\\134b\\04"), b"a\\b\\04".to_vec());
         assert_eq!(OsStr::from_bytes(&unescape(b"\\011")), OsStr::new("\t"));

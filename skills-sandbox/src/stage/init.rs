@@ -76,10 +76,10 @@ fn build(dir: &Path, policy: &StagePolicy, report: &ReportFile) -> Result<(), Fa
 
 /// The host paths of the new root.
 fn binds(policy: &StagePolicy) -> Vec<Bind> {
-    let bind = |path: PathBuf, access, optional| Bind {
+    let bind = |path: PathBuf, access, system| Bind {
         path,
         access,
-        optional,
+        system,
     };
     let mut binds: Vec<Bind> = SYSTEM_READ_ONLY
         .iter()

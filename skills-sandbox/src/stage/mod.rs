@@ -10,8 +10,9 @@
 //!   capability, restricts a thread of its own with Landlock and seccomp, has it start the
 //!   command, and reaps until the command ends. When it exits, the kernel kills every process
 //!   left in the namespace.
-//! - `fallback` (no namespaces) restricts itself the same way, without the namespaces, and
-//!   becomes the command.
+//! - Without namespaces the outer stage restricts itself the same way and becomes the command
+//!   (a `fallback` stage does it when the outer stage leads a process group, which cannot start
+//!   a new session).
 //!
 //! Stages write nothing to the standard streams, which belong to the command: they append
 //! records to the call's report file.

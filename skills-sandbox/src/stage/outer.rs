@@ -1,5 +1,5 @@
 //! The outer stage: the process the caller spawned. It creates the namespaces, starts the inner
-//! stage, and ends the way the command ended.
+//! stage, and ends the way the command ended (in the fallback it becomes the command itself).
 
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::process::CommandExt;
@@ -12,7 +12,7 @@ use rustix::process::{
 };
 use rustix::thread::UnshareFlags;
 
-use super::{EXIT_SETUP_FAILED, Failure, StageResult, Step, read_policy};
+use super::{EXIT_SETUP_FAILED, Failure, StageResult, Step, fallback, read_policy};
 use crate::capabilities;
 use crate::confinement::Level;
 use crate::entry;
@@ -40,7 +40,11 @@ pub(super) fn run(dir: &Path, report: &ReportFile) -> StageResult {
             enter_namespaces(&policy)?;
             entry::INIT
         }
-        Level::Fallback => entry::FALLBACK,
+        // A process group leader cannot start a session: then a stage of its own does.
+        Level::Fallback => match rustix::process::setsid() {
+            Ok(_) => return fallback::become_the_command(dir, &policy, report),
+            Err(_) => entry::FALLBACK,
+        },
     };
     // The same binary again, as the inner stage: it inherits the standard streams and the
     // environment (the command's, and the call folder).

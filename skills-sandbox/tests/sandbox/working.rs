@@ -20,6 +20,10 @@ pub fn tests() -> Vec<Trial> {
         ),
         trial("works_shell_idioms_and_process_pools", idioms),
         trial("works_through_tokio_process", through_tokio),
+        trial(
+            "works_when_the_caller_makes_it_a_process_group_leader",
+            group_leader,
+        ),
     ]
 }
 
@@ -163,5 +167,31 @@ fn through_tokio() -> Outcome {
     });
     assert_eq!(output, "async\n");
     assert_eq!(call.finish(status).unwrap().status.code(), Some(4));
+    passed()
+}
+
+fn group_leader() -> Outcome {
+    use std::os::unix::process::CommandExt;
+    let site = site();
+    // A caller that kills process groups spawns the sandbox as a group leader, which cannot
+    // start a session itself.
+    for policy in [Policy::default(), Policy::fallback()] {
+        let run = run(
+            &policy,
+            &site.work,
+            "python3",
+            &[
+                "-c",
+                "import os; print(os.getsid(0) == os.getpid() or os.getsid(0))",
+            ],
+            |command| {
+                command.process_group(0);
+            },
+        );
+        let out = run.ok();
+        // In the namespaces the session is the init stage's (PID 1); in the fallback the
+        // command leads its own.
+        assert!(out == "True\n" || out == "1\n", "{:?}: {out}", policy.mode);
+    }
     passed()
 }
