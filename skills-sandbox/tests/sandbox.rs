@@ -6,7 +6,8 @@
 //! Like a program using the crate, this harness calls `skills_sandbox::enter()` first in its
 //! `main`: the sandbox's stages are this binary started again. Run as root, it also runs itself
 //! again as an unprivileged user (`nobody`), so that both kinds of caller are covered by one
-//! `cargo test`. Tests that need user namespaces, root, or a tool are reported ignored with the
+//! `cargo test`, and every run runs itself again where the kernel refuses user namespaces, so
+//! that the fallback is covered on any kernel that allows them. Tests that need user namespaces, root, or a tool are reported ignored with the
 //! reason where they cannot run.
 
 mod sandbox {
@@ -55,6 +56,10 @@ fn main() {
         "the_suite_passes_as_an_unprivileged_user",
         as_unprivileged_user,
     ));
+    trials.push(trial(
+        "the_suite_passes_where_the_kernel_refuses_namespaces",
+        where_namespaces_are_refused,
+    ));
     eprintln!("confinement here: {}", support::default_confinement());
     libtest_mimic::run(&args, trials).exit();
 }
@@ -101,5 +106,25 @@ fn as_unprivileged_user() -> Outcome {
         "as nobody: {}\n{stdout}\n{stderr}",
         out.status
     );
+    passed()
+}
+
+/// Runs every other test again where the kernel refuses user namespaces: each passes in the
+/// fallback or says why it is skipped.
+fn where_namespaces_are_refused() -> Outcome {
+    if support::namespaces_refused_here() {
+        return skipped("this is the run where namespaces are refused");
+    }
+    let text = match support::rerun_where_namespaces_are_refused(&[
+        "--skip",
+        "the_suite_passes_",
+        "--test-threads=2",
+    ]) {
+        Ok(text) => text,
+        Err(skip) => return skip,
+    };
+    for line in text.lines().filter(|l| l.starts_with("test result")) {
+        println!("  without namespaces: {line}");
+    }
     passed()
 }

@@ -10,7 +10,10 @@ use libtest_mimic::Trial;
 use skills_sandbox::{Guarantee, Level, Mode, Policy, SandboxError};
 
 use crate::local_services::{SYSCALL, connect_script};
-use crate::support::{Outcome, PATH, SECRET, bash, passed, python, site, skipped, trial};
+use crate::support::{
+    Outcome, SECRET, bash, namespaces_refused_here, passed, python,
+    rerun_where_namespaces_are_refused, site, skipped, trial,
+};
 
 pub fn tests() -> Vec<Trial> {
     vec![
@@ -160,12 +163,16 @@ fn loses() -> Outcome {
 /// The test that runs inside a user namespace allowing no further one.
 const REFUSED_TEST: &str =
     "fallback_where_the_kernel_refuses_namespaces_preferred_falls_back_and_required_refuses";
-/// Set in that run.
-const REFUSED: &str = "SKILLS_SANDBOX_TEST_NAMESPACES_REFUSED";
 
 fn kernel_refuses_namespaces() -> Outcome {
-    if std::env::var_os(REFUSED).is_none() {
-        return rerun_where_namespaces_are_refused();
+    if !namespaces_refused_here() {
+        return match rerun_where_namespaces_are_refused(&["--exact", REFUSED_TEST]) {
+            Ok(text) => {
+                assert!(text.contains("1 passed"), "{text}");
+                passed()
+            }
+            Err(skip) => skip,
+        };
     }
     // `unshare` would fail here: the probe says so, Preferred falls back, Required refuses.
     let confinement = Policy::default().probe().unwrap();
@@ -193,42 +200,5 @@ fn kernel_refuses_namespaces() -> Outcome {
             other => panic!("{:?}: {other:?}", Mode::Required),
         }
     }
-    passed()
-}
-
-/// Runs [`REFUSED_TEST`] again in a user namespace whose `user.max_user_namespaces` is 0.
-fn rerun_where_namespaces_are_refused() -> Outcome {
-    let exe = std::env::current_exe().unwrap();
-    let out = std::process::Command::new("unshare")
-        .args([
-            "--user",
-            "--map-root-user",
-            "sh",
-            "-c",
-            "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$0\" --exact \"$1\" --test-threads=1",
-        ])
-        .arg(&exe)
-        .arg(REFUSED_TEST)
-        .env(REFUSED, "1")
-        .env("PATH", PATH)
-        .output();
-    let Ok(out) = out else {
-        return skipped("needs unshare (util-linux) to make a namespace that refuses others");
-    };
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    if text.contains("unshare failed") {
-        return skipped(format!(
-            "this kernel refuses the user namespace the test needs: {text}"
-        ));
-    }
-    assert!(
-        out.status.success() && text.contains("1 passed"),
-        "{}\n{text}",
-        out.status
-    );
     passed()
 }

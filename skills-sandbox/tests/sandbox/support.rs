@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use libtest_mimic::{Completion, Failed, Trial};
-use skills_sandbox::{Confinement, Finished, Guarantee, Policy, Prepared, SandboxError};
+use skills_sandbox::{Confinement, Finished, Guarantee, Level, Policy, Prepared, SandboxError};
 
 /// What a test returns: passed, or skipped with the reason.
 pub type Outcome = Result<Completion, Failed>;
@@ -46,6 +46,17 @@ pub fn default_confinement() -> &'static Confinement {
     })
 }
 
+/// The reason to skip a test of what only the namespaces give, where the kernel refuses them.
+pub fn without_namespaces() -> Option<Outcome> {
+    let confinement = default_confinement();
+    (confinement.level() != Level::Namespaces).then(|| {
+        skipped(format!(
+            "needs the namespaces, which this kernel refuses: {}",
+            confinement.fallback_reason().unwrap_or("unknown reason")
+        ))
+    })
+}
+
 /// The reason to skip a test of an attack only root can try.
 pub fn without_root() -> Option<Outcome> {
     (!is_root()).then(|| skipped("the attack needs root, and the tests do not run as root"))
@@ -78,6 +89,53 @@ pub fn is_root() -> bool {
             .lines()
             .any(|line| line.starts_with("Uid:") && line.split_whitespace().nth(2) == Some("0"))
     })
+}
+
+/// Set in a run of this binary inside a user namespace that allows no further one.
+const NAMESPACES_REFUSED: &str = "SKILLS_SANDBOX_TEST_NAMESPACES_REFUSED";
+
+/// Whether this is that run.
+pub fn namespaces_refused_here() -> bool {
+    std::env::var_os(NAMESPACES_REFUSED).is_some()
+}
+
+/// Runs this binary again with `args`, in a user namespace whose `user.max_user_namespaces` is
+/// 0, where the kernel refuses the sandbox its namespaces as a restricted distribution would.
+/// Returns its output once it passed (a failure fails the test), or the reason to skip.
+pub fn rerun_where_namespaces_are_refused(args: &[&str]) -> Result<String, Outcome> {
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new("unshare")
+        .args([
+            "--user",
+            "--map-root-user",
+            "sh",
+            "-c",
+            "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$0\" \"$@\"",
+        ])
+        .arg(&exe)
+        .args(args)
+        .env(NAMESPACES_REFUSED, "1")
+        .env("PATH", PATH)
+        .output()
+        .map_err(|_| {
+            skipped("needs unshare (util-linux) to make a namespace that refuses others")
+        })?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if text.contains("unshare failed") {
+        return Err(skipped(format!(
+            "this kernel refuses the user namespace the test needs: {text}"
+        )));
+    }
+    assert!(
+        out.status.success(),
+        "where namespaces are refused: {}\n{text}",
+        out.status
+    );
+    Ok(text)
 }
 
 /// A working directory, and a folder beside it the command must never reach.
