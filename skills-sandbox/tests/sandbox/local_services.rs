@@ -9,7 +9,9 @@ use libtest_mimic::Trial;
 use skills_sandbox::{Guarantee, Policy};
 
 use crate::skip_if;
-use crate::support::{Outcome, SECRET, bash, passed, python, site, trial, unique, without};
+use crate::support::{
+    Outcome, SECRET, attempt, bash, passed, python, site, trial, unique, without,
+};
 
 pub fn tests() -> Vec<Trial> {
     vec![
@@ -35,12 +37,9 @@ pub fn tests() -> Vec<Trial> {
 
 /// The Python lines that connect to `path` and say what happened.
 pub fn connect_script(path: &std::path::Path) -> String {
-    format!(
-        "import socket\n\
-         s = socket.socket(socket.AF_UNIX)\n\
-         try:\n    s.connect({path:?}); print('connected')\n\
-         except OSError as e: print('refused', e.errno)"
-    )
+    attempt(&format!(
+        "s = socket.socket(socket.AF_UNIX)\ns.connect({path:?})\nprint('connected')"
+    ))
 }
 
 fn unix_socket() -> Outcome {

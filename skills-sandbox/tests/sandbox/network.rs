@@ -12,7 +12,7 @@ use skills_sandbox::{Guarantee, Policy};
 
 use crate::skip_if;
 use crate::support::{
-    Outcome, bash, is_root, passed, python, site, spawn, trial, unique, without,
+    Outcome, attempt, bash, is_root, passed, python, site, spawn, trial, unique, without,
     without_namespaces, without_root,
 };
 
@@ -100,12 +100,10 @@ fn mptcp() -> Outcome {
     let run = python(
         &Policy::default(),
         &site.work,
-        &format!(
-            "import socket\n\
-             try:\n    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)\n    \
-             s.connect(('127.0.0.1', {port})); print('connected')\n\
-             except OSError as e: print('refused', e.errno)"
-        ),
+        &attempt(&format!(
+            "s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)\n\
+             s.connect(('127.0.0.1', {port}))\nprint('connected')"
+        )),
     );
     // EPERM from the system call filter, whatever the kernel's MPTCP support.
     assert_eq!(run.ok().trim(), "refused 1", "{}", run.output());
@@ -120,12 +118,11 @@ fn fast_open() -> Outcome {
     let run = python(
         &Policy::default(),
         &site.work,
-        &format!(
-            "import socket\n\
-             try:\n    s = socket.socket()\n    s.sendto(b'GET / HTTP/1.0\\r\\n\\r\\n', socket.MSG_FASTOPEN, ('127.0.0.1', {port})); \
-             print('sent')\n\
-             except OSError as e: print('refused', e.errno)"
-        ),
+        &attempt(&format!(
+            "s = socket.socket()\n\
+             s.sendto(b'GET / HTTP/1.0\\r\\n\\r\\n', socket.MSG_FASTOPEN, ('127.0.0.1', {port}))\n\
+             print('sent')"
+        )),
     );
     assert!(run.ok().starts_with("refused"), "{}", run.output());
     assert_no_connection(&listener, &run.output());
@@ -183,11 +180,10 @@ fn udp() -> Outcome {
     let run = python(
         &Policy::default(),
         &site.work,
-        &format!(
-            "import socket\n\
-             try:\n    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n    s.sendto(b'exfiltrated', ('127.0.0.1', {port})); print('sent')\n\
-             except OSError as e: print('refused', e.errno)"
-        ),
+        &attempt(&format!(
+            "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n\
+             s.sendto(b'exfiltrated', ('127.0.0.1', {port}))\nprint('sent')"
+        )),
     );
     // Sent into the sandbox's own loopback, where nobody listens on that port (or refused by
     // the fallback's filter).
@@ -261,12 +257,9 @@ fn abstract_socket() -> Outcome {
     let run = python(
         &Policy::default(),
         &site.work,
-        &format!(
-            "import socket\n\
-             s = socket.socket(socket.AF_UNIX)\n\
-             try:\n    s.connect('\\0{name}'); print('connected')\n\
-             except OSError as e: print('refused', e.errno)"
-        ),
+        &attempt(&format!(
+            "s = socket.socket(socket.AF_UNIX)\ns.connect('\\0{name}')\nprint('connected')"
+        )),
     );
     assert!(run.ok().starts_with("refused"), "{}", run.output());
     match listener.accept() {

@@ -63,9 +63,9 @@ fn chain_script() -> String {
     )
 }
 
-fn chain_exits() -> Outcome {
-    skip_if!(without(Guarantee::ProcessCleanup));
-    let site = site();
+/// The chain, built: the sandbox running it, its PID namespace, and how many processes are in it
+/// (checked to be the whole chain).
+fn build_chain(site: &crate::support::Site) -> (crate::support::Running, String, usize) {
     let mut running = spawn(
         &Policy::default(),
         &site.work,
@@ -78,11 +78,15 @@ fn chain_exits() -> Outcome {
     let namespace = running
         .pid_namespace()
         .expect("the sandbox's PID namespace");
-    let alive_then = processes_in(&namespace).len();
-    assert!(
-        alive_then > DEPTH,
-        "only {alive_then} processes in the chain"
-    );
+    let alive = processes_in(&namespace).len();
+    assert!(alive > DEPTH, "only {alive} processes in the chain");
+    (running, namespace, alive)
+}
+
+fn chain_exits() -> Outcome {
+    skip_if!(without(Guarantee::ProcessCleanup));
+    let site = site();
+    let (mut running, namespace, alive) = build_chain(&site);
     std::fs::write(site.work.join("release"), "").unwrap();
     let status = running.wait_or_kill(Duration::from_secs(60));
     let finished = running.call.finish(status).unwrap();
@@ -91,7 +95,7 @@ fn chain_exits() -> Outcome {
     let left = processes_in(&namespace);
     assert!(
         left.is_empty(),
-        "{} of {alive_then} processes left: {left:?}",
+        "{} of {alive} processes left: {left:?}",
         left.len()
     );
     passed()
@@ -100,23 +104,7 @@ fn chain_exits() -> Outcome {
 fn chain_killed() -> Outcome {
     skip_if!(without(Guarantee::ProcessCleanup));
     let site = site();
-    let mut running = spawn(
-        &Policy::default(),
-        &site.work,
-        "python3",
-        &["-c", &chain_script()],
-        |_| {},
-    );
-    let (line, _rest) = running.first_line();
-    assert_eq!(line, "deep");
-    let namespace = running
-        .pid_namespace()
-        .expect("the sandbox's PID namespace");
-    let alive_then = processes_in(&namespace).len();
-    assert!(
-        alive_then > DEPTH,
-        "only {alive_then} processes in the chain"
-    );
+    let (mut running, namespace, alive) = build_chain(&site);
     // A timeout or a cancelled call: the caller kills the process it spawned.
     running.child.kill().unwrap();
     let status = running.child.wait().unwrap();
@@ -129,7 +117,7 @@ fn chain_killed() -> Outcome {
     let left = wait_until_empty(&namespace, Duration::from_secs(10));
     assert!(
         left.is_empty(),
-        "{} of {alive_then} processes left: {left:?}",
+        "{} of {alive} processes left: {left:?}",
         left.len()
     );
     passed()

@@ -212,6 +212,16 @@ pub fn python(policy: &Policy, work: &Path, script: &str) -> Run {
     run(policy, work, "python3", &["-c", script], |_| {})
 }
 
+/// Python lines that import `socket` and `sys`, run `statements` (one per line), and print
+/// `refused ERRNO` instead when one of them raises an `OSError`.
+pub fn attempt(statements: &str) -> String {
+    let body: String = statements
+        .lines()
+        .map(|line| format!("    {line}\n"))
+        .collect();
+    format!("import socket, sys\ntry:\n{body}except OSError as e: print('refused', e.errno)\n")
+}
+
 /// Runs `program` with `args` in `work` under `policy`, with `PATH` set and no input; `tune`
 /// may change the command (its environment, its input). Kills it after a minute.
 pub fn run(
