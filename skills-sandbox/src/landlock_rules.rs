@@ -2,7 +2,8 @@
 //! a mount ever expose more), and the file and TCP confinement of the fallback.
 //!
 //! Read and execute: [`SYSTEM_READ_ONLY`] and the policy's read-only paths (with namespaces
-//! also `/proc`, the sandbox's own, and the `/etc/passwd` and `/etc/group` it was given).
+//! also `/proc`, the sandbox's own, the `/etc/passwd` and `/etc/group` it was given, and the
+//! listing of every folder: the new root holds nothing else to list).
 //! Read and write: the working directory, the private temporary folder, the policy's
 //! read-write paths and [`DEVICES`]. Signals and abstract Unix sockets are scoped to the
 //! sandbox. In the fallback without network, TCP `connect` and `bind` are refused too.
@@ -56,6 +57,7 @@ fn try_restrict(policy: &StagePolicy, tmp: &Path) -> Result<RulesetStatus, Rules
         .add_rules(path_beneath_rules(&write, AccessFs::from_all(abi)))?;
     if namespaces {
         created = created
+            .add_rules(path_beneath_rules(["/"], AccessFs::ReadDir))?
             .add_rules(path_beneath_rules(
                 ["/etc/passwd", "/etc/group"],
                 AccessFs::from_read(abi),

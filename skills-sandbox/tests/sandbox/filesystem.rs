@@ -16,6 +16,7 @@ pub fn tests() -> Vec<Trial> {
         trial("files_system_folders_are_read_only", system_read_only),
         trial("files_the_workdir_is_read_write_nodev_nosuid", workdir),
         trial("files_siblings_of_the_workdir_are_not_there", siblings),
+        trial("files_dev_holds_only_the_usual_devices", dev),
         trial(
             "files_a_chmod_000_folder_in_tmp_leaves_nothing_behind",
             locked_tmp,
@@ -99,6 +100,42 @@ fn siblings() -> Outcome {
     assert!(run.ok().ends_with("done\n"));
     assert!(!run.output().contains(SECRET), "{}", run.output());
     assert!(!site.outside.join("planted").exists());
+    passed()
+}
+
+fn dev() -> Outcome {
+    skip_if!(without(Guarantee::HostHidden));
+    let site = site();
+    let run = bash(
+        &Policy::default(),
+        &site.work,
+        "ls -A /dev | tr '\\n' ' '; echo; ls / | tr '\\n' ' '; echo; echo x > /dev/new; \
+         head -c 3 /dev/zero | wc -c; echo x > /dev/null && echo null-ok",
+    );
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(
+        lines.first().map(|l| l.trim()),
+        Some("fd full null random shm stderr stdin stdout tty urandom zero"),
+        "{}",
+        run.output()
+    );
+    // The root lists, and holds the system folders, no home and no /run.
+    let root = lines.get(1).copied().unwrap_or_default();
+    assert!(
+        root.contains("usr") && root.contains("tmp") && root.contains("proc"),
+        "{root}"
+    );
+    assert!(
+        !root.contains("home") && !root.contains("run") && !root.contains("var"),
+        "{root}"
+    );
+    // Nothing new can be made in /dev, and the devices work.
+    assert!(
+        run.stderr.contains("Read-only file system"),
+        "{}",
+        run.output()
+    );
+    assert_eq!(&lines[2..], ["3", "null-ok"], "{}", run.output());
     passed()
 }
 
