@@ -31,9 +31,6 @@ use sandbox::{
 
 use support::{Outcome, passed, skipped, trial};
 
-/// Set in the unprivileged run, which must not start another.
-const UNPRIVILEGED_RUN: &str = "SKILLS_SANDBOX_TEST_UNPRIVILEGED";
-
 fn main() {
     skills_sandbox::enter();
     let args = libtest_mimic::Arguments::from_args();
@@ -64,15 +61,22 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
-/// As root: runs every other test again as `nobody` and passes if they all pass there.
+/// As root: runs every other test again as `nobody` and passes if they all pass there. The run
+/// uses a copy of this binary in a folder `nobody` can enter (the build's may not be).
 fn as_unprivileged_user() -> Outcome {
-    if std::env::var_os(UNPRIVILEGED_RUN).is_some() {
-        return skipped("this is the unprivileged run");
-    }
+    use std::os::unix::fs::PermissionsExt;
     if !support::is_root() {
         return skipped("the tests already run unprivileged");
     }
-    let exe = std::env::current_exe().unwrap();
+    let folder = tempfile::Builder::new()
+        .prefix("skills-sandbox-test-bin-")
+        .tempdir()
+        .unwrap();
+    let open = std::fs::Permissions::from_mode(0o755);
+    std::fs::set_permissions(folder.path(), open.clone()).unwrap();
+    let exe = folder.path().join("sandbox-tests");
+    std::fs::copy(std::env::current_exe().unwrap(), &exe).unwrap();
+    std::fs::set_permissions(&exe, open).unwrap();
     let out = std::process::Command::new("setpriv")
         .args([
             "--reuid=65534",
@@ -86,7 +90,6 @@ fn as_unprivileged_user() -> Outcome {
             "the_suite_passes_as_an_unprivileged_user",
             "--test-threads=2",
         ])
-        .env(UNPRIVILEGED_RUN, "1")
         .current_dir("/")
         .output();
     let Ok(out) = out else {
