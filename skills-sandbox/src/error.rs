@@ -44,7 +44,8 @@ pub enum SandboxError {
     Setup {
         /// The step that failed.
         step: String,
-        /// The error of the system call, or an error of kind `Other` with the step's message.
+        /// The error of the system call, or (no system error) one of kind `Other` holding the
+        /// step's message.
         source: io::Error,
     },
     /// The sandbox was built, but the command could not be started in it (not found, not
@@ -100,6 +101,10 @@ impl fmt::Display for SandboxError {
                 f,
                 "the sandbox is required, but this kernel refuses its namespaces: {reason}"
             ),
+            // A step without a system error (errno 0) is its own message.
+            SandboxError::Setup { step, source } if source.raw_os_error().is_none() => {
+                write!(f, "the sandbox could not be built: {step}")
+            }
             SandboxError::Setup { step, source } => {
                 write!(f, "the sandbox could not be built: {step}: {source}")
             }
