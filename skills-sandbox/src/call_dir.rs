@@ -1,0 +1,119 @@
+//! The private folder of one call: the policy file, the report file, the mount point of the new
+//! root, and the fallback's `TMPDIR`. Only the caller's user can enter it, the command never
+//! sees it (it is outside the sandbox's root, and outside the fallback's Landlock rules but for
+//! `tmp/`), and it is removed with everything in it when the call is dropped.
+
+use std::fs;
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The policy file.
+pub(crate) const POLICY: &str = "policy";
+/// The report file the stages append to.
+pub(crate) const REPORT: &str = "report";
+/// The mount point of the new root (namespaces).
+pub(crate) const ROOT: &str = "root";
+/// The fallback's private `TMPDIR`.
+pub(crate) const TMP: &str = "tmp";
+/// An empty working directory for probes.
+pub(crate) const PROBE_WORKDIR: &str = "work";
+
+/// A call's folder, removed on drop.
+#[derive(Debug)]
+pub(crate) struct CallDir(PathBuf);
+
+impl CallDir {
+    /// A new `0700` folder under the system's temporary directory, with the subfolders every
+    /// call uses. Creation fails rather than reuse anything already there, so a name planted
+    /// by someone else is never used.
+    pub(crate) fn create() -> io::Result<CallDir> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let base = std::env::temp_dir();
+        let mut last_error = None;
+        for _ in 0..16 {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
+            let name = format!(
+                "skills-sandbox-{}-{}-{nanos}",
+                std::process::id(),
+                COUNTER.fetch_add(1, Ordering::Relaxed)
+            );
+            let dir = base.join(name);
+            match fs::DirBuilder::new().mode(0o700).create(&dir) {
+                Ok(()) => {
+                    let call = CallDir(dir);
+                    for sub in [ROOT, TMP] {
+                        fs::DirBuilder::new().mode(0o700).create(call.path(sub))?;
+                    }
+                    return Ok(call);
+                }
+                Err(error) => last_error = Some(error),
+            }
+        }
+        Err(last_error.unwrap_or_else(|| io::Error::other("no name left to try")))
+    }
+
+    /// `name` inside the folder.
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for CallDir {
+    fn drop(&mut self) {
+        remove_tree(&self.0);
+    }
+}
+
+/// Removes `path` and everything beneath it, also folders the command made unreadable (`chmod
+/// 000`) in the fallback's `TMPDIR`: their owner may give itself the permission back.
+fn remove_tree(path: &Path) {
+    if fs::remove_dir_all(path).is_ok() {
+        return;
+    }
+    open_up(path);
+    let _ = fs::remove_dir_all(path);
+}
+
+/// Gives the owner full rights on every folder beneath `path` (symbolic links are not
+/// followed).
+fn open_up(path: &Path) {
+    let Ok(meta) = fs::symlink_metadata(path) else {
+        return;
+    };
+    if !meta.is_dir() {
+        return;
+    }
+    let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o700));
+    if let Ok(entries) = fs::read_dir(path) {
+        for entry in entries.flatten() {
+            open_up(&entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_dir_is_private_and_removed_with_locked_folders_inside() {
+        let call = CallDir::create().unwrap();
+        let dir = call.0.clone();
+        assert_eq!(
+            fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        let locked = call.path(TMP).join("a/b");
+        fs::create_dir_all(&locked).unwrap();
+        fs::write(locked.join("f"), b"x").unwrap();
+        for folder in [locked.as_path(), locked.parent().unwrap()] {
+            fs::set_permissions(folder, fs::Permissions::from_mode(0o000)).unwrap();
+        }
+        drop(call);
+        assert!(!dir.exists(), "{} left behind", dir.display());
+    }
+}

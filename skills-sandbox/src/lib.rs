@@ -1,0 +1,141 @@
+//! A per-command Linux sandbox, built the way bubblewrap and Codex's linux-sandbox build
+//! theirs, with Landlock inside as a second layer, and started from the program's own binary.
+//!
+//! Each command gets new user, network, PID, IPC, UTS and mount namespaces: no capability
+//! over anything outside, and none inside even as uid 0; no network but a private loopback
+//! (unless [`Policy::allow_network`]); a PID namespace whose end kills every process the
+//! command started; a fresh root with the system folders read-only, the working directory
+//! read-write (`nodev`, `nosuid`, its `.git`, `.hg` and `.svn` read-only), a private
+//! size-capped `/tmp`, a minimal `/dev`, its own `/proc`, and nothing else of the host. A
+//! seccomp filter refuses what no shell command needs, [`Limits`] cap its resources, and
+//! Landlock restricts it again. Where the kernel refuses unprivileged user namespaces, the
+//! fallback (Landlock, seccomp, limits, no capabilities, `no_new_privs`) runs instead, and the
+//! [`Confinement`] report says which [`Guarantee`]s it loses; [`Mode::Required`] refuses to run
+//! there. It knows nothing of agents: a [`Policy`], a program and its arguments in, a
+//! [`std::process::Command`] out.
+//!
+//! # The entry line
+//!
+//! A process with threads cannot create a user namespace, and `unsafe_code` is forbidden, so
+//! the sandbox is built by the program's own binary started again (`/proc/self/exe`) as a
+//! small entry point, in two stages: the first creates the namespaces, the second is the first
+//! process of the new PID namespace (the only kind of process that can mount its `/proc`), and
+//! it starts the command. The program makes that possible with one line, first in a plain
+//! `main`, before any thread starts (so before `#[tokio::main]`'s runtime):
+//!
+//! ```no_run
+//! fn main() {
+//!     skills_sandbox::enter();
+//!     run();
+//! }
+//!
+//! // #[tokio::main]
+//! fn run() {
+//!     // the program, which may now prepare sandboxed commands
+//! }
+//! ```
+//!
+//! [`enter`] returns at once in a normal start, and never returns in a stage. Without it,
+//! [`Policy::prepare`] refuses with [`SandboxError::EntryMissing`] rather than start a second
+//! copy of the program; after threads started, with [`SandboxError::EntryNotFirst`]. A program
+//! that ships a helper binary (or a test) names it with [`Entry::Program`].
+//!
+//! # Running a command
+//!
+//! [`Policy::prepare`] gives a [`Prepared`]: a `Command` to configure (standard streams,
+//! environment: it starts empty) and spawn, and a [`Call`] that turns the spawned process's
+//! exit status into the command's, or into a typed [`SandboxError`] if the sandbox could not
+//! be built. With tokio, reading the output from pipes, with a timeout:
+//!
+//! ```no_run
+//! # async fn example(workdir: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
+//! use std::process::Stdio;
+//! use tokio::io::AsyncReadExt;
+//!
+//! let policy = skills_sandbox::Policy::default();
+//! let skills_sandbox::Prepared { command, call } =
+//!     policy.prepare(workdir, "bash", ["-c", "cargo test"])?;
+//! let mut command = tokio::process::Command::from(command);
+//! command
+//!     .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+//!     .stdin(Stdio::null())
+//!     .stdout(Stdio::piped())
+//!     .stderr(Stdio::piped())
+//!     // A dropped (cancelled) call kills the sandbox, and so everything in it.
+//!     .kill_on_drop(true);
+//! let mut child = command.spawn()?;
+//! let mut stdout = child.stdout.take().expect("piped");
+//! let mut output = Vec::new();
+//! let status = tokio::time::timeout(std::time::Duration::from_secs(120), async {
+//!     stdout.read_to_end(&mut output).await?;
+//!     child.wait().await
+//! })
+//! .await;
+//! let status = match status {
+//!     Ok(status) => status?,
+//!     // Killing the process that was spawned ends every process of the call.
+//!     Err(_) => {
+//!         child.kill().await?;
+//!         child.wait().await?
+//!     }
+//! };
+//! let finished = call.finish(status)?;
+//! println!("{:?}: {}", finished.status.code(), String::from_utf8_lossy(&output));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! When the command exits, the process that was spawned exits once every process of the call
+//! is gone. When the caller kills it instead, the kernel kills every process of the call at
+//! once and finishes within milliseconds; the output pipes reach their end when the last
+//! holder is gone. Calls are independent and can run in parallel.
+//!
+//! # Other systems
+//!
+//! The sandbox is Linux's: elsewhere the crate has its types and an [`enter`] that does
+//! nothing, but no [`Policy::prepare`].
+//!
+//! # What is not covered
+//!
+//! File descriptors the caller leaks without close-on-exec reach the command (the standard
+//! library and tokio open every descriptor with it); Landlock still applies to files opened
+//! through them. A `.git` that does not exist when the call starts can be created, and one that
+//! is a symbolic link is not mounted over (it leads out of the working directory).
+
+#[cfg(target_os = "linux")]
+mod call_dir;
+#[cfg(target_os = "linux")]
+mod capabilities;
+mod confinement;
+mod entry;
+mod error;
+#[cfg(target_os = "linux")]
+mod identity;
+#[cfg(target_os = "linux")]
+mod landlock_rules;
+#[cfg(target_os = "linux")]
+mod limits;
+#[cfg(target_os = "linux")]
+mod loopback;
+mod policy;
+#[cfg(target_os = "linux")]
+mod prepare;
+#[cfg(target_os = "linux")]
+mod probe;
+#[cfg(target_os = "linux")]
+mod report;
+#[cfg(target_os = "linux")]
+mod root;
+#[cfg(target_os = "linux")]
+mod seccomp;
+#[cfg(target_os = "linux")]
+mod stage;
+#[cfg(target_os = "linux")]
+mod wire;
+
+pub use confinement::{Confinement, Guarantee, LandlockStatus, Level};
+pub use entry::enter;
+pub use error::SandboxError;
+pub use policy::{DEVICES, Entry, Limits, Mode, Policy, SYSTEM_READ_ONLY, VCS_METADATA};
+#[cfg(target_os = "linux")]
+pub use prepare::{Call, Finished, Prepared};

@@ -1,0 +1,227 @@
+//! The policy file a call hands to its stages: [`StagePolicy`] and its byte encoding.
+//!
+//! The caller writes it into the call's private folder; the stages read it before they build
+//! the sandbox, and the command can never see that folder. Paths, arguments and the program
+//! are bytes (they need not be UTF-8), each field length-prefixed, after a header naming this
+//! crate's version, since the entry program may be another binary.
+
+use std::ffi::OsString;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::PathBuf;
+
+use crate::confinement::Level;
+use crate::policy::Limits;
+
+/// The first bytes of a policy file.
+const HEADER: &[u8] = concat!("skills-sandbox policy ", env!("CARGO_PKG_VERSION"), "\n").as_bytes();
+
+/// Everything the stages need to know about a call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct StagePolicy {
+    pub(crate) level: Level,
+    /// Build the sandbox and report, but start no command.
+    pub(crate) probe: bool,
+    pub(crate) workdir: PathBuf,
+    pub(crate) program: OsString,
+    pub(crate) args: Vec<OsString>,
+    pub(crate) read_only: Vec<PathBuf>,
+    pub(crate) read_write: Vec<PathBuf>,
+    pub(crate) allow_network: bool,
+    pub(crate) writable_vcs: bool,
+    pub(crate) limits: Limits,
+}
+
+impl StagePolicy {
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        let mut out = Encoder(HEADER.to_vec());
+        out.u64(match self.level {
+            Level::Namespaces => 0,
+            Level::Fallback => 1,
+        });
+        out.bool(self.probe);
+        out.bytes(self.workdir.as_os_str().as_bytes());
+        out.bytes(self.program.as_bytes());
+        out.list(self.args.iter().map(|a| a.as_bytes()));
+        out.list(self.read_only.iter().map(|p| p.as_os_str().as_bytes()));
+        out.list(self.read_write.iter().map(|p| p.as_os_str().as_bytes()));
+        out.bool(self.allow_network);
+        out.bool(self.writable_vcs);
+        let limits = &self.limits;
+        for limit in [
+            limits.address_space,
+            limits.processes,
+            limits.open_files,
+            limits.file_size,
+            limits.cpu_seconds,
+        ] {
+            out.option(limit);
+        }
+        out.u64(limits.tmp_size);
+        out.0
+    }
+
+    /// The policy, or `None` if the bytes are damaged or written by another version.
+    pub(crate) fn decode(bytes: &[u8]) -> Option<StagePolicy> {
+        let mut input = Decoder(bytes.strip_prefix(HEADER)?);
+        let level = match input.u64()? {
+            0 => Level::Namespaces,
+            1 => Level::Fallback,
+            _ => return None,
+        };
+        let policy = StagePolicy {
+            level,
+            probe: input.bool()?,
+            workdir: input.path()?,
+            program: input.os_string()?,
+            args: input.list(Decoder::os_string)?,
+            read_only: input.list(Decoder::path)?,
+            read_write: input.list(Decoder::path)?,
+            allow_network: input.bool()?,
+            writable_vcs: input.bool()?,
+            limits: Limits {
+                address_space: input.option()?,
+                processes: input.option()?,
+                open_files: input.option()?,
+                file_size: input.option()?,
+                cpu_seconds: input.option()?,
+                tmp_size: input.u64()?,
+            },
+        };
+        input.0.is_empty().then_some(policy)
+    }
+}
+
+struct Encoder(Vec<u8>);
+
+impl Encoder {
+    fn u64(&mut self, value: u64) {
+        self.0.extend_from_slice(&value.to_le_bytes());
+    }
+
+    fn bool(&mut self, value: bool) {
+        self.u64(u64::from(value));
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        self.u64(bytes.len() as u64);
+        self.0.extend_from_slice(bytes);
+    }
+
+    fn list<'a>(&mut self, items: impl ExactSizeIterator<Item = &'a [u8]>) {
+        self.u64(items.len() as u64);
+        for item in items {
+            self.bytes(item);
+        }
+    }
+
+    fn option(&mut self, value: Option<u64>) {
+        match value {
+            None => self.bool(false),
+            Some(value) => {
+                self.bool(true);
+                self.u64(value);
+            }
+        }
+    }
+}
+
+struct Decoder<'a>(&'a [u8]);
+
+impl Decoder<'_> {
+    fn take(&mut self, n: usize) -> Option<&[u8]> {
+        let (head, rest) = self.0.split_at_checked(n)?;
+        self.0 = rest;
+        Some(head)
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    fn bool(&mut self) -> Option<bool> {
+        match self.u64()? {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+
+    fn os_string(&mut self) -> Option<OsString> {
+        let len = usize::try_from(self.u64()?).ok()?;
+        Some(OsString::from_vec(self.take(len)?.to_vec()))
+    }
+
+    fn path(&mut self) -> Option<PathBuf> {
+        self.os_string().map(PathBuf::from)
+    }
+
+    fn list<T>(&mut self, item: impl Fn(&mut Self) -> Option<T>) -> Option<Vec<T>> {
+        let count = self.u64()?;
+        // Each item takes at least its 8-byte length, so a count beyond that is damage (and
+        // never a huge allocation).
+        if count > (self.0.len() / 8) as u64 {
+            return None;
+        }
+        (0..count).map(|_| item(self)).collect()
+    }
+
+    fn option(&mut self) -> Option<Option<u64>> {
+        if self.bool()? {
+            self.u64().map(Some)
+        } else {
+            Some(None)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> StagePolicy {
+        StagePolicy {
+            level: Level::Fallback,
+            probe: false,
+            workdir: PathBuf::from("/work dir"),
+            program: OsString::from("bash"),
+            args: vec![OsString::from("-c"), OsString::from_vec(vec![b'x', 0xff])],
+            read_only: vec![PathBuf::from("/opt/tool")],
+            read_write: Vec::new(),
+            allow_network: true,
+            writable_vcs: false,
+            limits: Limits {
+                cpu_seconds: None,
+                ..Limits::default()
+            },
+        }
+    }
+
+    #[test]
+    fn a_policy_comes_back_as_it_was_written() {
+        let policy = sample();
+        assert_eq!(StagePolicy::decode(&policy.encode()), Some(policy));
+    }
+
+    #[test]
+    fn damaged_or_foreign_bytes_are_refused() {
+        let bytes = sample().encode();
+        for cut in [0, HEADER.len(), bytes.len() - 1] {
+            assert_eq!(StagePolicy::decode(&bytes[..cut]), None, "cut at {cut}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert_eq!(StagePolicy::decode(&longer), None);
+        let mut other_version = bytes.clone();
+        other_version[HEADER.len() - 2] ^= 1;
+        assert_eq!(StagePolicy::decode(&other_version), None);
+        // A list count far beyond the bytes left is refused before anything is allocated.
+        let mut huge = Encoder(HEADER.to_vec());
+        huge.u64(0);
+        huge.bool(false);
+        huge.bytes(b"/");
+        huge.bytes(b"bash");
+        huge.u64(u64::MAX);
+        let huge = huge.0;
+        assert_eq!(StagePolicy::decode(&huge), None);
+    }
+}

@@ -1,0 +1,204 @@
+//! The fallback: forced with [`Mode::Fallback`], and chosen by the kernel where it refuses user
+//! namespaces (a nested user namespace allowed none, so this runs on any kernel that allows
+//! one). What it keeps is attacked as with namespaces; what it reports lost is shown lost.
+
+use std::io::ErrorKind;
+use std::net::{TcpListener, UdpSocket};
+use std::os::unix::net::UnixListener;
+
+use libtest_mimic::Trial;
+use skills_sandbox::{Guarantee, Level, Mode, Policy, SandboxError};
+
+use crate::local_services::{SYSCALL, connect_script};
+use crate::support::{
+    Outcome, SECRET, bash, namespaces_refused_here, passed, python,
+    rerun_where_namespaces_are_refused, site, skipped, trial,
+};
+
+pub fn tests() -> Vec<Trial> {
+    vec![
+        trial("fallback_confines_files_network_and_ipc", keeps),
+        trial("fallback_reports_what_it_loses_and_it_is_lost", loses),
+        trial(REFUSED_TEST, kernel_refuses_namespaces),
+    ]
+}
+
+fn keeps() -> Outcome {
+    let confinement = Policy::fallback().probe().unwrap();
+    assert_eq!(confinement.level(), Level::Fallback);
+    if !confinement.holds(Guarantee::FilesConfined) {
+        return skipped(format!(
+            "this kernel's Landlock enforces nothing: {confinement}"
+        ));
+    }
+    let site = site();
+    let policy = Policy::fallback();
+    let files = bash(
+        &policy,
+        &site.work,
+        &format!(
+            "echo ok > mine && cat mine; cat /etc/passwd ../outside/secret {}/secret; \
+             echo x > /usr/planted; echo t > $TMPDIR/t && cat $TMPDIR/t",
+            site.outside.display()
+        ),
+    );
+    assert!(files.stdout.starts_with("ok\n"), "{}", files.output());
+    assert!(files.stdout.ends_with("t\n"), "{}", files.output());
+    assert!(
+        !files.output().contains(SECRET) && !files.output().contains("root:"),
+        "{}",
+        files.output()
+    );
+    assert!(
+        files.output().contains("Permission denied"),
+        "{}",
+        files.output()
+    );
+
+    let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
+    tcp.set_nonblocking(true).unwrap();
+    let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_nonblocking(true).unwrap();
+    let network = python(
+        &policy,
+        &site.work,
+        &format!(
+            "import socket\n\
+             for kind, addr in ((socket.SOCK_STREAM, {tcp}), (socket.SOCK_DGRAM, {udp})):\n    \
+             try:\n        s = socket.socket(socket.AF_INET, kind); s.connect(('127.0.0.1', addr)); \
+             s.send(b'x'); print('sent')\n    \
+             except OSError as e: print('refused', e.errno)",
+            tcp = tcp.local_addr().unwrap().port(),
+            udp = udp.local_addr().unwrap().port()
+        ),
+    );
+    assert_eq!(
+        network.ok(),
+        "refused 1\nrefused 1\n",
+        "{}",
+        network.output()
+    );
+    assert_eq!(
+        tcp.accept().map(drop).map_err(|e| e.kind()),
+        Err(ErrorKind::WouldBlock)
+    );
+    let mut buf = [0u8; 8];
+    assert_eq!(
+        udp.recv(&mut buf).map_err(|e| e.kind()),
+        Err(ErrorKind::WouldBlock)
+    );
+
+    // No System V IPC, no keyring, no capabilities.
+    let ipc = python(
+        &policy,
+        &site.work,
+        &format!(
+            "{SYSCALL}\
+             print(call({shmget}, 0, 4096, 0o1600), call({keyctl}, 0, ctypes.c_int(-4), 0))\n\
+             header = (ctypes.c_uint32 * 2)(0x20080522, 0); data = (ctypes.c_uint32 * 6)()\n\
+             call({capget}, header, data); print(list(data))",
+            shmget = libc::SYS_shmget,
+            keyctl = libc::SYS_keyctl,
+            capget = libc::SYS_capget
+        ),
+    );
+    assert_eq!(ipc.ok(), "-1 -1\n[0, 0, 0, 0, 0, 0]\n", "{}", ipc.output());
+    passed()
+}
+
+fn loses() -> Outcome {
+    let confinement = Policy::fallback().probe().unwrap();
+    let lost = confinement.lost();
+    for guarantee in [
+        Guarantee::NoMetadataChanges,
+        Guarantee::HostHidden,
+        Guarantee::ProcessCleanup,
+        Guarantee::PrivateTmp,
+        Guarantee::VcsReadOnly,
+        Guarantee::ProcessLimit,
+    ] {
+        assert!(
+            lost.contains(&guarantee),
+            "{guarantee:?} not reported lost: {confinement}"
+        );
+    }
+    let site = site();
+    // A host daemon's socket outside the working directory: reachable without namespaces.
+    let path = site.outside.join("daemon.sock");
+    let listener = UnixListener::bind(&path).unwrap();
+    let reached = python(&Policy::fallback(), &site.work, &connect_script(&path));
+    assert!(
+        reached.ok().starts_with("connected"),
+        "{}",
+        reached.output()
+    );
+    drop(listener);
+    // Version control metadata: writable.
+    std::fs::create_dir(site.work.join(".git")).unwrap();
+    bash(
+        &Policy::fallback(),
+        &site.work,
+        "echo planted > .git/config",
+    )
+    .ok();
+    assert_eq!(
+        std::fs::read_to_string(site.work.join(".git/config")).unwrap(),
+        "planted\n"
+    );
+    // A process in a new session: outlives the call.
+    let run = bash(
+        &Policy::fallback(),
+        &site.work,
+        "setsid sleep 1000 > /dev/null 2>&1 & echo $!",
+    );
+    let pid: u32 = run.ok().trim().parse().unwrap();
+    let survived = crate::support::alive(pid);
+    let _ = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status();
+    assert!(survived, "the fallback's report says it loses this");
+    passed()
+}
+
+/// The test that runs inside a user namespace allowing no further one.
+const REFUSED_TEST: &str =
+    "fallback_where_the_kernel_refuses_namespaces_preferred_falls_back_and_required_refuses";
+
+fn kernel_refuses_namespaces() -> Outcome {
+    if !namespaces_refused_here() {
+        return match rerun_where_namespaces_are_refused(&["--exact", REFUSED_TEST]) {
+            Ok(text) => {
+                assert!(text.contains("1 passed"), "{text}");
+                passed()
+            }
+            Err(skip) => skip,
+        };
+    }
+    // `unshare` would fail here: the probe says so, Preferred falls back, Required refuses.
+    let confinement = Policy::default().probe().unwrap();
+    assert_eq!(confinement.level(), Level::Fallback, "{confinement}");
+    let reason = confinement.fallback_reason().expect("a reason");
+    assert!(reason.contains("namespaces"), "{reason}");
+    let site = site();
+    let run = bash(&Policy::default(), &site.work, "echo still runs");
+    assert_eq!(run.ok(), "still runs\n");
+    assert_eq!(
+        run.finished.as_ref().unwrap().confinement.level(),
+        Level::Fallback
+    );
+    for result in [
+        Policy::required().probe().map(drop),
+        Policy::required()
+            .prepare(&site.work, "true", [""; 0])
+            .map(drop),
+    ] {
+        match result {
+            Err(error @ SandboxError::Unavailable { .. }) => {
+                assert!(error.is_unavailable());
+                assert!(error.to_string().contains("refuses"), "{error}");
+            }
+            other => panic!("{:?}: {other:?}", Mode::Required),
+        }
+    }
+    passed()
+}
