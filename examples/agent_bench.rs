@@ -21,7 +21,7 @@
 //!
 //! The RSS figures come from `VmHWM` in `/proc/self/status` of child processes (Linux).
 
-#[path = "../tests/agent_support/mock.rs"]
+#[path = "../skills-agent/tests/agent_support/mock.rs"]
 mod mock;
 
 use std::sync::Arc;

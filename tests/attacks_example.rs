@@ -6,6 +6,7 @@
 //! own executable.
 #![cfg(all(feature = "agent", target_os = "linux"))]
 
+#[path = "../skills-agent/tests/agent_support/mod.rs"]
 mod agent_support;
 
 use std::path::{Path, PathBuf};
@@ -229,4 +230,14 @@ async fn every_attack_fails_safely_through_the_example_binary() {
     for request in &requests {
         assert!(!request.text().contains(OPENAI_KEY));
     }
+}
+
+#[test]
+fn the_example_asks_through_the_library() {
+    // No second rendering in the example: its approver and progress lines call these.
+    let example = include_str!("../examples/agent.rs");
+    assert!(
+        example.contains("permission::ask_user(call, std::io::stdin().lock(), std::io::stderr())")
+    );
+    assert!(example.contains("permission::terminal_line(&result.content"));
 }
