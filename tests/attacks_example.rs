@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use agent_support::api_mock::{ApiMock, json_reply};
 use agent_support::{OPENAI_KEY, process_alive as alive};
 use serde_json::{Value, json};
-use skills_runtime::agent::tools::Sandbox;
+use skills_runtime::agent::Sandbox;
 use wiremock::ResponseTemplate;
 
 /// `target/<profile>/examples/agent`, next to `target/<profile>/deps/<this test>`.
@@ -236,8 +236,6 @@ async fn every_attack_fails_safely_through_the_example_binary() {
 fn the_example_asks_through_the_library() {
     // No second rendering in the example: its approver and progress lines call these.
     let example = include_str!("../examples/agent.rs");
-    assert!(
-        example.contains("permission::ask_user(call, std::io::stdin().lock(), std::io::stderr())")
-    );
-    assert!(example.contains("permission::terminal_line(&result.content"));
+    assert!(example.contains("agent::ask_user(call, std::io::stdin().lock(), std::io::stderr())"));
+    assert!(example.contains("agent::terminal_line(&result.content"));
 }

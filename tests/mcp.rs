@@ -95,7 +95,7 @@ async fn check_demo(client: &Client) {
         anthropic["description"].as_str()
     );
     let anthropic: Value =
-        serde_json::from_str(&SKILLS.read_resource_tool_anthropic().unwrap()).unwrap();
+        serde_json::from_str(SKILLS.read_resource_tool_anthropic().unwrap()).unwrap();
     assert_eq!(
         Value::Object((*tools[1].input_schema).clone()),
         anthropic["input_schema"]

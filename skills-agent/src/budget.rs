@@ -1,43 +1,14 @@
-//! The context budget: keeping each request inside the model's context window.
-//!
-//! Before every request the loop estimates its size ([`estimate_tokens`] over the system
-//! prompt, the tool definitions and the messages). When the estimate is over the window minus
-//! the reserve for the reply, the oldest tool results are shortened first: their content is
-//! replaced by a short note ([`shortened_note`]) that says what was cut and how to get it back
-//! (call the same tool again with the same arguments). Each cut is reported as a
-//! [`ContextShortened`] in [`RunOutput::context_shortened`](super::RunOutput) and logged as a
-//! `context shortened` `tracing` event.
-//!
-//! Never shortened:
-//! - the system prompt and the tool definitions;
-//! - the messages from the [`KEEP_RECENT_TURNS`]-th last assistant turn on (those turns, their
-//!   tool results and the current user turn; with fewer turns, the whole conversation);
-//! - the `load_skill` results of skills still active in the session (the instructions of the
-//!   current task);
-//! - user messages and assistant turns (only tool results are cut, so every `tool_use` keeps
-//!   its `tool_result` and the conversation stays valid for both wire formats).
-//!
-//! A request that does not fit even with everything allowed cut fails before it is sent with
-//! [`AgentError::ContextOverflow`](super::AgentError::ContextOverflow), and nothing is cut.
-//!
-//! The cuts are made in the session's conversation itself, so later requests do not redo them
-//! (and the prompt prefix a provider caches stays stable between cuts), and they are written to
-//! the session's transcript, so a resumed session sends exactly what the original would have.
-//!
-//! The estimate is deliberately cheap: one token per 4 bytes, rounded up, of the text each
-//! part carries (the system prompt, each tool definition's JSON, user text, assistant text and
-//! tool-call JSON, tool-result content). Real tokenizers give about 3.5-4.5 bytes per token
-//! for English and code; JSON punctuation between messages is not counted, so the reply
-//! reserve doubles as the margin. The size of each message is computed once and cached, so the
-//! check costs nothing per request beyond the messages new since the last one.
+//! The context budget: keeping each request inside the model's context window (described
+//! in the crate docs, under "The context budget").
 
-use std::fmt;
 use std::io;
 
 use serde_json::Value;
 
-use super::conversation::Message;
-use super::provider::{Request, ToolDefinitions};
+use crate::conversation::Message;
+use crate::error::ContextOverflow;
+use crate::events::ContextShortened;
+use crate::provider::api::{Provider, Request, ToolDefinitions};
 
 /// The context window of a Claude model, and of any model behind the Anthropic provider.
 pub const CLAUDE_CONTEXT_WINDOW: u64 = 200_000;
@@ -46,11 +17,11 @@ pub const CLAUDE_CONTEXT_WINDOW: u64 = 200_000;
 /// OpenAI-compatible server, a new model id): 32,768 tokens. Conservative on purpose: cutting
 /// old tool results early costs a re-read, while a request over the real window fails or, on
 /// some local servers, is cut silently. Set the real one with
-/// [`AgentBuilder::context_window`](super::AgentBuilder::context_window).
+/// [`AgentBuilder::context_window`](crate::AgentBuilder::context_window).
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 32_768;
 
 /// Tokens kept free for the reply when the provider does not say how many it asks for
-/// ([`Provider::max_output_tokens`](super::Provider::max_output_tokens) is `None`).
+/// ([`Provider::max_output_tokens`](crate::Provider::max_output_tokens) is `None`).
 pub const DEFAULT_REPLY_RESERVE: u64 = 4_096;
 
 /// How many of the last assistant turns (with their tool results, and the user turn after
@@ -82,7 +53,7 @@ const KNOWN_WINDOWS: &[(&str, u64)] = &[
 ];
 
 /// The context window, in tokens, of `model` served by the provider called `provider`
-/// ([`Provider::name`](super::Provider::name)):
+/// ([`Provider::name`](crate::Provider::name)):
 ///
 /// | model | window |
 /// |---|---:|
@@ -175,70 +146,6 @@ fn json_len(value: &Value) -> usize {
     count.0
 }
 
-/// One tool result whose content was replaced by a note to keep a request inside the context
-/// window.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ContextShortened {
-    /// The request of the run (1-based, as [`RunOutput::turns`](super::RunOutput) counts) before
-    /// which the cut was made.
-    pub turn: u32,
-    /// The index of the tool-results message in the session's conversation.
-    pub message_index: usize,
-    /// The id of the tool call whose result was cut.
-    pub call_id: String,
-    /// The tool.
-    pub tool: String,
-    /// The call's arguments as JSON (cut to a few hundred bytes).
-    pub arguments: String,
-    /// The content's size before, in bytes.
-    pub bytes_before: usize,
-    /// The content's lines before.
-    pub lines_before: usize,
-    /// The note's size, in bytes.
-    pub bytes_after: usize,
-}
-
-/// Why a request could not be made to fit: the estimate after every allowed cut, the window,
-/// and what could not be cut, in estimated tokens.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ContextOverflow {
-    /// The request's estimated size with every allowed cut made.
-    pub estimated_tokens: u64,
-    /// The model's context window.
-    pub context_window: u64,
-    /// The part of the window kept for the reply.
-    pub reply_reserve: u64,
-    /// The system prompt and the tool definitions.
-    pub system_and_tools_tokens: u64,
-    /// The last [`KEEP_RECENT_TURNS`] assistant turns, their results and the user turn.
-    pub recent_turns_tokens: u64,
-    /// The `load_skill` results of the skills active in the session.
-    pub active_skills_tokens: u64,
-    /// The rest: older user messages and assistant turns, and the notes of shortened results.
-    pub older_messages_tokens: u64,
-}
-
-impl fmt::Display for ContextOverflow {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "the request does not fit the context window, even with every older tool result \
-             shortened: about {} tokens estimated, over the window of {} tokens minus {} kept \
-             for the reply. What cannot be cut: the system prompt and tools (~{}), the last {} \
-             turns (~{}), the active skills (~{}), older messages and notes (~{}). Set the \
-             model's real window (context_window), or start a new session",
-            self.estimated_tokens,
-            self.context_window,
-            self.reply_reserve,
-            self.system_and_tools_tokens,
-            KEEP_RECENT_TURNS,
-            self.recent_turns_tokens,
-            self.active_skills_tokens,
-            self.older_messages_tokens,
-        )
-    }
-}
-
 /// The note that replaces the content of a result of `tool` called with `arguments`.
 pub fn shortened_note(tool: &str, arguments: &str, content: &str) -> String {
     let again = if tool == "bash" {
@@ -257,10 +164,6 @@ pub fn shortened_note(tool: &str, arguments: &str, content: &str) -> String {
 /// An agent's budget: the window, the reply reserve, and the fixed part of every request.
 #[derive(Clone, Debug)]
 pub(crate) struct Budget {
-    /// The window set on the builder, if any (a forked skill's child keeps it).
-    pub(crate) explicit_window: Option<u64>,
-    /// The reserve set on the builder, if any.
-    pub(crate) explicit_reserve: Option<u64>,
     pub(crate) context_window: u64,
     pub(crate) reply_reserve: u64,
     /// The bytes of the system prompt.
@@ -273,15 +176,13 @@ impl Budget {
     pub(crate) fn new(
         explicit_window: Option<u64>,
         explicit_reserve: Option<u64>,
-        provider: &dyn super::Provider,
+        provider: &dyn Provider,
         model: Option<&str>,
         system: &str,
         tools: &ToolDefinitions,
     ) -> Budget {
         let model = model.unwrap_or(provider.model());
         Budget {
-            explicit_window,
-            explicit_reserve,
             context_window: explicit_window
                 .unwrap_or_else(|| default_context_window(provider.name(), model)),
             reply_reserve: explicit_reserve
@@ -353,7 +254,7 @@ impl Budget {
                     .iter()
                     .find(|c| c.id == result.call_id);
                 let input = call.map(|c| &c.input);
-                let is_skill = result.name == super::tools::LOAD_SKILL
+                let is_skill = result.name == crate::tools::LOAD_SKILL
                     && input
                         .and_then(|i| i.get("name"))
                         .and_then(Value::as_str)
@@ -386,6 +287,7 @@ impl Budget {
                 context_window: self.context_window,
                 reply_reserve: self.reply_reserve,
                 system_and_tools_tokens: estimate_tokens(fixed),
+                recent_turns: KEEP_RECENT_TURNS,
                 recent_turns_tokens: estimate_tokens(recent),
                 active_skills_tokens: estimate_tokens(skills_bytes),
                 older_messages_tokens: estimate_tokens(older),

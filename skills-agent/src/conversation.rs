@@ -3,7 +3,7 @@
 //! Messages are only ever pushed, never removed or reordered, so a failed request or a
 //! misbehaving tool cannot lose what came before. The one edit is the context budget's: the
 //! content of an old tool result may be replaced by a note saying what was cut
-//! ([`budget`](super::budget)). Each assistant turn keeps the provider's raw
+//! ([`budget`](crate::budget)). Each assistant turn keeps the provider's raw
 //! JSON so it can be sent back exactly as received (Anthropic requires `thinking` blocks and
 //! anything else we do not model to be echoed unchanged).
 

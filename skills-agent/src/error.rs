@@ -1,15 +1,18 @@
 //! Typed errors: [`ApiError`] for a model request, [`AgentError`] for a run.
 //!
-//! No error here ever holds the API key: messages are built from the status, the server's own
-//! error text and reqwest's description of the failure (which names the URL but never the
-//! headers), and every message goes through [`redact`], which masks the key and anything shaped
+//! No error here ever holds the API key: messages are built from the status, the server's own error
+//! text and reqwest's description of the failure (which names the URL but never the headers), and
+//! every message goes through [`redact`](crate::redact), which masks the key and anything shaped
 //! like one, and bounds the length. The same function cleans the server text that reaches a
 //! `tracing` event.
 
 use std::fmt;
+use std::io;
+use std::path::PathBuf;
 use std::time::Duration;
 
-use super::conversation::Usage;
+use crate::conversation::Usage;
+use crate::redact::redact;
 
 /// What class of failure a model request hit. Decides whether it is retried.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -35,7 +38,7 @@ pub enum ApiErrorKind {
     /// followed, so the key is never sent anywhere but the configured base URL. Never retried.
     Redirect,
     /// The response body is larger than the provider's limit
-    /// ([`DEFAULT_MAX_RESPONSE_BYTES`](super::provider::DEFAULT_MAX_RESPONSE_BYTES) unless
+    /// ([`DEFAULT_MAX_RESPONSE_BYTES`](crate::DEFAULT_MAX_RESPONSE_BYTES) unless
     /// set otherwise); reading stopped at the limit. Never retried.
     ResponseTooLarge,
 }
@@ -70,9 +73,9 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    /// A new error. `message` goes through [`redact`] (without a key: what looks like a key or
-    /// a bearer token is masked, the length is bounded); providers, which know the key, pass
-    /// server text through [`redact`] with it before building the error.
+    /// A new error. `message` goes through [`redact`](crate::redact) (without a key: what
+    /// looks like a key or a bearer token is masked, the length is bounded); providers, which
+    /// know the key, pass server text through it with the key before building the error.
     pub fn new(kind: ApiErrorKind, provider: &'static str, message: impl Into<String>) -> Self {
         ApiError {
             kind,
@@ -231,116 +234,6 @@ pub fn kind_for_status(status: u16) -> ApiErrorKind {
     }
 }
 
-/// The longest text [`redact`] returns, in bytes.
-pub const MAX_ERROR_TEXT: usize = 2_000;
-
-/// How much of a long text [`redact`] looks at, in bytes: enough to fill [`MAX_ERROR_TEXT`]
-/// even when much of it is masked, without scanning a whole response body. Smaller than the
-/// part of an error body that is read, so a body cut there is cut again here, word-aware.
-pub(crate) const SCAN_LIMIT: usize = 16 * 1024;
-
-/// What replaces a masked secret.
-const MASK: &str = "[redacted]";
-
-/// `text` made safe for an error message or a log line. The one function every piece of
-/// server-provided text (and every transport message) goes through before it reaches an
-/// [`ApiError`] or a `tracing` event:
-///
-/// - every occurrence of `secret` (the API key; nothing when empty) becomes `[redacted]`;
-/// - so does anything shaped like a key or a bearer token, whoever it belongs to: a word
-///   starting with `sk-` followed by at least 8 key characters, and a token of at least 8
-///   characters after `Bearer ` (any case);
-/// - control characters (newlines, escape sequences) become spaces, so a server cannot forge
-///   log lines or drive a terminal;
-/// - the result is at most [`MAX_ERROR_TEXT`] bytes. A cut drops the word it falls in, so a
-///   key cut in half by the limit leaves nothing of itself behind.
-///
-/// The key is masked before the text is cut, and applying `redact` twice changes nothing.
-pub fn redact(text: &str, secret: &str) -> String {
-    redact_to(text, secret, MAX_ERROR_TEXT)
-}
-
-/// [`redact`] with another length bound (`max` bytes, at least 3).
-pub(crate) fn redact_to(text: &str, secret: &str, max: usize) -> String {
-    let text = cut(text, SCAN_LIMIT, "");
-    let text = if secret.is_empty() {
-        text
-    } else {
-        text.replace(secret, MASK)
-    };
-    let masked = mask_tokens(&text);
-    let clean: String = masked
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    cut(&clean, max.max(3), "...")
-}
-
-/// `text` if it fits in `max` bytes; else its start, minus the word the cut falls in, then
-/// `ellipsis`, in at most `max` bytes.
-fn cut(text: &str, max: usize, ellipsis: &str) -> String {
-    if text.len() <= max {
-        return text.to_owned();
-    }
-    let mut end = max - ellipsis.len();
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    // A word cut in two (possibly a key) is dropped whole.
-    let kept = text[..end].trim_end_matches(|c: char| !c.is_whitespace());
-    format!("{kept}{ellipsis}")
-}
-
-/// Characters of a key or token (`sk-...`, base64, JWTs).
-fn is_token_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~' | '+' | '/' | '=')
-}
-
-/// `text` with `sk-` keys and `Bearer` tokens replaced by [`MASK`].
-fn mask_tokens(text: &str) -> String {
-    // Shorter words are ordinary words ("sk-learn", "a bearer of news").
-    const MIN_KEY_TAIL: usize = 8;
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    let mut previous: Option<char> = None;
-    while let Some(c) = rest.chars().next() {
-        let at_word_start = previous.is_none_or(|p| !is_token_char(p));
-        if at_word_start && rest.starts_with("sk-") {
-            let tail = rest[3..]
-                .find(|c: char| !is_token_char(c))
-                .unwrap_or(rest.len() - 3);
-            if tail >= MIN_KEY_TAIL {
-                out.push_str(MASK);
-                rest = &rest[3 + tail..];
-                previous = Some('x');
-                continue;
-            }
-        }
-        if at_word_start
-            && rest.len() > 7
-            && rest.is_char_boundary(7)
-            && rest[..7].eq_ignore_ascii_case("bearer ")
-        {
-            let after = rest[7..].trim_start_matches(' ');
-            let token = after
-                .find(|c: char| !is_token_char(c))
-                .unwrap_or(after.len());
-            if token >= MIN_KEY_TAIL {
-                out.push_str(&rest[..6]);
-                out.push(' ');
-                out.push_str(MASK);
-                rest = &after[token..];
-                previous = Some('x');
-                continue;
-            }
-        }
-        out.push(c);
-        rest = &rest[c.len_utf8()..];
-        previous = Some(c);
-    }
-    out
-}
-
 /// Why an agent run stopped without a final answer.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -354,27 +247,28 @@ pub enum AgentError {
         /// Tokens used by the run up to the limit.
         usage: Usage,
     },
-    /// The agent was configured wrongly (for example, a tool name in a policy that no tool has).
-    Config(String),
+    /// The agent was configured wrongly (see [`ConfigError`]).
+    Config(ConfigError),
     /// A person's `/name arguments` named no skill they may invoke ([`Agent::invoke`]).
     ///
-    /// [`Agent::invoke`]: super::Agent::invoke
+    /// [`Agent::invoke`]: crate::Agent::invoke
     Invoke(skills_bundle::InvokeError),
     /// A session transcript could not be read or written (see
-    /// [`Agent::resume`](super::Agent::resume)). A failed write stops the run: a session that
+    /// [`Agent::resume`](crate::Agent::resume)). A failed write stops the run: a session that
     /// promises a transcript does not go on without one.
     Transcript {
         /// The transcript file.
-        path: std::path::PathBuf,
+        path: PathBuf,
         /// The 1-based line that does not parse, when that is the problem.
         line: Option<usize>,
-        /// What went wrong.
-        message: String,
+        /// What went wrong: the file system's error, or one of kind
+        /// [`InvalidData`](io::ErrorKind::InvalidData) for a damaged line.
+        source: io::Error,
     },
     /// The next request would not fit the model's context window even with every tool result
     /// the budget may cut shortened; it was not sent, and nothing was cut (see
-    /// [`budget`](super::budget)).
-    ContextOverflow(super::budget::ContextOverflow),
+    /// [`AgentBuilder::context_window`](crate::AgentBuilder::context_window)).
+    ContextOverflow(ContextOverflow),
 }
 
 impl fmt::Display for AgentError {
@@ -386,18 +280,18 @@ impl fmt::Display for AgentError {
                 "turn limit reached: the model was still calling tools after {max_turns} \
                  requests; raise the limit (--max-turns) or narrow the task"
             ),
-            AgentError::Config(message) => write!(f, "agent configuration: {message}"),
+            AgentError::Config(error) => write!(f, "agent configuration: {error}"),
             AgentError::Invoke(error) => error.fmt(f),
             AgentError::Transcript {
                 path,
                 line: Some(line),
-                message,
-            } => write!(f, "transcript {}:{line}: {message}", path.display()),
+                source,
+            } => write!(f, "transcript {}:{line}: {source}", path.display()),
             AgentError::Transcript {
                 path,
                 line: None,
-                message,
-            } => write!(f, "transcript {}: {message}", path.display()),
+                source,
+            } => write!(f, "transcript {}: {source}", path.display()),
             AgentError::ContextOverflow(overflow) => overflow.fmt(f),
         }
     }
@@ -407,8 +301,11 @@ impl std::error::Error for AgentError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             AgentError::Api(error) => Some(error),
+            AgentError::Config(error) => Some(error),
             AgentError::Invoke(error) => Some(error),
-            _ => None,
+            AgentError::Transcript { source, .. } => Some(source),
+            AgentError::ContextOverflow(overflow) => Some(overflow),
+            AgentError::TurnLimit { .. } => None,
         }
     }
 }
@@ -419,6 +316,12 @@ impl From<ApiError> for AgentError {
     }
 }
 
+impl From<ConfigError> for AgentError {
+    fn from(error: ConfigError) -> Self {
+        AgentError::Config(error)
+    }
+}
+
 impl AgentError {
     /// Whether this is the turn limit.
     pub fn is_turn_limit(&self) -> bool {
@@ -426,7 +329,7 @@ impl AgentError {
     }
 
     /// What did not fit, if the run stopped before a request over the context window.
-    pub fn context_overflow(&self) -> Option<&super::budget::ContextOverflow> {
+    pub fn context_overflow(&self) -> Option<&ContextOverflow> {
         match self {
             AgentError::ContextOverflow(overflow) => Some(overflow),
             _ => None,
@@ -442,90 +345,120 @@ impl AgentError {
     }
 }
 
+/// What [`AgentBuilder::build`](crate::AgentBuilder::build) found wrong with the
+/// configuration.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The working directory cannot be opened (missing, not a folder, not readable).
+    Workdir {
+        /// The directory as given.
+        path: PathBuf,
+        /// Why it cannot be opened.
+        source: io::Error,
+    },
+    /// [`AgentBuilder::only_tools`](crate::AgentBuilder::only_tools) names a tool this agent
+    /// does not have.
+    UnknownTool {
+        /// The name.
+        name: String,
+    },
+    /// Two tools have the same name, or a tool takes the name of `load_skill` or
+    /// `read_skill_resource`.
+    DuplicateTool {
+        /// The name.
+        name: String,
+    },
+    /// A tool's definition is not valid JSON: its [`input_schema`](crate::Tool::input_schema),
+    /// or the rendered definition of a skill tool.
+    ToolJson {
+        /// The tool.
+        tool: String,
+        /// What the JSON parser said.
+        source: serde_json::Error,
+    },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::Workdir { path, source } => {
+                write!(f, "working directory {}: {source}", path.display())
+            }
+            ConfigError::UnknownTool { name } => {
+                write!(
+                    f,
+                    "only_tools names `{name}`, which is not a tool of this agent"
+                )
+            }
+            ConfigError::DuplicateTool { name } => write!(f, "two tools are called `{name}`"),
+            ConfigError::ToolJson { tool, source } => {
+                write!(f, "tool `{tool}`: its JSON does not parse: {source}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConfigError::Workdir { source, .. } => Some(source),
+            ConfigError::ToolJson { source, .. } => Some(source),
+            ConfigError::UnknownTool { .. } | ConfigError::DuplicateTool { .. } => None,
+        }
+    }
+}
+
+/// Why a request could not be made to fit: the estimate after every allowed cut, the window,
+/// and what could not be cut, in estimated tokens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContextOverflow {
+    /// The request's estimated size with every allowed cut made.
+    pub estimated_tokens: u64,
+    /// The model's context window.
+    pub context_window: u64,
+    /// The part of the window kept for the reply.
+    pub reply_reserve: u64,
+    /// The system prompt and the tool definitions.
+    pub system_and_tools_tokens: u64,
+    /// How many of the last assistant turns are never cut
+    /// ([`KEEP_RECENT_TURNS`](crate::KEEP_RECENT_TURNS)).
+    pub recent_turns: usize,
+    /// Those last turns, their results and the user turn.
+    pub recent_turns_tokens: u64,
+    /// The `load_skill` results of the skills active in the session.
+    pub active_skills_tokens: u64,
+    /// The rest: older user messages and assistant turns, and the notes of shortened results.
+    pub older_messages_tokens: u64,
+}
+
+impl fmt::Display for ContextOverflow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the request does not fit the context window, even with every older tool result \
+             shortened: about {} tokens estimated, over the window of {} tokens minus {} kept \
+             for the reply. What cannot be cut: the system prompt and tools (~{}), the last {} \
+             turns (~{}), the active skills (~{}), older messages and notes (~{}). Set the \
+             model's real window (context_window), or start a new session",
+            self.estimated_tokens,
+            self.context_window,
+            self.reply_reserve,
+            self.system_and_tools_tokens,
+            self.recent_turns,
+            self.recent_turns_tokens,
+            self.active_skills_tokens,
+            self.older_messages_tokens,
+        )
+    }
+}
+
+impl std::error::Error for ContextOverflow {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn masks_the_key_and_key_shaped_tokens() {
-        let key = "my-local-key-1234";
-        let text = format!(
-            "bad {key}; try sk-ant-api03-abcDEF_123-xyz or Authorization: Bearer \
-             eyJh.bGc.iOi=, BEARER   tok/en+1"
-        );
-        assert_eq!(
-            redact(&text, key),
-            "bad [redacted]; try [redacted] or Authorization: Bearer [redacted], BEARER \
-             [redacted]"
-        );
-    }
-
-    #[test]
-    fn leaves_ordinary_words_alone() {
-        for text in [
-            "risk-averse task-sk-12345678 ask-me sk-short",
-            "a bearer of news: Bearer",
-            "model claude-test-model, ids toolu_01A call_abc",
-        ] {
-            assert_eq!(redact(text, ""), text);
-        }
-    }
-
-    #[test]
-    fn control_characters_become_spaces() {
-        assert_eq!(redact("a\nERROR fake\r\x1b[2J", ""), "a ERROR fake  [2J");
-    }
-
-    #[test]
-    fn bounds_the_length_and_drops_a_cut_word() {
-        for pad in 1_980..2_000 {
-            let text = format!(
-                "{}ABCDEFGHIJKL tail",
-                "x".repeat(pad % 2) + &"x ".repeat(pad / 2)
-            );
-            let out = redact(&text, "");
-            assert!(out.len() <= MAX_ERROR_TEXT, "{}", out.len());
-            // The word is whole or gone, never cut.
-            assert!(
-                !out.contains("ABC") || out.contains("ABCDEFGHIJKL"),
-                "{pad}"
-            );
-        }
-        let long = "word ".repeat(1_000_000);
-        let out = redact(&long, "");
-        assert!(out.len() <= MAX_ERROR_TEXT && out.ends_with("..."));
-        assert!(out.len() > MAX_ERROR_TEXT - 10);
-    }
-
-    #[test]
-    fn a_key_across_the_scanned_part_leaves_nothing() {
-        // Long foreign keys shrink when masked, so the end of the scanned part is visible.
-        let filler = format!("sk-{} ", "a".repeat(200)).repeat(SCAN_LIMIT / 204);
-        for shift in 0..40 {
-            let start = SCAN_LIMIT - 20 + shift;
-            let text = format!(
-                "{filler}{}PLAINKEY123456 more",
-                " ".repeat(start - filler.len())
-            );
-            let out = redact(&text, "PLAINKEY123456");
-            assert!(
-                !out.contains("PLAIN") && !out.contains("456"),
-                "{shift}: {out}"
-            );
-            assert!(out.len() <= MAX_ERROR_TEXT);
-        }
-    }
-
-    #[test]
-    fn is_idempotent() {
-        let text = format!(
-            "{} Bearer abcdefghij sk-0123456789abc \u{7}",
-            "é ".repeat(3_000)
-        );
-        let once = redact(&text, "abc");
-        assert_eq!(redact(&once, "abc"), once);
-        assert_eq!(redact(&once, ""), once);
-    }
+    use crate::redact::MAX_ERROR_TEXT;
 
     #[test]
     fn errors_are_redacted_when_built() {

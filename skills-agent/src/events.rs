@@ -1,11 +1,11 @@
 //! What a run reports while it goes: [`AgentEvent`], delivered to the callback of
-//! [`Agent::run_with_events`](super::Agent::run_with_events) (and
-//! [`Agent::invoke_with_events`](super::Agent::invoke_with_events)).
+//! [`Agent::run_with_events`](crate::Agent::run_with_events) (and
+//! [`Agent::invoke_with_events`](crate::Agent::invoke_with_events)).
 //!
 //! In one run the events come in this order, for each model request:
 //!
 //! 1. [`AgentEvent::TextDelta`]s: the assistant's text. With streaming on
-//!    ([`AgentBuilder::stream`](super::AgentBuilder::stream)) they arrive as the model writes;
+//!    ([`AgentBuilder::stream`](crate::AgentBuilder::stream)) they arrive as the model writes;
 //!    without it, or from a provider that does not stream, the whole text of the turn comes as
 //!    one delta once the reply is complete. Either way the deltas of a turn, joined, are exactly
 //!    [`AssistantTurn::text`].
@@ -24,8 +24,7 @@
 //!
 //! The enum is `#[non_exhaustive]`: later versions may add events (match with a `_` arm).
 
-use super::budget::ContextShortened;
-use super::conversation::{AssistantTurn, ToolCall, ToolResult, Usage};
+use crate::conversation::{AssistantTurn, ToolCall, ToolResult, Usage};
 
 /// One thing that happened during a run. Borrowed: copy out what you keep.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -48,8 +47,8 @@ pub enum AgentEvent<'a> {
         result: &'a ToolResult,
     },
     /// Before a request, a tool result was replaced by a note to keep the request inside the
-    /// model's context window (see [`budget`](super::budget)); the cut is also in
-    /// [`RunOutput::context_shortened`](super::RunOutput::context_shortened).
+    /// model's context window (see [`budget`](crate#the-context-budget)); the cut is also in
+    /// [`RunOutput::context_shortened`](crate::RunOutput::context_shortened).
     #[non_exhaustive]
     ContextShortened {
         /// What was cut.
@@ -68,5 +67,28 @@ pub enum AgentEvent<'a> {
 }
 
 /// Where a provider sends the events of a reply while it streams (see
-/// [`Request::events`](super::Request::events)).
+/// [`Request::events`](crate::Request::events)).
 pub type EventSink<'a> = &'a (dyn Fn(&AgentEvent<'_>) + Send + Sync);
+
+/// One tool result whose content was replaced by a note to keep a request inside the context
+/// window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContextShortened {
+    /// The request of the run (1-based, as [`RunOutput::turns`](crate::RunOutput) counts) before
+    /// which the cut was made.
+    pub turn: u32,
+    /// The index of the tool-results message in the session's conversation.
+    pub message_index: usize,
+    /// The id of the tool call whose result was cut.
+    pub call_id: String,
+    /// The tool.
+    pub tool: String,
+    /// The call's arguments as JSON (cut to a few hundred bytes).
+    pub arguments: String,
+    /// The content's size before, in bytes.
+    pub bytes_before: usize,
+    /// The content's lines before.
+    pub lines_before: usize,
+    /// The note's size, in bytes.
+    pub bytes_after: usize,
+}

@@ -1,46 +1,16 @@
-//! Session transcripts: a conversation on disk as JSON Lines, so a session can be resumed.
-//!
-//! One line per message, appended (and synced) as the run pushes it, so a crash loses at most
-//! the line being written. A line is an object:
-//!
-//! ```json
-//! {"message":{"role":"user","text":"review src/lib.rs"}}
-//! {"message":{"role":"assistant","text":"","tool_calls":[{"id":"t1","name":"load_skill","input":{"name":"code-review"}}],"raw":{"format":"anthropic","value":[...]},"stop_reason":"tool_use"}}
-//! {"message":{"role":"tool_results","results":[{"call_id":"t1","name":"load_skill","content":"...","is_error":false}]},"skills_loaded":["code-review"],"skills_active":["code-review"]}
-//! ```
-//!
-//! `skills_loaded` and `skills_active` name the skills that became loaded or active since the
-//! line before, so the record of a skill and the message that brought its text travel in the
-//! same line: a resumed session never loses one without the other.
-//!
-//! When the context budget shortens old tool results ([`budget`](super::budget)), one line
-//! records the notes that replaced them, by message index (0-based, counting message lines)
-//! and call id, so a resumed session sends what the original would have:
-//!
-//! ```json
-//! {"shortened":[{"message":2,"call_id":"t1","content":"[shortened to save context: ...]"}]}
-//! ```
-//!
-//! Reading back ([`Agent::resume`](super::Agent::resume)):
-//! - A last line without its newline is a write cut short by a crash: when it does not parse it
-//!   is dropped with a `tracing` warning, and the file is cut back to the line before, so later
-//!   lines start clean. A line that does not parse anywhere else is an error
-//!   ([`AgentError::Transcript`]): the file was damaged or edited, and guessing would lose more.
-//! - An assistant turn with tool calls and no results after it is the turn in flight at the
-//!   crash: it is dropped the same way (the API refuses tool calls without results).
-//! - A skill this binary no longer has is skipped with a warning.
-//! - A `shortened` entry naming no tool result read so far is an error, as a damaged line.
+//! Session transcripts: a conversation on disk as JSON Lines, so a session can be resumed
+//! (the format is in the crate docs, under "Transcripts").
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::budget::ContextShortened;
-use super::conversation::{AssistantTurn, Message, ToolCall, ToolResult, WireFormat};
-use super::error::AgentError;
+use crate::conversation::{AssistantTurn, Message, ToolCall, ToolResult, WireFormat};
+use crate::error::AgentError;
+use crate::events::ContextShortened;
 
 /// One line of a transcript: a message, or the notes of shortened tool results.
 #[derive(Serialize)]
@@ -235,18 +205,28 @@ pub(crate) struct Transcript {
     file: File,
 }
 
-fn error(path: &Path, line: Option<usize>, message: impl Into<String>) -> AgentError {
+/// The error of the file system at `path`.
+fn io_error(path: &Path, source: io::Error) -> AgentError {
     AgentError::Transcript {
         path: path.to_owned(),
-        line,
-        message: message.into(),
+        line: None,
+        source,
+    }
+}
+
+/// A damaged line `line` of the transcript at `path`: an error of kind `InvalidData`.
+fn damaged(path: &Path, line: usize, message: String) -> AgentError {
+    AgentError::Transcript {
+        path: path.to_owned(),
+        line: Some(line),
+        source: io::Error::new(io::ErrorKind::InvalidData, message),
     }
 }
 
 impl Transcript {
     /// Creates `path` (replacing what it held).
     pub(crate) fn create(path: &Path) -> Result<Transcript, AgentError> {
-        let file = File::create(path).map_err(|e| error(path, None, e.to_string()))?;
+        let file = File::create(path).map_err(|e| io_error(path, e))?;
         Ok(Transcript {
             path: path.to_owned(),
             file,
@@ -262,13 +242,12 @@ impl Transcript {
             .create(true)
             .truncate(false)
             .open(path)
-            .map_err(|e| error(path, None, e.to_string()))?;
+            .map_err(|e| io_error(path, e))?;
         let mut text = String::new();
         file.read_to_string(&mut text)
-            .map_err(|e| error(path, None, e.to_string()))?;
+            .map_err(|e| io_error(path, e))?;
         // (message, byte offset where its line starts)
         let mut replayed: Vec<(Replayed, usize)> = Vec::new();
-        let damaged = |number: usize, message: String| error(path, Some(number), message);
         let mut keep = 0;
         let mut start = 0;
         let mut number = 0;
@@ -297,6 +276,7 @@ impl Transcript {
                             })
                             .ok_or_else(|| {
                                 damaged(
+                                    path,
                                     number,
                                     format!(
                                         "a shortened result names message {} call `{}`, which no earlier line holds; the \
@@ -333,6 +313,7 @@ impl Transcript {
                 }
                 Err(e) => {
                     return Err(damaged(
+                        path,
                         number,
                         format!("the line does not parse ({e}); the file is damaged"),
                     ));
@@ -353,15 +334,14 @@ impl Transcript {
             newline_missing = false;
             replayed.pop();
         }
-        let truncate = |file: &mut File, len: usize| -> std::io::Result<()> {
+        let truncate = |file: &mut File, len: usize| -> io::Result<()> {
             file.set_len(len as u64)?;
             file.seek(SeekFrom::End(0))?;
             Ok(())
         };
-        truncate(&mut file, keep).map_err(|e| error(path, None, e.to_string()))?;
+        truncate(&mut file, keep).map_err(|e| io_error(path, e))?;
         if newline_missing {
-            file.write_all(b"\n")
-                .map_err(|e| error(path, None, e.to_string()))?;
+            file.write_all(b"\n").map_err(|e| io_error(path, e))?;
         }
         let transcript = Transcript {
             path: path.to_owned(),
@@ -410,14 +390,13 @@ impl Transcript {
 
     /// Writes one line and syncs it to disk.
     fn write_line(&mut self, line: &Line) -> Result<(), AgentError> {
-        let mut text =
-            serde_json::to_string(line).map_err(|e| error(&self.path, None, e.to_string()))?;
+        let mut text = serde_json::to_string(line).map_err(|e| io_error(&self.path, e.into()))?;
         text.push('\n');
         // One write per line, so a crash cuts at most this line.
         self.file
             .write_all(text.as_bytes())
             .and_then(|()| self.file.sync_data())
-            .map_err(|e| error(&self.path, None, e.to_string()))
+            .map_err(|e| io_error(&self.path, e))
     }
 
     /// The file.

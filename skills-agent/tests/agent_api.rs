@@ -10,7 +10,8 @@ use agent_support::mock::{MockServer, Reply};
 use agent_support::*;
 use serde_json::{Value, json};
 use skills_runtime::agent::{
-    Agent, AgentError, HookDecision, Hooks, Message, Permission, PermissionPolicy,
+    Agent, AgentError, ConfigError, HookDecision, Hooks, Message, Permission, PermissionPolicy,
+    Provider, ReadFile,
 };
 use wiremock::ResponseTemplate;
 
@@ -682,7 +683,47 @@ async fn restricted_skills_and_tools() {
 
     // A tool name that does not exist is a configuration error.
     let bad = Agent::builder(provider).only_tools(["grep"]).build();
-    assert!(matches!(bad, Err(AgentError::Config(_))));
+    assert!(
+        matches!(&bad, Err(AgentError::Config(ConfigError::UnknownTool { name })) if name == "grep"),
+        "{bad:?}"
+    );
+}
+
+#[test]
+fn configuration_errors_are_typed_and_keep_their_sources() {
+    use std::error::Error as _;
+    let (provider, _) = anthropic("http://127.0.0.1:9");
+    let provider: Arc<dyn Provider> = Arc::new(provider);
+    let missing = std::env::temp_dir().join("skills-agent-test-no-such-workdir");
+    let error = Agent::builder(Arc::clone(&provider))
+        .workdir(&missing)
+        .build()
+        .unwrap_err();
+    let AgentError::Config(ConfigError::Workdir { path, source }) = &error else {
+        panic!("{error:?}");
+    };
+    assert_eq!(path, &missing);
+    assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+    // The chain reaches the file system's error: AgentError -> ConfigError -> io::Error.
+    let io = error
+        .source()
+        .and_then(|config| config.source())
+        .and_then(|io| io.downcast_ref::<std::io::Error>());
+    assert_eq!(
+        io.map(std::io::Error::kind),
+        Some(std::io::ErrorKind::NotFound)
+    );
+
+    let dir = project();
+    let twice = Agent::builder(Arc::clone(&provider))
+        .workdir(dir.path())
+        .tool(Arc::new(ReadFile))
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(&twice, AgentError::Config(ConfigError::DuplicateTool { name }) if name == "read_file"),
+        "{twice:?}"
+    );
 }
 
 /// The tool_result blocks of the last request.
@@ -908,7 +949,7 @@ async fn skill_resources_are_read_from_the_binary() {
         .unwrap()
         .clone();
     let expected: Value =
-        serde_json::from_str(&SKILLS.read_resource_tool_anthropic().unwrap()).unwrap();
+        serde_json::from_str(SKILLS.read_resource_tool_anthropic().unwrap()).unwrap();
     assert_eq!(tool, expected);
     // Only skills with files are offered.
     assert_eq!(

@@ -174,11 +174,39 @@ async fn a_damaged_line_before_the_last_is_an_error() {
         "{error:?}"
     );
     assert!(error.to_string().contains("session.jsonl:2"), "{error}");
+    // A damaged line is data the file should not hold, as `std::io` says it.
+    let source = std::error::Error::source(&error)
+        .and_then(|source| source.downcast_ref::<std::io::Error>())
+        .expect("an io::Error source");
+    assert_eq!(source.kind(), std::io::ErrorKind::InvalidData);
     // Nothing is cut from a damaged file.
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
         damaged.join("\n") + "\n"
     );
+}
+
+#[tokio::test]
+async fn a_transcript_that_cannot_be_written_keeps_the_file_system_error() {
+    let dir = project();
+    let path = dir.path().join("no-such-folder").join("session.jsonl");
+    let server = ApiMock::start(vec![]).await;
+    let agent = agent(&server, dir.path());
+    let error = agent.session().with_transcript(&path).unwrap_err();
+    let AgentError::Transcript {
+        path: reported,
+        line: None,
+        source,
+    } = &error
+    else {
+        panic!("{error:?}");
+    };
+    assert_eq!(reported, &path);
+    assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+    let chained = std::error::Error::source(&error)
+        .and_then(|source| source.downcast_ref::<std::io::Error>())
+        .map(std::io::Error::kind);
+    assert_eq!(chained, Some(std::io::ErrorKind::NotFound));
 }
 
 #[tokio::test]

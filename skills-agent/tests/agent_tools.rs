@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use agent_support::process_alive;
 use serde_json::json;
-use skills_runtime::agent::tools::{
+use skills_runtime::agent::{
     Bash, BashOptions, EditFile, Glob, ReadFile, Tool, ToolContext, ToolErrorKind, WriteFile,
 };
 

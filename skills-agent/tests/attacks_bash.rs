@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use agent_support::{HostileSite as Site, SECRET, hostile_site as site, process_alive as alive};
 use serde_json::json;
-use skills_runtime::agent::tools::{Bash, BashOptions, Sandbox, Tool, ToolErrorKind};
+use skills_runtime::agent::{Bash, BashOptions, Sandbox, Tool, ToolErrorKind};
 
 /// Whether this kernel enforces every rule; prints the reason to skip when not.
 fn landlock_or_skip(test: &str) -> bool {

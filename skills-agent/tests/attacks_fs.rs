@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use skills_runtime::agent::tools::{
+use skills_runtime::agent::{
     EditFile, Glob, ReadFile, Tool, ToolContext, ToolError, ToolErrorKind, WriteFile,
 };
 
@@ -282,7 +282,7 @@ fn a_huge_sparse_file_is_read_up_to_the_limit_only() {
 #[tokio::test]
 async fn writes_and_edits_are_capped() {
     let (work, _outside, context) = setup();
-    let cap = skills_runtime::agent::tools::fs::MAX_WRITE_BYTES;
+    let cap = skills_runtime::agent::WriteFile::MAX_WRITE_BYTES;
     let big = "x".repeat(cap + 1);
     let err = WriteFile
         .call(&json!({"path": "big.txt", "content": big}), &context)

@@ -2,12 +2,12 @@
 //! than what will run: carriage returns, terminal escapes, bidirectional overrides, long
 //! commands with the payload out of sight, writes whose content is never shown.
 //!
-//! `examples/agent.rs` asks through `permission::ask_user`, so these tests drive the same
+//! `examples/agent.rs` asks through `ask_user`, so these tests drive the same
 //! dialogue the example shows (with the terminal replaced by buffers).
 
 use serde_json::{Value, json};
 use skills_runtime::agent::ToolCall;
-use skills_runtime::agent::permission::{CallDescription, ask_user, terminal_line};
+use skills_runtime::agent::{CallDescription, ask_user, terminal_line};
 
 fn call(name: &str, input: Value) -> ToolCall {
     ToolCall {

@@ -11,7 +11,7 @@ use std::time::Duration;
 use agent_support::{HostileSite, SECRET};
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use skills_runtime::agent::tools::{self, Tool};
+use skills_runtime::agent::{self as agent, Tool};
 
 /// Values a hostile model likes: traversal, absolute and huge paths, glob bombs, NULs, control
 /// characters, numbers at the edges of every integer type.
@@ -154,7 +154,7 @@ fn check_call(
 }
 
 fn file_tools() -> Vec<Arc<dyn Tool>> {
-    tools::builtin()
+    agent::builtin_tools()
         .into_iter()
         .filter(|tool| tool.name() != "bash")
         .collect()
@@ -205,7 +205,7 @@ proptest! {
         if let Some(timeout) = timeout {
             input["timeout_ms"] = timeout;
         }
-        let bash = tools::Bash::default();
+        let bash = agent::Bash::default();
         check_call(&runtime, &bash, &site, &input);
         // Non-objects as the whole input.
         check_call(&runtime, &bash, &site, &json!([input]));

@@ -19,7 +19,7 @@ use agent_support::mock::{MockServer, Reply};
 use agent_support::*;
 use serde_json::{Value, json};
 use skills_runtime::agent::BoxFuture;
-use skills_runtime::agent::provider::DEFAULT_MAX_RESPONSE_BYTES;
+use skills_runtime::agent::DEFAULT_MAX_RESPONSE_BYTES;
 use skills_runtime::agent::{
     Agent, AgentError, DEFAULT_MAX_TOOL_CALLS_PER_TURN, Permission, Provider, Tool, ToolContext,
     ToolError,
@@ -337,7 +337,7 @@ async fn redirect_loop_within_the_origin_stops() {
     // The first request and at most MAX_REDIRECTS follow-ups.
     assert_eq!(
         server.request_count().await,
-        1 + skills_runtime::agent::provider::MAX_REDIRECTS
+        1 + skills_runtime::agent::MAX_REDIRECTS
     );
 }
 

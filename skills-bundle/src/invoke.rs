@@ -16,62 +16,11 @@
 //! given, they are appended as a last paragraph `ARGUMENTS: ...`, so the model still sees them
 //! (named placeholders alone do not count, as in Claude Code).
 
-use std::fmt;
 use std::path::Path;
 
 use skills_core::render;
 
-use crate::{Skill, UnknownSkill};
-
-/// Why [`Registry::invoke`](crate::Registry::invoke) refused a `/name arguments`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum InvokeError {
-    /// No skill of that name a person may invoke; the error lists the ones there are and
-    /// suggests the closest.
-    Unknown(UnknownSkill),
-    /// The skill exists but says `user-invocable: false`: only the model loads it.
-    NotUserInvocable {
-        /// The skill's name.
-        name: &'static str,
-    },
-}
-
-impl InvokeError {
-    /// The closest name a person may invoke, when the name was unknown and one is close.
-    pub fn suggestion(&self) -> Option<&'static str> {
-        match self {
-            InvokeError::Unknown(unknown) => unknown.suggestion(),
-            InvokeError::NotUserInvocable { .. } => None,
-        }
-    }
-
-    /// Whether no skill had that name.
-    pub fn is_unknown(&self) -> bool {
-        matches!(self, InvokeError::Unknown(_))
-    }
-}
-
-impl fmt::Display for InvokeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            InvokeError::Unknown(unknown) => unknown.fmt(f),
-            InvokeError::NotUserInvocable { name } => write!(
-                f,
-                "skill \"{name}\" cannot be invoked as /{name}: it says `user-invocable: false`, \
-                 so only the model loads it"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for InvokeError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            InvokeError::Unknown(unknown) => Some(unknown),
-            InvokeError::NotUserInvocable { .. } => None,
-        }
-    }
-}
+use crate::bundle::Skill;
 
 /// The arguments of an invocation, split as a shell would (quotes group, backslash escapes).
 /// An unclosed quote runs to the end of the text.
@@ -160,9 +109,10 @@ pub fn substitute(body: &str, arguments: &str, names: &[&str], skill_dir: Option
     out
 }
 
-/// The text of a person's invocation of `skill` (see [`Registry::invoke`](crate::Registry::invoke)):
-/// the substituted body in the `load_skill` wrapping, the skill's files written under
-/// `resource_dir` when it has files and a folder is given.
+/// The text of a person's invocation of `skill` (see
+/// [`Registry::invoke`](crate::Registry::invoke)): the substituted body in the `load_skill`
+/// wrapping, the skill's files written under `resource_dir` when it has files and a folder is
+/// given.
 pub(crate) fn invocation_text(
     skill: &Skill,
     arguments: &str,

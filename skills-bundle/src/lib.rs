@@ -13,20 +13,23 @@
 //! ```
 
 pub mod build;
+mod bundle;
+mod error;
 pub mod invoke;
 mod load;
 mod registry;
 mod resources;
 mod skill;
+mod tools;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
-pub use invoke::InvokeError;
+pub use bundle::{Resource, Skill};
+pub use error::{InvokeError, ResourceError, UnknownSkill};
 pub use load::{SkillLoad, SkillLoader};
-pub use registry::{Iter, Registry, UnknownSkill};
-pub use resources::{DEFAULT_READ_LIMIT, Resource, ResourceError, default_resource_dir};
-pub use skill::Skill;
+pub use registry::{Iter, Registry};
+pub use resources::{DEFAULT_READ_LIMIT, default_resource_dir};
 pub use skills_core::claude_code::{Effort, Shell, SkillContext};
 pub use skills_core::render::{CatalogEntry, EMPTY_CATALOG, LOAD_SKILL_TOOL};

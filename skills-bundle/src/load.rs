@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use skills_core::render;
 
-use crate::{Registry, Skill, UnknownSkill};
+use crate::bundle::Skill;
+use crate::error::UnknownSkill;
+use crate::registry::Registry;
 
 /// Handles `load_skill` calls for one conversation.
 ///

@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use skills_core::render;
 
-use crate::__private::BundleData;
-use crate::invoke::InvokeError;
-use crate::{ResourceError, Skill};
+use crate::bundle::{BundleData, EMPTY_BUNDLE, Skill, ToolJson};
+use crate::error::{InvokeError, ResourceError, UnknownSkill};
+use crate::tools;
 
 /// The skills compiled into the binary by `embed_skills!`, or a subset of
 /// them chosen at run time with [`restrict`](Self::restrict).
@@ -53,9 +53,7 @@ struct Selection {
     /// name); only [`Bundle::find`] produces them.
     positions: Box<[usize]>,
     catalog: String,
-    /// Empty when no skill is chosen (the tool is then left out).
-    tool_anthropic: String,
-    tool_openai: String,
+    tools: ToolJson,
 }
 
 impl Bundle {
@@ -74,35 +72,20 @@ impl Bundle {
 
 impl Selection {
     fn new(skills: &'static [Skill], positions: Box<[usize]>) -> Self {
-        let chosen: Vec<&Skill> = positions.iter().map(|&i| &skills[i]).collect();
-        let entries: Vec<_> = chosen.iter().map(|s| s.catalog_entry()).collect();
-        let [tool_anthropic, tool_openai] = load_skill_tools(&entries);
+        let chosen = positions.iter().map(|&i| &skills[i]);
+        let entries: Vec<_> = chosen.clone().map(Skill::catalog_entry).collect();
         Selection {
-            positions,
             catalog: render::catalog_markdown(&entries),
-            tool_anthropic,
-            tool_openai,
+            tools: ToolJson::render(chosen),
+            positions,
         }
     }
-}
-
-/// The `load_skill` tool definitions (Anthropic, then OpenAI shape) listing the skills of
-/// `entries` the model is shown; both empty when there are none (the tool is then left out).
-pub(crate) fn load_skill_tools(entries: &[render::CatalogEntry<'_>]) -> [String; 2] {
-    let names = render::listed_names(entries);
-    if names.is_empty() {
-        return [String::new(), String::new()];
-    }
-    [
-        render::load_skill_tool_anthropic(&names),
-        render::load_skill_tool_openai(&names),
-    ]
 }
 
 impl Registry {
     /// A registry with no skills.
     pub const fn empty() -> Self {
-        Registry::from_bundle(&crate::__private::EMPTY_BUNDLE)
+        Registry::from_bundle(&EMPTY_BUNDLE)
     }
 
     /// The whole bundle the macro generated (see `__private::registry`).
@@ -203,27 +186,32 @@ impl Registry {
         render::system_prompt(preamble, self.catalog(), render::listed(&entries).count())
     }
 
+    /// The definitions of the skill tools: the bundle's, rendered on the first call in the
+    /// process, or the restricted registry's, rendered when it was made.
+    fn tool_json(&self) -> &ToolJson {
+        match &self.selection {
+            None => {
+                let data = self.bundle.data;
+                data.cache
+                    .tools
+                    .get_or_init(|| ToolJson::render(data.skills.iter()))
+            }
+            Some(selection) => &selection.tools,
+        }
+    }
+
     /// The `load_skill` tool definition in the Anthropic shape (`input_schema`), as JSON text
     /// listing the names of this registry's skills the model is shown. `None` when there are
     /// none (the tool is left out). Rendered once: for the whole bundle on the first call in
     /// the process, for a restricted registry when it is made.
     pub fn load_skill_tool_anthropic(&self) -> Option<&str> {
-        let tool = match &self.selection {
-            None => &*self.bundle.data.tools()[0],
-            Some(selection) => selection.tool_anthropic.as_str(),
-        };
-        // Rendered empty exactly when no skill is listed.
-        (!tool.is_empty()).then_some(tool)
+        tools::offered(&self.tool_json().load_skill[0])
     }
 
     /// The `load_skill` tool definition in the OpenAI shape (`function.parameters`); `None`
     /// when no skill is listed.
     pub fn load_skill_tool_openai(&self) -> Option<&str> {
-        let tool = match &self.selection {
-            None => &*self.bundle.data.tools()[1],
-            Some(selection) => selection.tool_openai.as_str(),
-        };
-        (!tool.is_empty()).then_some(tool)
+        tools::offered(&self.tool_json().load_skill[1])
     }
 
     /// The `load_skill` result for `name`, or an error that lists the skills the model is shown
@@ -307,23 +295,19 @@ impl Registry {
     /// the names the `read_skill_resource` tool offers (a `disable-model-invocation` skill is
     /// left out, as it is from the catalog).
     pub fn names_with_resources(&self) -> Vec<&'static str> {
-        self.iter()
-            .filter(|s| s.model_invocable() && !s.resources().is_empty())
-            .map(Skill::name)
-            .collect()
+        tools::names_with_resources(self.iter())
     }
 
-    /// The `read_skill_resource` tool (Anthropic shape), or `None` when no skill of this
-    /// registry ships files (the tool is then left out).
-    pub fn read_resource_tool_anthropic(&self) -> Option<String> {
-        let names = self.names_with_resources();
-        (!names.is_empty()).then(|| render::read_resource_tool_anthropic(&names))
+    /// The `read_skill_resource` tool (Anthropic shape), as JSON text listing
+    /// [`names_with_resources`](Self::names_with_resources), or `None` when no skill of this
+    /// registry ships files (the tool is then left out). Rendered once, as `load_skill`'s.
+    pub fn read_resource_tool_anthropic(&self) -> Option<&str> {
+        tools::offered(&self.tool_json().read_resource[0])
     }
 
     /// The `read_skill_resource` tool (OpenAI shape), or `None` when no skill ships files.
-    pub fn read_resource_tool_openai(&self) -> Option<String> {
-        let names = self.names_with_resources();
-        (!names.is_empty()).then(|| render::read_resource_tool_openai(&names))
+    pub fn read_resource_tool_openai(&self) -> Option<&str> {
+        tools::offered(&self.tool_json().read_resource[1])
     }
 
     /// Handles `read_skill_resource(skill, path, offset, limit)`: see [`Skill::read_resource`].
@@ -439,45 +423,3 @@ impl DoubleEndedIterator for Iter<'_> {
 impl ExactSizeIterator for Iter<'_> {}
 
 impl FusedIterator for Iter<'_> {}
-
-/// A skill name that is not in the registry.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownSkill {
-    requested: String,
-    available: Vec<&'static str>,
-}
-
-impl UnknownSkill {
-    pub(crate) fn new(requested: &str, available: impl Iterator<Item = &'static str>) -> Self {
-        UnknownSkill {
-            requested: requested.to_owned(),
-            available: available.collect(),
-        }
-    }
-
-    /// The name that was asked for.
-    pub fn requested(&self) -> &str {
-        &self.requested
-    }
-
-    /// The names that exist.
-    pub fn available(&self) -> &[&'static str] {
-        &self.available
-    }
-
-    /// The closest existing name, if one is close enough to be a likely typo.
-    pub fn suggestion(&self) -> Option<&'static str> {
-        render::closest_match(&self.requested, self.available.iter().copied())
-    }
-}
-
-impl fmt::Display for UnknownSkill {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&render::unknown_skill_message(
-            &self.requested,
-            &self.available,
-        ))
-    }
-}
-
-impl std::error::Error for UnknownSkill {}

@@ -8,16 +8,8 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::Skill;
-
-/// One embedded file of a skill.
-#[derive(Clone, Copy)]
-pub struct Resource {
-    pub(crate) path: &'static str,
-    pub(crate) bytes: &'static [u8],
-    pub(crate) is_text: bool,
-    pub(crate) executable: bool,
-}
+use crate::bundle::{Resource, Skill};
+use crate::error::ResourceError;
 
 impl Resource {
     /// Path relative to the skill folder, with `/` (`references/forms.md`).
@@ -69,68 +61,6 @@ impl fmt::Debug for Resource {
 /// Lines a read returns when no `limit` is given: [`Skill::read_resource`] (the
 /// `read_skill_resource` tool) and, with feature `agent`, the `read_file` tool.
 pub const DEFAULT_READ_LIMIT: usize = 2_000;
-
-/// Why a resource could not be read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ResourceError {
-    /// No skill of that name in the set.
-    UnknownSkill(crate::UnknownSkill),
-    /// The skill has no file at that path.
-    UnknownPath {
-        /// The skill asked for.
-        skill: &'static str,
-        /// The path asked for.
-        path: String,
-        /// The paths that exist.
-        available: Vec<&'static str>,
-    },
-    /// `offset` is past the end of the file.
-    OffsetOutOfRange {
-        /// The offset asked for (1-based line).
-        offset: usize,
-        /// Lines in the file.
-        lines: usize,
-    },
-}
-
-impl fmt::Display for ResourceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ResourceError::UnknownSkill(error) => error.fmt(f),
-            ResourceError::UnknownPath {
-                skill,
-                path,
-                available,
-            } if available.is_empty() => {
-                write!(
-                    f,
-                    "The skill \"{skill}\" has no file \"{path}\"; it ships no files besides SKILL.md."
-                )
-            }
-            ResourceError::UnknownPath {
-                skill,
-                path,
-                available,
-            } => {
-                write!(f, "The skill \"{skill}\" has no file \"{path}\".")?;
-                if let Some(close) =
-                    skills_core::render::closest_match(path, available.iter().copied())
-                {
-                    write!(f, " Did you mean \"{close}\"?")?;
-                }
-                write!(f, " Its files: {}.", available.join(", "))
-            }
-            ResourceError::OffsetOutOfRange { offset, lines } => {
-                write!(
-                    f,
-                    "offset {offset} is past the end of the file ({lines} lines)"
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for ResourceError {}
 
 /// What kind of binary file a name suggests, for the model.
 fn binary_kind(path: &str) -> &'static str {
@@ -497,8 +427,9 @@ fn check_private_dir(dir: &Path, what: &str, me: Option<u32>) -> io::Result<()> 
 /// In order: `$XDG_RUNTIME_DIR/skills-runtime` (the per-user runtime directory, when set to an
 /// absolute path), `$XDG_CACHE_HOME/skills-runtime` (when absolute), `$HOME/.cache/skills-runtime`,
 /// and on Windows `%LOCALAPPDATA%\skills-runtime`. `None` when none of these is known; pass a
-/// directory of your own to [`SkillLoader::with_resource_dir`](crate::SkillLoader::with_resource_dir)
-/// then. [`Skill::materialize`] creates the folder with mode `0700` and refuses it otherwise.
+/// directory of your own to
+/// [`SkillLoader::with_resource_dir`](crate::SkillLoader::with_resource_dir) then.
+/// [`Skill::materialize`] creates the folder with mode `0700` and refuses it otherwise.
 pub fn default_resource_dir() -> Option<PathBuf> {
     resource_dir_from(|name| std::env::var_os(name))
 }

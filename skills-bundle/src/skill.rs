@@ -4,23 +4,7 @@ use std::fmt;
 
 use skills_core::layout::Field;
 
-use crate::__private::BundleData;
-
-/// One skill, validated and embedded at build time.
-///
-/// Every string is `&'static`: the body, name, description and the other fields are slices of
-/// the embedded file text in the binary (not second copies); the hex digests, the source path
-/// and the lists are computed once per process, on first use, into the bundle's cache. A `Skill` is a small view (a reference
-/// to its bundle and two integers): the fields are read from the bundle's compact tables when
-/// asked for.
-#[derive(Clone, Copy)]
-pub struct Skill {
-    pub(crate) data: &'static BundleData,
-    /// Position in the bundle (sorted by name).
-    pub(crate) index: u32,
-    /// Where the skill's record starts in the bundle's records.
-    pub(crate) record: u32,
-}
+use crate::bundle::Skill;
 
 impl Skill {
     fn optional(&self, field: Field) -> Option<&'static str> {

@@ -100,8 +100,8 @@ fn answers(registry: &Registry) -> Answers {
         load_skill_tool_anthropic: registry.load_skill_tool_anthropic().map(str::to_owned),
         load_skill_tool_openai: registry.load_skill_tool_openai().map(str::to_owned),
         names_with_resources: registry.names_with_resources(),
-        read_resource_tool_anthropic: registry.read_resource_tool_anthropic(),
-        read_resource_tool_openai: registry.read_resource_tool_openai(),
+        read_resource_tool_anthropic: registry.read_resource_tool_anthropic().map(str::to_owned),
+        read_resource_tool_openai: registry.read_resource_tool_openai().map(str::to_owned),
         lookups,
     }
 }
@@ -180,7 +180,7 @@ fn a_restriction_hides_the_other_skills_from_every_method() {
         only.read_resource_tool_openai(),
     ] {
         assert!(
-            tool.as_deref().unwrap().contains(r#""enum":["pdf-forms"]"#),
+            tool.unwrap().contains(r#""enum":["pdf-forms"]"#),
             "{tool:?}"
         );
     }
@@ -213,8 +213,8 @@ fn a_restriction_hides_the_other_skills_from_every_method() {
         assert!(!xml.contains(&format!("\n{name}\n")), "{name} in {xml}");
         assert!(!prompt.contains(&format!("- {name}: ")));
         for tool in [
-            only.load_skill_tool_anthropic().map(str::to_owned),
-            only.load_skill_tool_openai().map(str::to_owned),
+            only.load_skill_tool_anthropic(),
+            only.load_skill_tool_openai(),
             only.read_resource_tool_anthropic(),
             only.read_resource_tool_openai(),
         ] {

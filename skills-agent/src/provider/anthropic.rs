@@ -21,10 +21,9 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 
-use super::{
-    Endpoint, HttpOptions, Provider, Request, Response, StreamDecoder, count, encode, key_header,
-    server_error,
-};
+use super::api::{Provider, Request, Response};
+use super::http::{Endpoint, HttpOptions, StreamDecoder, encode, key_header};
+use super::json::{count, server_error, type_name};
 use crate::BoxFuture;
 use crate::conversation::{AssistantTurn, Message, ToolCall, ToolResult, Usage, WireFormat};
 use crate::error::{ApiError, ApiErrorKind};
@@ -96,7 +95,7 @@ impl Anthropic {
     }
 
     /// The largest response body accepted, in bytes (default
-    /// [`DEFAULT_MAX_RESPONSE_BYTES`](super::DEFAULT_MAX_RESPONSE_BYTES)); a larger one fails
+    /// [`DEFAULT_MAX_RESPONSE_BYTES`](crate::DEFAULT_MAX_RESPONSE_BYTES)); a larger one fails
     /// with [`ApiErrorKind::ResponseTooLarge`] once the limit is crossed.
     pub fn max_response_bytes(mut self, bytes: usize) -> Self {
         self.http.set_max_response_bytes(bytes);
@@ -412,7 +411,7 @@ impl StreamDecoder for MessageStream {
         if self.message.is_none() && !matches!(kind.as_str(), "message_start" | "ping") {
             return Err(malformed(format!(
                 "a `{}` event before `message_start`",
-                crate::error::redact(&kind, "")
+                crate::redact::redact(&kind, "")
             )));
         }
         match kind.as_str() {
@@ -539,16 +538,5 @@ impl StreamDecoder for MessageStream {
             .ok_or_else(|| malformed("the stream had no `message_start`"))?;
         message["content"] = Value::Array(self.blocks);
         Ok(message)
-    }
-}
-
-pub(crate) fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

@@ -23,11 +23,9 @@ use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 
-use super::anthropic::type_name;
-use super::{
-    Endpoint, HttpOptions, Provider, Request, Response, StreamDecoder, count, encode, key_header,
-    server_error,
-};
+use super::api::{Provider, Request, Response};
+use super::http::{Endpoint, HttpOptions, StreamDecoder, encode, key_header};
+use super::json::{count, server_error, type_name};
 use crate::BoxFuture;
 use crate::conversation::{AssistantTurn, Message, ToolCall, Usage, WireFormat};
 use crate::error::{ApiError, ApiErrorKind};
@@ -96,7 +94,7 @@ impl OpenAi {
     }
 
     /// The largest response body accepted, in bytes (default
-    /// [`DEFAULT_MAX_RESPONSE_BYTES`](super::DEFAULT_MAX_RESPONSE_BYTES)); a larger one fails
+    /// [`DEFAULT_MAX_RESPONSE_BYTES`](crate::DEFAULT_MAX_RESPONSE_BYTES)); a larger one fails
     /// with [`ApiErrorKind::ResponseTooLarge`] once the limit is crossed.
     pub fn max_response_bytes(mut self, bytes: usize) -> Self {
         self.http.set_max_response_bytes(bytes);

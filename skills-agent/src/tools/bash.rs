@@ -27,29 +27,6 @@ use super::{Tool, ToolContext, ToolError, ToolErrorKind, str_arg, uint_arg};
 use crate::BoxFuture;
 use crate::permission::Permission;
 
-/// Commands refused outright (matched on whole words, after collapsing whitespace and
-/// lowercasing).
-pub const DEFAULT_DENY: &[&str] = &[
-    "rm -rf /",
-    "rm -fr /",
-    "rm -rf /*",
-    "rm -rf ~",
-    "rm -rf $home",
-    "sudo",
-    "mkfs",
-    "shutdown",
-    "reboot",
-    "poweroff",
-    "halt",
-    ":(){",
-    "dd if=/dev/zero of=/dev/",
-    "> /dev/sda",
-    "chmod -r 777 /",
-];
-
-/// The environment variables passed to the command by default (when the agent has them).
-pub const DEFAULT_ENV: &[&str] = &["PATH", "HOME", "LANG", "TERM"];
-
 /// `PATH` for the command when the agent's environment has none.
 const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
@@ -62,15 +39,15 @@ pub struct BashOptions {
     pub max_timeout: Duration,
     /// Most characters of output returned (default 50,000).
     pub max_output_chars: usize,
-    /// Refused command fragments (default [`DEFAULT_DENY`]).
+    /// Refused command fragments (default [`BashOptions::DEFAULT_DENY`]).
     pub deny: Vec<String>,
     /// How long to wait for the last output once the command's processes are gone (default
     /// 1 s). It only matters if a process escaped the cleanup and still holds the output open.
     pub drain_grace: Duration,
     /// The kernel confinement (default: confined where the kernel can, see [`Sandbox`]).
     pub sandbox: Sandbox,
-    /// Names of the environment variables the command gets from the agent's environment
-    /// (default [`DEFAULT_ENV`]); every other variable is removed. `TMPDIR` is always set, to
+    /// Names of the environment variables the command gets from the agent's environment (default
+    /// [`BashOptions::DEFAULT_ENV`]); every other variable is removed. `TMPDIR` is always set, to
     /// the call's private temporary directory.
     pub env: Vec<String>,
 }
@@ -81,15 +58,43 @@ impl Default for BashOptions {
             timeout: Duration::from_secs(120),
             max_timeout: Duration::from_secs(600),
             max_output_chars: 50_000,
-            deny: DEFAULT_DENY.iter().map(|s| (*s).to_owned()).collect(),
+            deny: BashOptions::DEFAULT_DENY
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
             drain_grace: Duration::from_secs(1),
             sandbox: Sandbox::default(),
-            env: DEFAULT_ENV.iter().map(|s| (*s).to_owned()).collect(),
+            env: BashOptions::DEFAULT_ENV
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
         }
     }
 }
 
 impl BashOptions {
+    /// Commands refused outright (matched on whole words, after collapsing whitespace and
+    /// lowercasing).
+    pub const DEFAULT_DENY: &[&str] = &[
+        "rm -rf /",
+        "rm -fr /",
+        "rm -rf /*",
+        "rm -rf ~",
+        "rm -rf $home",
+        "sudo",
+        "mkfs",
+        "shutdown",
+        "reboot",
+        "poweroff",
+        "halt",
+        ":(){",
+        "dd if=/dev/zero of=/dev/",
+        "> /dev/sda",
+        "chmod -r 777 /",
+    ];
+    /// The environment variables passed to the command by default (when the agent has them).
+    pub const DEFAULT_ENV: &[&str] = &["PATH", "HOME", "LANG", "TERM"];
+
     /// The defaults with the kernel sandbox switched off ([`Sandbox::off`]): for machines where
     /// commands need more than the working directory and the system folders, and the
     /// permission policy is the control.

@@ -8,12 +8,12 @@
 //!   folder, a FIFO, a socket, a device) is refused without blocking, and so is a file with more
 //!   than one hard link unless [`ToolContext::allow_hard_links`] says otherwise. `read_file`
 //!   streams: it keeps at most one shown line in memory and goes through at most
-//!   [`MAX_SCAN_BYTES`] of a file per call.
+//!   [`ReadFile::MAX_SCAN_BYTES`] of a file per call.
 //! - Writes never open the target: the content goes to a new temporary file in the target's
 //!   folder, which is renamed over the target, both through the folder's handle. A hard link or
 //!   a FIFO at the target is replaced, not written through. A symlink at the target is followed
 //!   only when it resolves beneath the working directory. Content is capped at
-//!   [`MAX_WRITE_BYTES`]; `edit_file` reads and produces at most that much.
+//!   [`WriteFile::MAX_WRITE_BYTES`]; `edit_file` reads and produces at most that much.
 //! - The work runs on tokio's blocking pool, not on the runtime's threads.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -29,41 +29,48 @@ use crate::BoxFuture;
 use crate::permission::Permission;
 use skills_bundle::DEFAULT_READ_LIMIT;
 
-/// Longest line `read_file` shows before cutting it.
-pub const MAX_LINE_CHARS: usize = 2000;
-/// Most characters one `read_file` result holds.
-pub const MAX_READ_CHARS: usize = 50_000;
-/// Most bytes of a file one `read_file` call goes through, skipping to `offset` and reading the
-/// lines it shows (256 MiB). Past that the call stops: an `offset` further in is refused, and the
-/// line count is reported as a lower bound.
-pub const MAX_SCAN_BYTES: u64 = 256 << 20;
-/// Largest content `write_file` writes, and largest file `edit_file` reads or produces (10 MiB).
-pub const MAX_WRITE_BYTES: usize = 10 << 20;
-
-/// Bytes of one line kept for showing: enough for [`MAX_LINE_CHARS`] characters of any width.
-const MAX_LINE_BYTES: usize = MAX_LINE_CHARS * 4;
+/// Bytes of one line kept for showing: enough for [`ReadFile::MAX_LINE_CHARS`] characters of any
+/// width.
+const MAX_LINE_BYTES: usize = ReadFile::MAX_LINE_CHARS * 4;
 /// Bytes `read_file` goes on counting lines after the last shown one, to report the total.
 const COUNT_AHEAD_BYTES: u64 = 4 << 20;
 
 /// `read_file`: a text file with line numbers, from line `offset` (1-based), at most `limit`
-/// lines (default [`DEFAULT_READ_LIMIT`]) and [`MAX_READ_CHARS`] characters.
+/// lines (default [`DEFAULT_READ_LIMIT`]) and [`ReadFile::MAX_READ_CHARS`] characters.
 ///
-/// The result is `N\tline` rows, lines longer than [`MAX_LINE_CHARS`] ending in `[line cut]`.
-/// When it does not show the whole file, a last row says which lines it shows and where to go on:
-/// `(lines 2-3 of 5; read more with offset=4)`. The total is counted up to a few MiB past the
-/// shown lines; when the file goes on beyond that it reads `of more than N`. A file with a NUL
+/// The result is `N\tline` rows, lines longer than [`ReadFile::MAX_LINE_CHARS`] ending in `[line
+/// cut]`. When it does not show the whole file, a last row says which lines it shows and where to
+/// go on: `(lines 2-3 of 5; read more with offset=4)`. The total is counted up to a few MiB past
+/// the shown lines; when the file goes on beyond that it reads `of more than N`. A file with a NUL
 /// byte or invalid UTF-8 in a shown line is refused as binary.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReadFile;
 
+impl ReadFile {
+    /// Longest line `read_file` shows before cutting it.
+    pub const MAX_LINE_CHARS: usize = 2000;
+    /// Most characters one `read_file` result holds.
+    pub const MAX_READ_CHARS: usize = 50_000;
+    /// Most bytes of a file one `read_file` call goes through, skipping to `offset` and reading the
+    /// lines it shows (256 MiB). Past that the call stops: an `offset` further in is refused, and
+    /// the line count is reported as a lower bound.
+    pub const MAX_SCAN_BYTES: u64 = 256 << 20;
+}
+
 /// `write_file`: creates or replaces a file (and its missing parent folders), atomically, with at
-/// most [`MAX_WRITE_BYTES`] of content. A replaced file keeps its permission bits (not
+/// most [`WriteFile::MAX_WRITE_BYTES`] of content. A replaced file keeps its permission bits (not
 /// set-user/group-id).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct WriteFile;
 
+impl WriteFile {
+    /// Largest content `write_file` writes, and largest file `edit_file` reads or produces (10
+    /// MiB).
+    pub const MAX_WRITE_BYTES: usize = 10 << 20;
+}
+
 /// `edit_file`: replaces the first occurrence of an exact text, in a file of at most
-/// [`MAX_WRITE_BYTES`], written back as `write_file` does.
+/// [`WriteFile::MAX_WRITE_BYTES`], written back as `write_file` does.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct EditFile;
 
@@ -118,7 +125,7 @@ fn read_file(
 ) -> Result<String, ToolError> {
     let relative = context.relative(path)?;
     let file = open_regular(context, &relative, path)?;
-    let mut lines = LineReader::new(file, MAX_SCAN_BYTES);
+    let mut lines = LineReader::new(file, ReadFile::MAX_SCAN_BYTES);
     let read_error = |e: std::io::Error| ToolError::io("read", path, &e);
     // Lines gone through so far; `offset` >= 1, so `offset - 1` cannot wrap.
     let mut seen: u64 = 0;
@@ -143,7 +150,7 @@ fn read_file(
             Step::Line { cut } => {
                 seen += 1;
                 let text = decode_line(&line, cut, path)?;
-                if out.len().saturating_add(text.len()) > MAX_READ_CHARS {
+                if out.len().saturating_add(text.len()) > ReadFile::MAX_READ_CHARS {
                     break Step::Line { cut: false };
                 }
                 out.push_str(&format!("{seen:>6}\t{text}\n"));
@@ -158,7 +165,7 @@ fn read_file(
         _ if seen == 0 => return Ok(format!("({path} is empty)")),
         _ => return Err(past_end(path, offset, seen)),
     }
-    // `shown` >= 1 lines ending at `last`; a line cut off by `MAX_READ_CHARS` counts in `seen`.
+    // `shown` >= 1 lines ending at `last`; a line cut off by `ReadFile::MAX_READ_CHARS` counts in `seen`.
     let last = offset - 1 + shown;
     // How many lines the file has, when it is known within a little more scanning.
     let total = match end {
@@ -206,13 +213,14 @@ fn beyond_scan(path: &str, offset: u64) -> ToolError {
         format!(
             "line {offset} of {path} is not within the first {} MiB, which is as far as one \
              read_file call goes",
-            MAX_SCAN_BYTES >> 20
+            ReadFile::MAX_SCAN_BYTES >> 20
         ),
     )
     .suggest("use a smaller offset, or bash (for example `tail -c 100000 FILE`) for the end of a huge file")
 }
 
-/// One shown line as text: `\r\n` ends trimmed, cut to [`MAX_LINE_CHARS`], refused when binary.
+/// One shown line as text: `\r\n` ends trimmed, cut to [`ReadFile::MAX_LINE_CHARS`], refused when
+/// binary.
 fn decode_line(bytes: &[u8], cut: bool, path: &str) -> Result<String, ToolError> {
     let bytes = match bytes {
         [rest @ .., b'\r'] if !cut => rest,
@@ -236,7 +244,7 @@ fn decode_line(bytes: &[u8], cut: bool, path: &str) -> Result<String, ToolError>
         }
         Err(_) => return Err(binary()),
     };
-    Ok(match text.char_indices().nth(MAX_LINE_CHARS) {
+    Ok(match text.char_indices().nth(ReadFile::MAX_LINE_CHARS) {
         Some((at, _)) => format!("{} [line cut]", &text[..at]),
         None if cut => format!("{text} [line cut]"),
         None => text.to_owned(),
@@ -527,9 +535,9 @@ fn too_big(path: &str, size: u64) -> ToolError {
     ToolError::new(
         ToolErrorKind::InvalidInput,
         format!(
-            "{path} would be {size} bytes; the file tools write at most {MAX_WRITE_BYTES} bytes \
-             ({} MiB)",
-            MAX_WRITE_BYTES >> 20
+            "{path} would be {size} bytes; the file tools write at most {} bytes ({} MiB)",
+            WriteFile::MAX_WRITE_BYTES,
+            WriteFile::MAX_WRITE_BYTES >> 20
         ),
     )
     .suggest("write big files in smaller pieces with bash, or generate them with a script")
@@ -568,7 +576,7 @@ impl Tool for WriteFile {
         Box::pin(async move {
             let path = str_arg(input, "path")?.to_owned();
             let content = str_arg(input, "content")?;
-            if content.len() > MAX_WRITE_BYTES {
+            if content.len() > WriteFile::MAX_WRITE_BYTES {
                 return Err(too_big(&path, content.len() as u64));
             }
             let content = content.to_owned();
@@ -629,7 +637,9 @@ impl Tool for EditFile {
                         .suggest("to create a file use write_file"),
                 );
             }
-            if old_text.len() > MAX_WRITE_BYTES || new_text.len() > MAX_WRITE_BYTES {
+            if old_text.len() > WriteFile::MAX_WRITE_BYTES
+                || new_text.len() > WriteFile::MAX_WRITE_BYTES
+            {
                 return Err(too_big(&path, old_text.len().max(new_text.len()) as u64));
             }
             let (old_text, new_text) = (old_text.to_owned(), new_text.to_owned());
@@ -649,10 +659,10 @@ fn edit_file(
     let file = open_regular(context, &relative, path)?;
     let mut bytes = Vec::new();
     // One byte more than the cap tells a file that is too big, whatever its size says.
-    file.take(MAX_WRITE_BYTES as u64 + 1)
+    file.take(WriteFile::MAX_WRITE_BYTES as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| ToolError::io("read", path, &e))?;
-    if bytes.len() > MAX_WRITE_BYTES {
+    if bytes.len() > WriteFile::MAX_WRITE_BYTES {
         return Err(too_big(path, bytes.len() as u64).suggest(
             "edit_file handles files up to the cap; change bigger ones with bash (for example sed)",
         ));
@@ -673,7 +683,7 @@ fn edit_file(
     };
     // Both lengths are at most the cap, so this neither wraps nor overflows.
     let new_len = text.len() - old_text.len() + new_text.len();
-    if new_len > MAX_WRITE_BYTES {
+    if new_len > WriteFile::MAX_WRITE_BYTES {
         return Err(too_big(path, new_len as u64));
     }
     let occurrences = text.matches(old_text).count();

@@ -7,11 +7,11 @@
 //! where it matches a pattern segment that itself starts with `.`: `**/*` skips `.git`, `.git/*`
 //! lists it. Only files are listed, not folders.
 //!
-//! The walk opens every folder beneath the working directory's handle and never follows a
-//! symlink (a link is listed like a file, never entered). It is bounded: a pattern of at most
-//! [`MAX_PATTERN_CHARS`], at most [`MAX_VISITED`] entries and [`TIME_LIMIT`] per call, and when a
-//! bound stops it the result says so. Results are sorted and capped at [`MAX_RESULTS`]. The walk
-//! runs on tokio's blocking pool.
+//! The walk opens every folder beneath the working directory's handle and never follows a symlink
+//! (a link is listed like a file, never entered). It is bounded: a pattern of at most
+//! [`Glob::MAX_PATTERN_CHARS`], at most [`Glob::MAX_VISITED`] entries and [`Glob::TIME_LIMIT`] per
+//! call, and when a bound stops it the result says so. Results are sorted and capped at
+//! [`Glob::MAX_RESULTS`]. The walk runs on tokio's blocking pool.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -24,18 +24,20 @@ use super::{Tool, ToolContext, ToolError, ToolErrorKind, blocking, fs_error, str
 use crate::BoxFuture;
 use crate::permission::Permission;
 
-/// Most paths one `glob` result lists.
-pub const MAX_RESULTS: usize = 500;
-/// Most directory entries one `glob` call visits.
-pub const MAX_VISITED: usize = 100_000;
-/// Longest pattern, in characters, that `glob` accepts.
-pub const MAX_PATTERN_CHARS: usize = 1000;
-/// Longest time one `glob` walk runs before it stops and reports what it found.
-pub const TIME_LIMIT: Duration = Duration::from_secs(5);
-
 /// The `glob` tool.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Glob;
+
+impl Glob {
+    /// Most paths one `glob` result lists.
+    pub const MAX_RESULTS: usize = 500;
+    /// Most directory entries one `glob` call visits.
+    pub const MAX_VISITED: usize = 100_000;
+    /// Longest pattern, in characters, that `glob` accepts.
+    pub const MAX_PATTERN_CHARS: usize = 1000;
+    /// Longest time one `glob` walk runs before it stops and reports what it found.
+    pub const TIME_LIMIT: Duration = Duration::from_secs(5);
+}
 
 impl Tool for Glob {
     fn name(&self) -> &str {
@@ -93,10 +95,13 @@ struct Pattern {
 
 impl Pattern {
     fn parse(text: &str) -> Result<Pattern, ToolError> {
-        if text.chars().nth(MAX_PATTERN_CHARS).is_some() {
+        if text.chars().nth(Glob::MAX_PATTERN_CHARS).is_some() {
             return Err(ToolError::new(
                 ToolErrorKind::InvalidInput,
-                format!("the pattern is longer than {MAX_PATTERN_CHARS} characters"),
+                format!(
+                    "the pattern is longer than {} characters",
+                    Glob::MAX_PATTERN_CHARS
+                ),
             )
             .suggest("use a shorter pattern, such as **/*.rs"));
         }
@@ -173,8 +178,8 @@ fn glob(pattern: &Pattern, base_arg: &str, context: &ToolContext) -> Result<Stri
         &base,
         pattern,
         Limits {
-            max_visited: MAX_VISITED,
-            deadline: Instant::now() + TIME_LIMIT,
+            max_visited: Glob::MAX_VISITED,
+            deadline: Instant::now() + Glob::TIME_LIMIT,
         },
     );
     let mut found = walk.found;
@@ -192,22 +197,23 @@ fn glob(pattern: &Pattern, base_arg: &str, context: &ToolContext) -> Result<Stri
     out.extend(
         found
             .into_iter()
-            .take(MAX_RESULTS)
+            .take(Glob::MAX_RESULTS)
             .map(|p| format!("{prefix}{p}")),
     );
-    if total > MAX_RESULTS {
+    if total > Glob::MAX_RESULTS {
         out.push(format!(
             "({} more matches not shown; narrow the pattern)",
-            total - MAX_RESULTS
+            total - Glob::MAX_RESULTS
         ));
     }
     match walk.stopped {
         Some(Stop::Visited) => out.push(format!(
-            "(search stopped after {MAX_VISITED} entries; narrow the pattern or the path)"
+            "(search stopped after {} entries; narrow the pattern or the path)",
+            Glob::MAX_VISITED
         )),
         Some(Stop::Time) => out.push(format!(
             "(search stopped after {} s; narrow the pattern or the path)",
-            TIME_LIMIT.as_secs()
+            Glob::TIME_LIMIT.as_secs()
         )),
         None => {}
     }
@@ -334,13 +340,15 @@ mod tests {
 
     #[test]
     fn hostile_patterns_are_refused_or_cheap() {
-        let long = "*".repeat(MAX_PATTERN_CHARS + 1);
+        let long = "*".repeat(Glob::MAX_PATTERN_CHARS + 1);
         let err = Pattern::parse(&long).unwrap_err();
         assert_eq!(err.kind, ToolErrorKind::InvalidInput);
         // At the cap, with a name that forces a backtracking matcher through every split.
         let started = Instant::now();
         let name = "a".repeat(300);
-        if let Ok(pattern) = Pattern::parse(&format!("{}z", "*".repeat(MAX_PATTERN_CHARS - 1))) {
+        if let Ok(pattern) =
+            Pattern::parse(&format!("{}z", "*".repeat(Glob::MAX_PATTERN_CHARS - 1)))
+        {
             assert!(!pattern.whole.is_match(&name));
         }
         assert!(started.elapsed() < Duration::from_secs(5));

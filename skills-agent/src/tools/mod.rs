@@ -10,11 +10,11 @@
 //! suggestion, sent back to the model as an error result. [`FailureTracker`] takes a tool out of
 //! service for a while after repeated failures.
 
-pub mod bash;
-pub mod fs;
-pub mod glob;
+mod bash;
+mod fs;
+mod glob;
 mod process;
-pub mod sandbox;
+mod sandbox;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -24,13 +24,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::BoxFuture;
-use super::permission::Permission;
+use crate::BoxFuture;
+use crate::permission::Permission;
 
 pub use bash::{Bash, BashOptions};
 pub use fs::{EditFile, ReadFile, WriteFile};
 pub use glob::Glob;
-pub use sandbox::{Confinement, Sandbox, SandboxMode};
+pub use sandbox::{Confinement, SYSTEM_READ_ONLY, Sandbox, SandboxMode};
 
 /// Name of the skill-loading tool.
 pub const LOAD_SKILL: &str = skills_bundle::LOAD_SKILL_TOOL;
@@ -195,7 +195,7 @@ pub trait Tool: Send + Sync {
 
 /// The built-in file and shell tools with default options: `bash`, `read_file`, `write_file`,
 /// `edit_file`, `glob`.
-pub fn builtin() -> Vec<Arc<dyn Tool>> {
+pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(Bash::default()),
         Arc::new(ReadFile),

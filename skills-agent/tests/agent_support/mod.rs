@@ -128,7 +128,7 @@ pub struct HostileSite {
     _root: tempfile::TempDir,
     pub work: std::path::PathBuf,
     pub outside: std::path::PathBuf,
-    pub context: skills_runtime::agent::tools::ToolContext,
+    pub context: skills_runtime::agent::ToolContext,
 }
 
 /// The content of `outside/secret` in a [`HostileSite`].
@@ -141,7 +141,7 @@ pub fn hostile_site() -> HostileSite {
     std::fs::create_dir_all(&work).unwrap();
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::write(outside.join("secret"), SECRET).unwrap();
-    let context = skills_runtime::agent::tools::ToolContext::new(&work).unwrap();
+    let context = skills_runtime::agent::ToolContext::new(&work).unwrap();
     HostileSite {
         _root: root,
         work,
