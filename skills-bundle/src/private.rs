@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+use skills_core::layout::Field;
+
 pub use crate::bundle::{BundleData, Cache, resource, skills};
 use crate::{Registry, Skill, SkillLoader, UnknownSkill};
 
@@ -40,6 +42,19 @@ pub fn mark_loaded(loader: &mut SkillLoader, skill: &'static Skill) {
 /// the skill's files were written there (what `Registry::invoke_in` returns).
 pub fn invocation_text(skill: &Skill, arguments: &str, resource_dir: Option<&Path>) -> String {
     crate::invoke::invocation_text(skill, arguments, resource_dir)
+}
+
+/// The frontmatter of `skill` as compact JSON text, every key in the author's order, written
+/// at build time; `None` when the macro was built without its `frontmatter-json` feature
+/// (`skills-mcp-server` turns it on).
+pub fn frontmatter_json(skill: &Skill) -> Option<&'static str> {
+    skill.record().text(Field::Frontmatter)
+}
+
+/// The SHA-256 (lowercase hex, computed at build time) of `skill`'s resource `index`, in the
+/// order of [`Skill::resources`]; empty past the end.
+pub fn resource_sha256(skill: &Skill, index: usize) -> &'static str {
+    skill.resource_sha256(index)
 }
 
 /// The error for `requested`, a name none of `available` is.

@@ -96,6 +96,15 @@ impl Skill {
         self.resources().iter().find(|r| r.path == path)
     }
 
+    /// The SHA-256 (lowercase hex, computed at build time) of resource `index` of
+    /// [`resources`](Self::resources); empty past the end.
+    pub(crate) fn resource_sha256(&self, index: usize) -> &'static str {
+        match self.record().resources() {
+            Some([_, count, slot]) if index < count => self.data.hex(slot + 1 + index),
+            _ => "",
+        }
+    }
+
     /// SHA-256 over `SKILL.md` and every resource: changes whenever any file of the skill does.
     /// Equal to [`sha256`](Self::sha256) for a skill without resources.
     pub fn tree_sha256(&self) -> &'static str {

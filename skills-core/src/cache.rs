@@ -835,6 +835,7 @@ impl Encode for SkillDef {
             claude_code,
             resources,
             tree_sha256,
+            frontmatter_json,
         } = self;
         out.str(path);
         out.path(file);
@@ -857,6 +858,7 @@ impl Encode for SkillDef {
         claude_code.encode(out);
         encode_list(out, resources);
         out.str(tree_sha256);
+        out.str(frontmatter_json);
     }
     fn decode(input: &mut Reader<'_>) -> Option<Self> {
         let path = input.str()?;
@@ -886,6 +888,7 @@ impl Encode for SkillDef {
             claude_code: ClaudeCodeFields::decode(input)?,
             resources: decode_list(input)?,
             tree_sha256: input.str()?,
+            frontmatter_json: input.str()?,
         })
     }
 }

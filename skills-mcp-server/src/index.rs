@@ -73,7 +73,7 @@ impl Index {
                     .with_mime_type("text/markdown")
                     .with_size(content.len() as u64),
             );
-            for resource in skill.resources() {
+            for (index, resource) in skill.resources().iter().enumerate() {
                 let uri = uri_of(skill.name(), resource.path());
                 add_to_folders(
                     &mut folders,
@@ -82,7 +82,12 @@ impl Index {
                     &uri,
                     resource.size(),
                 );
-                manifest.push(SkillResource::from_bytes(&uri, resource.bytes()));
+                let digest = skills_bundle::__private::resource_sha256(skill, index);
+                manifest.push(SkillResource::new(
+                    &uri,
+                    format!("sha256:{digest}"),
+                    resource.size(),
+                ));
                 let mime_type = mime_type_of(resource.path());
                 let mut listed =
                     McpResource::new(&uri, format!("{}/{}", skill.name(), resource.path()))
@@ -188,16 +193,13 @@ fn add_to_folders<'a>(
     folders.entry(parent).or_default().insert(name, file);
 }
 
-/// The frontmatter of `skill` as JSON: every field the author wrote, read from the embedded
-/// `SKILL.md` text. `name` is the skill's identifier (the folder, in Claude Code mode, where
-/// `name` may be a display name) and `description` is always present.
+/// The frontmatter of `skill`: every field the author wrote, in the author's order, from the
+/// JSON the macro wrote at build time. `name` is the skill's identifier (the folder, in Claude
+/// Code mode, where `name` may be a display name) and `description` is always present (the
+/// inferred one, when the file has none).
 fn frontmatter(skill: &Skill) -> SkillFrontmatter {
-    let mut fields = frontmatter_text(skill.content())
-        .and_then(yaml_to_json)
-        .and_then(|value| match value {
-            Value::Object(map) => Some(map),
-            _ => None,
-        })
+    let mut fields = skills_bundle::__private::frontmatter_json(skill)
+        .and_then(|json| serde_json::from_str::<Map<String, Value>>(json).ok())
         .unwrap_or_default();
     fields.shift_remove("name");
     let description = match fields.shift_remove("description") {
@@ -209,119 +211,9 @@ fn frontmatter(skill: &Skill) -> SkillFrontmatter {
     frontmatter
 }
 
-/// The YAML between the opening `---` line and the closing one.
-fn frontmatter_text(content: &str) -> Option<&str> {
-    let rest = content
-        .strip_prefix("---\n")
-        .or_else(|| content.strip_prefix("---\r\n"))?;
-    let mut end = 0;
-    for line in rest.split_inclusive('\n') {
-        if line.trim_end() == "---" {
-            return Some(&rest[..end]);
-        }
-        end += line.len();
-    }
-    None
-}
-
-/// A YAML document as JSON (the core schema: plain `true`, `false`, `null`, `~` and numbers
-/// are typed, everything else is a string). `None` on a syntax error or an alias.
-fn yaml_to_json(text: &str) -> Option<Value> {
-    use saphyr_parser::{Event, Parser, ScalarStyle};
-
-    enum Open {
-        Sequence(Vec<Value>),
-        Mapping(Map<String, Value>, Option<String>),
-    }
-    let mut stack: Vec<Open> = Vec::new();
-    let mut root = None;
-    for event in Parser::new_from_str(text) {
-        let (event, _) = event.ok()?;
-        let value = match event {
-            Event::Scalar(text, style, _, _) => {
-                let plain = style == ScalarStyle::Plain;
-                scalar(&text, plain)
-            }
-            Event::SequenceStart(..) => {
-                stack.push(Open::Sequence(Vec::new()));
-                continue;
-            }
-            Event::MappingStart(..) => {
-                stack.push(Open::Mapping(Map::new(), None));
-                continue;
-            }
-            Event::SequenceEnd | Event::MappingEnd => match stack.pop()? {
-                Open::Sequence(items) => Value::Array(items),
-                Open::Mapping(map, _) => Value::Object(map),
-            },
-            Event::Alias(_) => return None,
-            _ => continue,
-        };
-        match stack.last_mut() {
-            None => root = Some(value),
-            Some(Open::Sequence(items)) => items.push(value),
-            Some(Open::Mapping(map, key)) => match key.take() {
-                Some(key) => {
-                    map.insert(key, value);
-                }
-                None => {
-                    *key = Some(match value {
-                        Value::String(text) => text,
-                        other => other.to_string(),
-                    })
-                }
-            },
-        }
-    }
-    root
-}
-
-fn scalar(text: &str, plain: bool) -> Value {
-    if !plain {
-        return Value::String(text.to_owned());
-    }
-    match text {
-        "true" | "True" | "TRUE" => return Value::Bool(true),
-        "false" | "False" | "FALSE" => return Value::Bool(false),
-        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
-        _ => {}
-    }
-    if let Ok(n) = text.parse::<i64>() {
-        return Value::from(n);
-    }
-    if text.bytes().any(|b| b.is_ascii_digit())
-        && let Ok(x) = text.parse::<f64>()
-        && x.is_finite()
-    {
-        return Value::from(x);
-    }
-    Value::String(text.to_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn yaml_frontmatter_becomes_json_with_types_and_order() {
-        let json = yaml_to_json(
-            "name: a\nversion: \"1.0\"\ntags: [x, y]\nn: 3\nflag: true\nmetadata:\n  k: v\n",
-        )
-        .unwrap();
-        assert_eq!(
-            json.to_string(),
-            r#"{"name":"a","version":"1.0","tags":["x","y"],"n":3,"flag":true,"metadata":{"k":"v"}}"#
-        );
-    }
-
-    #[test]
-    fn frontmatter_text_is_between_the_fences() {
-        assert_eq!(
-            frontmatter_text("---\nname: a\n---\nbody\n"),
-            Some("name: a\n")
-        );
-        assert_eq!(frontmatter_text("no fence"), None);
-    }
 
     #[test]
     fn nested_files_enter_every_folder_above_them() {

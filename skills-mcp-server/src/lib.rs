@@ -5,9 +5,10 @@
 //! never reads the file system):
 //!
 //! - the Skills extension (`io.modelcontextprotocol/skills`): `skills/list` and `skills/get`
-//!   with each skill's frontmatter (every field the author wrote) and every file's URI, size
-//!   and `sha256:` digest of exactly the bytes served. A skill only a person may invoke
-//!   (`disable-model-invocation`) is left out, as it is from the catalog: it is a prompt;
+//!   with each skill's frontmatter (every field the author wrote, in the author's order) and
+//!   every file's URI, size and `sha256:` digest of exactly the bytes served. A skill only a
+//!   person may invoke (`disable-model-invocation`) is left out, as it is from the catalog: it
+//!   is a prompt;
 //! - resources: every file of every skill (person-only ones too) at `skill://<name>/<path>`
 //!   (`SKILL.md` included), listed with MIME type and size; text as text, binary files as base64
 //!   blobs. Each skill's folder (`skill://<name>`) and its subfolders answer
@@ -20,6 +21,12 @@
 //! - prompts: one per [user-invocable](skills_bundle::Skill::user_invocable) skill, answering with
 //!   what [`Registry::invoke`](skills_bundle::Registry::invoke) returns;
 //! - instructions: the [catalog](skills_bundle::Registry::catalog).
+//!
+//! Nothing is parsed or hashed at run time: the macro wrote each frontmatter as JSON (this
+//! crate turns on `skills-macro`'s `frontmatter-json` feature, so every bundle of a binary that
+//! has the server carries it) and every digest at build time, with the YAML reading and the
+//! SHA-256 the build's checks use. The listings and the files by URI are built once, on a
+//! blocking thread as serving starts.
 //!
 //! Serve it over stdio ([`SkillsServer::serve_stdio`]) or Streamable HTTP in stateless mode
 //! ([`SkillsServer::serve_http`], or [`SkillsServer::http_service`] to mount the tower service

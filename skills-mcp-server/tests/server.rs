@@ -15,6 +15,8 @@ use support::{args, check_files, connect, protocol_error, text_of};
 static WITH_RESOURCES: Registry = skills_runtime::embed_skills!("../tests/fixtures/with-resources");
 static INVOCATION: Registry =
     skills_runtime::embed_skills!("../tests/fixtures/invocation", compat = "claude-code");
+/// The server's own skills: frontmatter of many YAML shapes, and two skills with files.
+static OWN: Registry = skills_runtime::embed_skills!("tests/skills", allow_unknown_keys = true);
 
 #[tokio::test]
 async fn binary_files_go_out_as_base64_blobs_with_their_digests() {
@@ -132,5 +134,63 @@ async fn a_restricted_registry_serves_only_its_skills() {
             .await,
     );
     assert_eq!(code, ErrorCode::RESOURCE_NOT_FOUND);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_frontmatter_is_the_yaml_as_the_build_read_it_in_the_authors_order() {
+    let client = connect(SkillsServer::new(&OWN)).await;
+    // Every file and digest of both skills with files, against the disk.
+    check_files(&client, &OWN, "tests/skills").await;
+    let skill = client
+        .get_skill(GetSkillRequestParams::new("skill://typed/SKILL.md"))
+        .await
+        .unwrap()
+        .skill;
+    let wire = serde_json::to_value(&skill.frontmatter).unwrap();
+    assert_eq!(
+        wire,
+        json!({
+            "name": "typed",
+            "description": "Frontmatter of many YAML shapes. Use when checking what skills/list says.",
+            "version": "2.0",
+            "tags": ["yaml", "json"],
+            "metadata": {"owner": "tests"},
+            "count": 3,
+            // Numbers JSON cannot write as written stay the author's text.
+            "plus": "+1",
+            "hex": "0x1f",
+            "ratio": 1.5,
+            "flag": true,
+            "nothing": null,
+            "quoted": "3",
+            "folded": "two lines\n",
+            "anchored": ["a", "b"],
+            "aliased": ["a", "b"]
+        })
+    );
+    // The author wrote `description` before `name`; the extension puts the two first, and the
+    // rest keeps the file's order.
+    let keys: Vec<&String> = wire.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "name",
+            "description",
+            "version",
+            "tags",
+            "metadata",
+            "count",
+            "plus",
+            "hex",
+            "ratio",
+            "flag",
+            "nothing",
+            "quoted",
+            "folded",
+            "anchored",
+            "aliased"
+        ]
+    );
     client.cancel().await.unwrap();
 }
