@@ -4,7 +4,8 @@
 For every crate of the workspace (a folder with `Cargo.toml` and `src/`), each source file is
 one module. An edge goes from module A to module B when A names B through `crate::`, `super::`
 or `self::` paths (a name re-exported at the crate root counts as the module that defines it).
-Edges from a module into its own sub-modules are not counted: a parent declaring and
+A module declared with `#[path = "file.rs"] mod name;` is reached by `name`. Edges from a
+module into its own sub-modules are not counted: a parent declaring and
 re-exporting its children is how Rust modules nest, not a circle. Test code (files named
 `tests.rs`, and everything after a top-level `#[cfg(test)]`) is left out, since tests may
 reach anything.
@@ -67,10 +68,30 @@ def base_of(kind, here, is_mod_file):
     return parent if kind == "super" else here
 
 
+PATH_MOD_RE = re.compile(r'#\[path\s*=\s*"([^"]+)"\]\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([^)]*\))?\s+)?mod\s+([A-Za-z_][A-Za-z0-9_]*)\s*;')
+
+
+def path_aliases(modules):
+    """Modules declared under another name with `#[path = "file.rs"] mod name;`: the name they
+    are reached by, to the module of their file."""
+    by_file = {os.path.normpath(f): m for m, f in modules.items()}
+    aliases = {}
+    for module, file in modules.items():
+        for match in PATH_MOD_RE.finditer(open(file, encoding="utf-8").read()):
+            target = by_file.get(os.path.normpath(os.path.join(os.path.dirname(file), match.group(1))))
+            if target is not None:
+                aliases[module + (match.group(2),)] = target
+    return aliases
+
+
 def crate_edges(crate_dir):
     src = os.path.join(crate_dir, "src")
     modules = module_files(src)
     texts = {m: strip_tests_and_comments(open(f, encoding="utf-8").read()) for m, f in modules.items()}
+    aliases = path_aliases(modules)
+    for alias, target in aliases.items():
+        modules.setdefault(alias, modules[target])
+    canonical = lambda module: aliases.get(module, module)
 
     # Names re-exported at the crate root, to the module that defines them.
     root_reexports = {}
@@ -80,6 +101,7 @@ def crate_edges(crate_dir):
         target = resolve(modules, (), segs)
         if target is None:
             continue
+        target = canonical(target)
         for name in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", names):
             root_reexports[name] = target
 
@@ -96,6 +118,8 @@ def crate_edges(crate_dir):
             target = resolve(modules, base, segs)
             if target is None and kind == "crate" and segs and segs[0] in root_reexports:
                 target = root_reexports[segs[0]]
+            if target is not None:
+                target = canonical(target)
             if target is None or target == here or target[: len(here)] == here:
                 continue
             targets.add(target)

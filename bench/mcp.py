@@ -14,10 +14,13 @@ the load generator and the start-up timer), then measures in one run, servers in
   startup     process start to the first answered `skills/list`: ours against the bare rmcp
               server (and the skills-fs one, for information).
 
-Prints Markdown tables with the ratio ours / peer.
+Prints Markdown tables with the ratio ours / peer. With `--baseline PATH` (an `mcp_server` built
+from another commit) that binary runs in the same rounds as a fourth server and a fourth start-up
+candidate, and a table gives ours / baseline: a before-and-after in one run.
 
     python3 bench/mcp.py                 # ~15 s after the first build
     python3 bench/mcp.py --quick         # fewer requests and rounds: a smoke test
+    python3 bench/mcp.py --baseline /path/to/old/release/examples/mcp_server
 
 Everything runs on 127.0.0.1. Python 3 standard library only; CARGO_TARGET_DIR is honoured.
 """
@@ -134,8 +137,15 @@ def cpu_ns(server: subprocess.Popen) -> int:
     return total
 
 
+def baseline_command(args: argparse.Namespace) -> list[str] | None:
+    return [args.baseline, *OURS[1:]] if args.baseline else None
+
+
 def throughput(args: argparse.Namespace) -> None:
-    servers = [start(OURS), start(SKILLS_FS), start(SKILLS_FS_ORDERED)]
+    commands = [OURS, SKILLS_FS, SKILLS_FS_ORDERED]
+    if args.baseline:
+        commands.append(baseline_command(args))
+    servers = [start(command) for command in commands]
     urls = [url for _, url in servers]
     rows = []
     total = 0
@@ -144,8 +154,8 @@ def throughput(args: argparse.Namespace) -> None:
         for label, body, peer_body, peer_label, expect in WORKLOADS:
             for concurrency in (1, 8):
                 before = [cpu_ns(server) for server, _ in servers]
-                results = load(list(zip(urls, [body, peer_body, peer_body])), args, concurrency,
-                               expect)
+                bodies = [body, peer_body, peer_body, body][:len(urls)]
+                results = load(list(zip(urls, bodies)), args, concurrency, expect)
                 # Per counted request; the warm-up chunk's CPU is charged too, alike for all.
                 for (server, _), start_ns, result in zip(servers, before, results):
                     result["cpu_us"] = (cpu_ns(server) - start_ns) / 1e3 / result["requests"]
@@ -164,7 +174,7 @@ def throughput(args: argparse.Namespace) -> None:
           "peer p50 µs | ratio | ours p99 µs | peer p99 µs | ratio | ours CPU µs/req | "
           "peer CPU µs/req | ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for label, peer_label, concurrency, mine, theirs, _ in rows:
+    for label, peer_label, concurrency, mine, theirs, *_ in rows:
         cells = []
         for key in ("rps", "p50_us", "p99_us", "cpu_us"):
             a, b = mine[key], theirs[key]
@@ -176,12 +186,24 @@ def throughput(args: argparse.Namespace) -> None:
     print("\nThe same peer built with serde_json `preserve_order` (as ours is), same run:\n")
     print("| request | clients | req/s ratio | p50 µs | ratio | p99 ratio | CPU µs/req | ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for label, peer_label, concurrency, mine, _, ordered in rows:
+    for label, peer_label, concurrency, mine, _, ordered, *_ in rows:
         row = label if peer_label is None else f"{label} (peer: {peer_label})"
-        print(f"| {row} | {concurrency} | {mine['rps'] / ordered['rps']:.2f} | "
-              f"{ordered['p50_us']:,.0f} | {mine['p50_us'] / ordered['p50_us']:.2f} | "
-              f"{mine['p99_us'] / ordered['p99_us']:.2f} | {ordered['cpu_us']:.1f} | "
-              f"{mine['cpu_us'] / ordered['cpu_us']:.2f} |")
+        print(ratio_row(row, concurrency, mine, ordered))
+    if args.baseline:
+        print(f"\nOurs against the baseline `{args.baseline}`, same run:\n")
+        print("| request | clients | req/s ratio | baseline p50 µs | ratio | p99 ratio | "
+              "baseline CPU µs/req | ratio |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for label, _, concurrency, mine, _, _, baseline in rows:
+            print(ratio_row(label, concurrency, mine, baseline))
+
+
+def ratio_row(label: str, concurrency: int, mine: dict, other: dict) -> str:
+    """A row of ours / `other`: req/s, p50 (with other's), p99, CPU (with other's)."""
+    return (f"| {label} | {concurrency} | {mine['rps'] / other['rps']:.2f} | "
+            f"{other['p50_us']:,.0f} | {mine['p50_us'] / other['p50_us']:.2f} | "
+            f"{mine['p99_us'] / other['p99_us']:.2f} | {other['cpu_us']:.1f} | "
+            f"{mine['cpu_us'] / other['cpu_us']:.2f} |")
 
 
 def startup(args: argparse.Namespace) -> None:
@@ -190,6 +212,8 @@ def startup(args: argparse.Namespace) -> None:
         "bare rmcp server, no skills": (BARE, None),
         "rmcp skills-fs, same folder": (SKILLS_FS, SKILL_MD),
     }
+    if args.baseline:
+        candidates["baseline (`--baseline`)"] = (baseline_command(args), SKILL_MD)
     times: dict = {name: [] for name in candidates}
     names = list(candidates)
     for round_ in range(args.startup_rounds):
@@ -222,6 +246,7 @@ def main() -> None:
     parser.add_argument("--startup-rounds", type=int, help="start-up rounds (default 201)")
     parser.add_argument("--no-build", action="store_true", help="use the binaries as built")
     parser.add_argument("--only", choices=["throughput", "startup"], help="one of the two")
+    parser.add_argument("--baseline", help="an mcp_server binary of another commit, measured too")
     args = parser.parse_args()
     args.requests = args.requests or (200 if args.quick else 500)
     args.rounds = args.rounds or (3 if args.quick else 21)

@@ -31,10 +31,9 @@ use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 use skills_demo::scripted::ScriptedModel;
 use skills_runtime::agent::provider::anthropic::{self, Anthropic};
 use skills_runtime::agent::provider::openai::{self, OpenAi};
-use skills_runtime::agent::tools::{BashOptions, Sandbox};
 use skills_runtime::agent::{
-    Agent, AgentEvent, DEFAULT_MAX_TURNS, HttpOptions, PermissionPolicy, Provider, RunOutput,
-    Session, permission,
+    self, Agent, AgentEvent, BashOptions, DEFAULT_MAX_TURNS, HttpOptions, PermissionPolicy,
+    Provider, RunOutput, Sandbox, Session,
 };
 
 // Only the reviewed files of `skills/` compile: `skills.lock` lists their SHA-256 (`skills lock`
@@ -200,7 +199,7 @@ fn make_provider(args: &Args) -> Result<(Arc<dyn Provider>, String), String> {
 /// with `v` to see all of a long text).
 fn approver() -> skills_runtime::agent::Approver {
     Arc::new(|call| {
-        permission::ask_user(call, std::io::stdin().lock(), std::io::stderr()).unwrap_or(false)
+        agent::ask_user(call, std::io::stdin().lock(), std::io::stderr()).unwrap_or(false)
     })
 }
 
@@ -229,22 +228,19 @@ impl Printer {
                 let status = if result.is_error { "error" } else { "ok" };
                 eprintln!(
                     "  [tool] {}({}) -> {status}, {} chars",
-                    permission::terminal_line(&call.name, 80),
-                    permission::terminal_line(&call.input.to_string(), 120),
+                    agent::terminal_line(&call.name, 80),
+                    agent::terminal_line(&call.input.to_string(), 120),
                     result.content.len()
                 );
                 if result.is_error {
-                    eprintln!(
-                        "         {}",
-                        permission::terminal_line(&result.content, 300)
-                    );
+                    eprintln!("         {}", agent::terminal_line(&result.content, 300));
                 }
             }
             AgentEvent::ContextShortened { cut, .. } => {
                 self.end_line();
                 eprintln!(
                     "  [context] shortened an earlier {} result ({} -> {} bytes) to fit the window",
-                    permission::terminal_line(&cut.tool, 80),
+                    agent::terminal_line(&cut.tool, 80),
                     cut.bytes_before,
                     cut.bytes_after
                 );

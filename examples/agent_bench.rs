@@ -21,7 +21,7 @@
 //!
 //! The RSS figures come from `VmHWM` in `/proc/self/status` of child processes (Linux).
 
-#[path = "../tests/agent_support/mock.rs"]
+#[path = "../skills-agent/tests/agent_support/mock.rs"]
 mod mock;
 
 use std::sync::Arc;
@@ -29,11 +29,10 @@ use std::time::{Duration, Instant};
 
 use mock::{MockServer, Reply};
 use serde_json::json;
-use skills_runtime::agent::budget;
 use skills_runtime::agent::provider::anthropic::{self, Anthropic};
 use skills_runtime::agent::{
-    Agent, AgentEvent, AssistantTurn, HttpOptions, Message, PermissionPolicy, Provider, Request,
-    RetryPolicy, ToolCall, ToolResult,
+    self, Agent, AgentEvent, AssistantTurn, HttpOptions, Message, PermissionPolicy, Provider,
+    Request, RetryPolicy, ToolCall, ToolResult,
 };
 
 static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("skills");
@@ -243,7 +242,7 @@ async fn latency() {
     let mut estimate = Vec::new();
     for i in 0..WARMUP + ITERATIONS {
         let started = Instant::now();
-        let bytes = budget::request_bytes(&request);
+        let bytes = agent::request_bytes(&request);
         assert!(bytes > 100_000);
         if i >= WARMUP {
             estimate.push(started.elapsed());

@@ -8,6 +8,12 @@
 #[cfg(feature = "agent")]
 pub mod scripted;
 
+// The README's Rust examples are this package's doctests, so user code as the README shows it
+// compiles against the crates as they are (the agent's, which needs a model, is `ignore`d).
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeExamples;
+
 use skills_runtime::Registry;
 
 /// What a request carries with progressive disclosure (the catalog) against what it would carry

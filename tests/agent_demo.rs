@@ -2,12 +2,13 @@
 //! `load_skill` end to end.
 #![cfg(feature = "agent")]
 
+#[path = "../skills-agent/tests/agent_support/mod.rs"]
 mod agent_support;
 
 use std::sync::Arc;
 
 use skills_demo::scripted::{LABEL, ScriptedModel};
-use skills_runtime::agent::{Agent, Message, PermissionPolicy};
+use skills_runtime::agent::{Agent, AgentEvent, Message, PermissionPolicy};
 
 static BUNDLE: skills_runtime::Registry = skills_runtime::embed_skills!("skills");
 
@@ -113,4 +114,27 @@ async fn demo_picks_another_skill_for_another_task() {
         "{}",
         out.text
     );
+}
+
+#[tokio::test]
+async fn the_scripted_demo_model_streams_its_answer_in_pieces() {
+    let dir = agent_support::project();
+    let model = ScriptedModel::with_skills(&BUNDLE);
+    let agent = Agent::builder(Arc::new(model))
+        .skills(&BUNDLE)
+        .workdir(dir.path())
+        .stream(true)
+        .build()
+        .unwrap();
+    let mut pieces = Vec::new();
+    let out = agent
+        .run_with_events(&mut agent.session(), "review src/lib.rs", |event| {
+            if let AgentEvent::TextDelta(text) = event {
+                pieces.push((*text).to_owned());
+            }
+        })
+        .await
+        .unwrap();
+    assert!(pieces.len() > 3, "{pieces:?}");
+    assert_eq!(pieces.concat(), out.text);
 }

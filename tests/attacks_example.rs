@@ -6,6 +6,7 @@
 //! own executable.
 #![cfg(all(feature = "agent", target_os = "linux"))]
 
+#[path = "../skills-agent/tests/agent_support/mod.rs"]
 mod agent_support;
 
 use std::path::{Path, PathBuf};
@@ -15,7 +16,7 @@ use std::time::{Duration, Instant};
 use agent_support::api_mock::{ApiMock, json_reply};
 use agent_support::{OPENAI_KEY, process_alive as alive};
 use serde_json::{Value, json};
-use skills_runtime::agent::tools::Sandbox;
+use skills_runtime::agent::Sandbox;
 use wiremock::ResponseTemplate;
 
 /// `target/<profile>/examples/agent`, next to `target/<profile>/deps/<this test>`.
@@ -229,4 +230,12 @@ async fn every_attack_fails_safely_through_the_example_binary() {
     for request in &requests {
         assert!(!request.text().contains(OPENAI_KEY));
     }
+}
+
+#[test]
+fn the_example_asks_through_the_library() {
+    // No second rendering in the example: its approver and progress lines call these.
+    let example = include_str!("../examples/agent.rs");
+    assert!(example.contains("agent::ask_user(call, std::io::stdin().lock(), std::io::stderr())"));
+    assert!(example.contains("agent::terminal_line(&result.content"));
 }

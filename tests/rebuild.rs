@@ -115,6 +115,11 @@ fn changes_to_skills_reach_the_binary() {
         first,
         "- alpha: The alpha skill.\n- beta: The beta skill.\n[alpha] First alpha body.\n[beta] Beta body.\n"
     );
+    // Without the MCP server in the build, the frontmatter is not embedded a second time, as
+    // JSON (the server's dependency turns that on in the macro).
+    let binary = fs::read(user_target_dir().join("debug").join("user-agent")).unwrap();
+    let json = br#"{"name":"alpha","description":"The alpha skill."}"#;
+    assert!(binary.windows(json.len()).all(|w| w != json));
 
     user.write_skill("alpha", "Edited alpha body.");
     assert!(

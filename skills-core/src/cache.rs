@@ -923,6 +923,7 @@ impl Encode for SkillDef {
             resources,
             triggers,
             tree_sha256,
+            frontmatter_json,
         } = self;
         out.str(path);
         out.path(file);
@@ -947,6 +948,7 @@ impl Encode for SkillDef {
         encode_list(out, resources);
         encode_option(out, triggers);
         out.str(tree_sha256);
+        out.str(frontmatter_json);
     }
     fn decode(input: &mut Reader<'_>) -> Option<Self> {
         let path = input.str()?;
@@ -978,6 +980,7 @@ impl Encode for SkillDef {
             resources: decode_list(input)?,
             triggers: decode_option(input)?,
             tree_sha256: input.str()?,
+            frontmatter_json: input.str()?,
         };
         // The commands' ranges slice the body: a bad one must not get through either.
         let commands = &skill.claude_code.shell_commands;

@@ -18,14 +18,15 @@
 //! record of six small numbers, about nine bytes.
 //!
 //! Fixed-width tables are little-endian integers in byte strings, read with [`u32_at`]: the
-//! hashes, the name index, and the names table, which `Registry::get` reads without touching
+//! hashes (every `SKILL.md`'s in skill order, then for each skill with files the hash of its
+//! tree followed by each file's), the name index, and the names table, which `Registry::get` reads without touching
 //! the records: per skill its name's start in the bundle's text, its length, and how far into
 //! the skill's text it starts (which gives the base; see [`NameEntry`]).
 
 /// The version of this format. The generated code asserts at compile time that the runtime it
 /// links reads the version the macro wrote, so a macro and a runtime of different releases are
 /// a compile error, not wrong data.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// What a [`Field`]'s data is, after the flag bit that says it is present.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +42,8 @@ pub enum Kind {
     /// One number (a root, or a position in one of the `ALL` lists of [`crate::claude_code`]).
     Number,
     /// The skill's files: the position of the first in the bundle's list of files, their
-    /// count, and the slot of the hash over the skill's tree in the bundle's hashes.
+    /// count, and the slot of the hash over the skill's tree in the bundle's hashes; the hash of
+    /// each file follows in the next slots, in the files' order.
     Resources,
 }
 
@@ -125,6 +127,9 @@ fields! {
     Shell: Number,
     /// The skill's base, when its names entry cannot give it (see [`NameEntry`]).
     Base: Number,
+    /// The whole frontmatter as compact JSON text (`SkillDef::frontmatter_json`), written only
+    /// by a macro built with its `frontmatter-json` feature (the MCP server's).
+    Frontmatter: Text,
 }
 
 impl Field {

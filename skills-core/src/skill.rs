@@ -232,6 +232,9 @@ pub struct SkillDef {
     /// SHA-256 over `SKILL.md` and every resource (path and bytes): names the directory the
     /// runtime materializes the skill's files into. Equal to `sha256` when there are no resources.
     pub tree_sha256: String,
+    /// The whole frontmatter as one compact JSON object, every key the author wrote in the
+    /// author's order, read from the same YAML tree as the fields (what the MCP server lists).
+    pub frontmatter_json: String,
 }
 
 /// The fields only `compat = "claude-code"` accepts, as read and checked.
@@ -587,6 +590,7 @@ impl FieldReader<'_> {
             body_line: 0,
             sha256: String::new(),
             tree_sha256: String::new(),
+            frontmatter_json: json(root),
             resources: Vec::new(),
             name: Spanned {
                 value: String::new(),

@@ -1,5 +1,5 @@
 //! The option tables of the docs say what [`skills_core::options::OPTIONS`] says: the README's,
-//! the `skills-runtime` crate docs' (on `embed_skills!`) and `skills-cli/README.md`'s. Each row
+//! the `skills-runtime` crate docs' (on `embed_skills!`) and `skills-command/README.md`'s. Each row
 //! names an option and its default; a row missing, extra, out of order or with another default
 //! fails here.
 
@@ -110,7 +110,7 @@ fn option_table_problems(text: &str, prefix: &str) -> Vec<String> {
     })
 }
 
-/// `skills-cli/README.md`: `| embed_skills! option | skills flag | default |`; the flag column
+/// `skills-command/README.md`: `| embed_skills! option | skills flag | default |`; the flag column
 /// must show the option's flag.
 fn flag_table_problems(text: &str) -> Vec<String> {
     let rows = table(
@@ -159,7 +159,7 @@ fn the_runtime_crate_docs_table_is_the_table() {
 
 #[test]
 fn the_cli_readme_flags_table_is_the_table() {
-    let (file, text) = workspace_file("skills-cli/README.md");
+    let (file, text) = workspace_file("skills-command/README.md");
     let problems = flag_table_problems(&text);
     assert!(
         problems.is_empty(),
@@ -191,7 +191,7 @@ fn drifted_tables_are_caught() {
         "{problems:?}"
     );
 
-    let (_, cli) = workspace_file("skills-cli/README.md");
+    let (_, cli) = workspace_file("skills-command/README.md");
     let wrong_flag = cli.replacen("`--allowed-host docs.rs`", "`--allow-host docs.rs`", 1);
     assert_ne!(wrong_flag, cli);
     let problems = flag_table_problems(&wrong_flag);

@@ -33,8 +33,14 @@ impl FileLocation {
     }
 }
 
-/// The whole expansion.
-pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStream {
+/// The whole expansion. With `frontmatter_json` each record also carries the skill's
+/// frontmatter as JSON text (see the `frontmatter-json` feature).
+pub fn expand(
+    args: &Args,
+    bundle: &Bundle,
+    location: &FileLocation,
+    frontmatter_json: bool,
+) -> TokenStream {
     let krate = &args.krate;
     let warnings: Vec<TokenStream> = bundle
         .warnings()
@@ -72,7 +78,7 @@ pub fn expand(args: &Args, bundle: &Bundle, location: &FileLocation) -> TokenStr
         .iter()
         .map(|root| display_root(&root.value()))
         .collect();
-    let layout = Layout::new(krate, bundle, &roots, location);
+    let layout = Layout::new(krate, bundle, &roots, location, frontmatter_json);
 
     let entries: Vec<CatalogEntry<'_>> =
         bundle.skills.iter().map(SkillDef::catalog_entry).collect();
@@ -209,7 +215,8 @@ pub(crate) struct Layout {
     pub(crate) records: Vec<u8>,
     /// Where each record starts.
     pub(crate) record_starts: Vec<u8>,
-    /// Raw SHA-256s: every file, then the trees of the skills with resources.
+    /// Raw SHA-256s: every `SKILL.md`, then for each skill with resources its tree and each
+    /// resource.
     pub(crate) hashes: Vec<u8>,
     /// `resource(..)` expressions, skill after skill.
     pub(crate) resources: Vec<TokenStream>,
@@ -221,6 +228,7 @@ impl Layout {
         bundle: &Bundle,
         roots: &[String],
         location: &FileLocation,
+        frontmatter_json: bool,
     ) -> Self {
         // The hash of each file's bytes on disk: equal to the hash of the normalized text
         // exactly when normalizing changed nothing.
@@ -273,6 +281,10 @@ impl Layout {
                 fields.set(Field::Base, vec![text.base]);
             }
             fields.texts(&mut text, skill);
+            if frontmatter_json {
+                let json = text.span(&skill.frontmatter_json);
+                fields.set(Field::Frontmatter, json.to_vec());
+            }
             if !skill.resources.is_empty() {
                 let first = layout.resources.len() as u32;
                 let skill_dir = skill.path.trim_end_matches("SKILL.md");
@@ -285,6 +297,9 @@ impl Layout {
                 }));
                 let slot = (bundle.skills.len() + tree_hashes.len() / HASH_LEN) as u32;
                 tree_hashes.extend(hex_bytes(&skill.tree_sha256));
+                for resource in &skill.resources {
+                    tree_hashes.extend(hex_bytes(&resource.sha256));
+                }
                 fields.set(
                     Field::Resources,
                     vec![first, skill.resources.len() as u32, slot],

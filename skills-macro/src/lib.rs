@@ -43,7 +43,10 @@ pub fn embed_skills(input: TokenStream) -> TokenStream {
         None => skills_core::load(&manifest_dir, &root_refs, &args.options),
     };
     let location = expand::FileLocation { overridden };
-    expand::expand(&args, &bundle, &location).into()
+    // Only for the MCP server, whose dependency on this crate turns the feature on: a binary
+    // without it does not carry a second copy of every frontmatter.
+    let frontmatter_json = cfg!(feature = "frontmatter-json");
+    expand::expand(&args, &bundle, &location, frontmatter_json).into()
 }
 
 /// The directory roots resolve against, and whether it came from the test override.

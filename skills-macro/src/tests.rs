@@ -12,7 +12,7 @@ fn expand_dir(dir: &Path, invocation: &str) -> String {
     let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
     let bundle = skills_core::load(dir, &roots, &args.options);
     let location = FileLocation { overridden: false };
-    expand(&args, &bundle, &location).to_string()
+    expand(&args, &bundle, &location, false).to_string()
 }
 
 fn bundle_with(line_ending: &str) -> tempfile::TempDir {
@@ -57,11 +57,95 @@ fn expansion_is_the_same_whatever_the_line_endings_and_machine() {
 }
 
 fn layout_of(dir: &Path) -> (Layout, skills_core::Bundle) {
+    layout_with(dir, false)
+}
+
+/// The layout of the bundle in `dir/skills`, with or without the frontmatter as JSON.
+fn layout_with(dir: &Path, frontmatter_json: bool) -> (Layout, skills_core::Bundle) {
     let bundle = skills_core::load(dir, &["skills"], &skills_core::Options::default());
     let krate = crate::args::default_crate_path();
     let location = FileLocation { overridden: false };
-    let layout = Layout::new(&krate, &bundle, &["skills".to_owned()], &location);
+    let roots = ["skills".to_owned()];
+    let layout = Layout::new(&krate, &bundle, &roots, &location, frontmatter_json);
     (layout, bundle)
+}
+
+#[test]
+fn with_the_feature_each_record_points_at_its_frontmatter_as_json() {
+    use skills_core::layout::{self, Field, Header};
+    let dir = bundle_with("\n");
+    let (plain, _) = layout_with(dir.path(), false);
+    let (layout, bundle) = layout_with(dir.path(), true);
+    let skill = &bundle.skills[0];
+    // The JSON is the one string the file does not hold: it is the tail.
+    assert_eq!(layout.pieces.len(), 2);
+    assert_eq!(
+        layout.pieces[1].to_string(),
+        format!("{:?}", skill.frontmatter_json)
+    );
+    let text = format!("{}{}", skill.text, skill.frontmatter_json);
+    let mut at = 0;
+    let header = Header::read(&layout.records, &mut at);
+    assert!(header.has(Field::Frontmatter) && header.has(Field::Version));
+    let mut json = layout::find(&layout.records, &header, at, Field::Frontmatter).unwrap();
+    let [start, len] = [
+        layout::read(&layout.records, &mut json),
+        layout::read(&layout.records, &mut json),
+    ];
+    assert_eq!(
+        &text[start as usize..(start + len) as usize],
+        r#"{"name":"alpha","description":"Does alpha.","version":"1.0"}"#
+    );
+    // Without the feature nothing of it is embedded.
+    let mut at = 0;
+    assert!(!Header::read(&plain.records, &mut at).has(Field::Frontmatter));
+    assert_eq!(plain.pieces.len(), 1);
+}
+
+#[test]
+fn each_resource_hash_follows_its_skills_tree_hash() {
+    use skills_core::layout::{self, Field, HASH_LEN, Header};
+    let dir = tempfile::tempdir().unwrap();
+    for (name, files) in [("one", &["a.md", "b.md"][..]), ("two", &["c.md"][..])] {
+        let folder = dir.path().join("skills").join(name);
+        fs::create_dir_all(&folder).unwrap();
+        let links: String = files.iter().map(|f| format!(" `{f}`")).collect();
+        fs::write(
+            folder.join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: Has files.\n---\nRead{links}.\n"),
+        )
+        .unwrap();
+        for file in files {
+            fs::write(folder.join(file), format!("{name} {file}\n")).unwrap();
+        }
+    }
+    let (layout, bundle) = layout_with(dir.path(), false);
+    assert!(!bundle.has_errors(), "{:?}", bundle.diagnostics);
+    let hex = |slot: usize| -> String {
+        layout.hashes[slot * HASH_LEN..(slot + 1) * HASH_LEN]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    let starts: Vec<usize> = layout
+        .record_starts
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()) as usize)
+        .collect();
+    for (skill, &start) in bundle.skills.iter().zip(&starts) {
+        let mut at = start;
+        let header = Header::read(&layout.records, &mut at);
+        let mut numbers = layout::find(&layout.records, &header, at, Field::Resources).unwrap();
+        let [_, count, slot] =
+            [(); 3].map(|()| layout::read(&layout.records, &mut numbers) as usize);
+        assert_eq!(count, skill.resources.len());
+        assert_eq!(hex(slot), skill.tree_sha256);
+        for (i, resource) in skill.resources.iter().enumerate() {
+            assert_eq!(hex(slot + 1 + i), resource.sha256, "{}", resource.path);
+        }
+    }
+    // Two files, a tree and two resources, a tree and one resource.
+    assert_eq!(layout.hashes.len(), (2 + 3 + 2) * HASH_LEN);
 }
 
 #[test]
@@ -149,7 +233,7 @@ fn a_name_far_from_its_base_puts_the_base_in_the_record() {
     assert!(!bundle.has_errors(), "{:?}", bundle.diagnostics);
     let krate = crate::args::default_crate_path();
     let location = FileLocation { overridden: false };
-    let layout = Layout::new(&krate, &bundle, &["skills".to_owned()], &location);
+    let layout = Layout::new(&krate, &bundle, &["skills".to_owned()], &location, false);
     let entry = NameEntry::read(&layout.names, 0);
     assert_eq!(entry.from_base, NameEntry::FAR);
     assert!(entry.start > u32::from(u8::MAX));

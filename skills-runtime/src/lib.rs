@@ -52,39 +52,39 @@
 //!
 //! # Features
 //!
-//! With default features off this crate has no dependencies beyond its own macro and the
-//! dependency-free renderers of `skills-core`.
+//! With default features off this crate has no dependencies beyond its own macro, the static
+//! bundle (`skills-bundle`) and the dependency-free renderers of `skills-core`.
 //!
-//! - `agent`: the `agent` module: Anthropic and OpenAI-compatible providers (hand-written on
-//!   reqwest with rustls), the tools (`bash`, `read_file`, `write_file`, `edit_file`, `glob`,
-//!   `load_skill`), permissions and the tool loop. Adds tokio, reqwest, serde, serde_json and
-//!   tracing.
+//! - `agent`: the [`agent`] module (the crate `skills-agent`): Anthropic and OpenAI-compatible
+//!   providers (hand-written on reqwest with rustls), the tools (`bash`, `read_file`,
+//!   `write_file`, `edit_file`, `glob`, `load_skill`, `read_skill_resource`), permissions,
+//!   transcripts, the context budget and the tool loop. Adds tokio, reqwest, serde, serde_json
+//!   and tracing.
+//! - `mcp`: the [`mcp`] module (the crate `skills-mcp-server`): an MCP server of the bundle on
+//!   rmcp, with the Skills extension, every file as a resource, the `load_skill` and
+//!   `read_skill_resource` tools and one prompt per skill a person may invoke, over stdio or
+//!   Streamable HTTP. Adds rmcp, tokio, hyper and serde_json.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "agent")]
 #[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
-pub mod agent;
-pub mod build;
-pub mod invoke;
-mod load;
+#[doc(inline)]
+pub use skills_agent as agent;
+
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
-pub mod mcp;
-mod registry;
-mod resources;
-mod skill;
+#[doc(inline)]
+pub use skills_mcp_server as mcp;
 
+pub use skills_bundle::{
+    CatalogEntry, DEFAULT_READ_LIMIT, EMPTY_CATALOG, Effort, InvokeError, Iter, LOAD_SKILL_TOOL,
+    Registry, Resource, ResourceError, Shell, Skill, SkillContext, SkillLoad, SkillLoader,
+    UnknownSkill, build, default_resource_dir, invoke,
+};
+
+// The generated code's paths (`::skills_runtime::__private::...`): the bundle's.
 #[doc(hidden)]
-#[path = "private.rs"]
-pub mod __private;
-
-pub use invoke::InvokeError;
-pub use load::{SkillLoad, SkillLoader};
-pub use registry::{Iter, Registry, UnknownSkill};
-pub use resources::{DEFAULT_READ_LIMIT, Resource, ResourceError, default_resource_dir};
-pub use skill::Skill;
-pub use skills_core::claude_code::{Effort, Shell, SkillContext};
-pub use skills_core::render::{CatalogEntry, EMPTY_CATALOG, LOAD_SKILL_TOOL};
+pub use skills_bundle::__private;
 
 /// Compiles a skills folder into a [`Registry`].
 ///

@@ -978,3 +978,23 @@ fn an_unknown_key_with_nothing_close_lists_the_known_ones() {
             .starts_with("did you mean `license`?")
     );
 }
+
+#[test]
+fn the_frontmatter_as_json_keeps_every_key_in_order_with_its_yaml_type() {
+    let options = ParseOptions {
+        allow_unknown_keys: true,
+        ..ParseOptions::default()
+    };
+    let text = skill(
+        "description: Keys in the author's order.\nname: order\nversion: \"1.0\"\ntags: [x, y]\n\
+         metadata:\n  k: v\ncount: 3\nplus: +1\nhex: 0x1f\nratio: 1.5\nflag: true\nnothing: ~\n\
+         quoted: \"3\"\nfolded: >\n  two\n  lines\n",
+    );
+    let (def, diagnostics) = parse("skills/order/SKILL.md", "order", text.as_bytes(), &options);
+    let def = def.unwrap_or_else(|| panic!("{diagnostics:?}"));
+    // Numbers JSON cannot write as the author did (`+1`, `0x1f`) stay text, as in `hooks`.
+    assert_eq!(
+        def.frontmatter_json,
+        r#"{"description":"Keys in the author's order.","name":"order","version":"1.0","tags":["x","y"],"metadata":{"k":"v"},"count":3,"plus":"+1","hex":"0x1f","ratio":1.5,"flag":true,"nothing":null,"quoted":"3","folded":"two lines\n"}"#
+    );
+}

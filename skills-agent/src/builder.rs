@@ -1,0 +1,294 @@
+//! [`AgentBuilder`]: an agent's configuration, checked once by [`AgentBuilder::build`].
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use skills_bundle::Registry;
+
+use crate::agent::Agent;
+use crate::error::{AgentError, ConfigError};
+use crate::permission::{Hooks, PermissionPolicy};
+use crate::provider::api::Provider;
+use crate::settings::Settings;
+use crate::tools::{
+    Bash, BashOptions, FailureTracker, LOAD_SKILL, READ_SKILL_RESOURCE, Tool, ToolContext,
+};
+
+/// Builds an [`Agent`].
+pub struct AgentBuilder {
+    settings: Settings,
+    skills: Registry,
+    load_skill: bool,
+    only_tools: Option<Vec<String>>,
+    workdir: PathBuf,
+    allow_hard_links: bool,
+}
+
+impl fmt::Debug for AgentBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AgentBuilder")
+            .field("provider", &self.settings.provider.name())
+            .field("skills", &self.skills.names().collect::<Vec<_>>())
+            .field("workdir", &self.workdir)
+            .field("max_turns", &self.settings.max_turns)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Agent {
+    /// A builder.
+    pub fn builder(provider: Arc<dyn Provider>) -> AgentBuilder {
+        AgentBuilder::new(provider)
+    }
+}
+
+impl AgentBuilder {
+    /// Starts from `provider` with the built-in tools, no skills, the current directory as
+    /// working directory and [`DEFAULT_MAX_TURNS`](crate::DEFAULT_MAX_TURNS).
+    pub fn new(provider: Arc<dyn Provider>) -> Self {
+        AgentBuilder {
+            settings: Settings::new(provider),
+            skills: Registry::empty(),
+            load_skill: true,
+            only_tools: None,
+            workdir: PathBuf::from("."),
+            allow_hard_links: false,
+        }
+    }
+
+    /// Where to write a skill's files (scripts, references, assets) when a skill that has any is
+    /// loaded, so the model can run its scripts with `bash`; the `load_skill` result names the
+    /// directory. Without it the files are only readable through `read_skill_resource`.
+    /// [`skills_bundle::default_resource_dir`] is a sensible choice. See
+    /// [`skills_bundle::Skill::materialize`].
+    pub fn resource_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.settings.resource_dir = Some(dir.into());
+        self
+    }
+
+    /// The skills in the catalog and behind `load_skill`: a whole bundle (`&SKILLS` for a
+    /// `static`) or a [`Registry::restrict`]ed one.
+    pub fn skills(mut self, skills: impl Into<Registry>) -> Self {
+        self.skills = skills.into();
+        self
+    }
+
+    /// Leaves out `load_skill` and the catalog (a sub-agent that only works with files).
+    pub fn without_load_skill(mut self) -> Self {
+        self.load_skill = false;
+        self
+    }
+
+    /// Replaces the tool list (default [`crate::builtin_tools`]).
+    pub fn tools(mut self, tools: Vec<Arc<dyn Tool>>) -> Self {
+        self.settings.tools = tools;
+        self
+    }
+
+    /// Settings of the built-in `bash` tool, among them its kernel sandbox (confined by
+    /// default; [`BashOptions::unconfined`] switches it off,
+    /// [`Sandbox::required`](crate::Sandbox::required) refuses to run unconfined). Replaces
+    /// the `bash` tool in the list, or adds it when absent.
+    pub fn bash(mut self, options: BashOptions) -> Self {
+        self.settings.tools.retain(|t| t.name() != "bash");
+        self.settings.tools.push(Arc::new(Bash::new(options)));
+        self
+    }
+
+    /// Adds a tool.
+    pub fn tool(mut self, tool: Arc<dyn Tool>) -> Self {
+        self.settings.tools.push(tool);
+        self
+    }
+
+    /// Offers only the tools named here (`load_skill` included or not by name). A name that
+    /// no tool has makes [`build`](Self::build) fail.
+    pub fn only_tools<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.only_tools = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// The text before the catalog in the system prompt (default
+    /// [`DEFAULT_PREAMBLE`](crate::DEFAULT_PREAMBLE)).
+    pub fn preamble(mut self, preamble: impl Into<String>) -> Self {
+        self.settings.preamble = preamble.into();
+        self
+    }
+
+    /// The folder the tools are confined to (default `.`).
+    pub fn workdir(mut self, workdir: impl Into<PathBuf>) -> Self {
+        self.workdir = workdir.into();
+        self
+    }
+
+    /// Whether the file tools may read and edit files with several hard links (default no; see
+    /// [`ToolContext::allow_hard_links`]).
+    pub fn allow_hard_links(mut self, allow: bool) -> Self {
+        self.allow_hard_links = allow;
+        self
+    }
+
+    /// The most model requests one [`Agent::run`] makes.
+    pub fn max_turns(mut self, max_turns: u32) -> Self {
+        self.settings.max_turns = max_turns.max(1);
+        self
+    }
+
+    /// The most tool calls run for one assistant turn (default
+    /// [`DEFAULT_MAX_TOOL_CALLS_PER_TURN`](crate::DEFAULT_MAX_TOOL_CALLS_PER_TURN), at least 1);
+    /// the calls past it are not run and get an error result that names the limit.
+    pub fn max_tool_calls_per_turn(mut self, max: usize) -> Self {
+        self.settings.max_tool_calls_per_turn = max.max(1);
+        self
+    }
+
+    /// The most tool calls of one assistant turn that run at the same time (default
+    /// [`DEFAULT_MAX_PARALLEL_TOOLS`](crate::DEFAULT_MAX_PARALLEL_TOOLS), at least 1).
+    ///
+    /// Above 1, a turn's calls go in three steps. First, in call order: the checks of every call
+    /// (failure tracker, permission policy, active skills' `allowed-tools`, the approver for
+    /// [`Permission::Ask`](crate::Permission::Ask), asked one call at a time, and the `before`
+    /// hooks), and the calls that change the session (`load_skill`, `read_skill_resource`, a forked
+    /// skill), which run right away, so a skill loaded early in the turn pre-approves the calls
+    /// after it. Then the other calls that passed run concurrently, at most `max` at a time; one
+    /// failing does not stop the others. Last, in call order, the failure tracker records the
+    /// outcomes, the `after` hooks run and the results go back to the model in the order of the
+    /// calls. `bash` calls still run one at a time (the sandbox serializes them).
+    ///
+    /// 1 runs each call to its end before the next one is checked, as a sequential loop does.
+    pub fn max_parallel_tools(mut self, max: usize) -> Self {
+        self.settings.max_parallel_tools = max.max(1);
+        self
+    }
+
+    /// The permission policy.
+    pub fn permissions(mut self, policy: PermissionPolicy) -> Self {
+        self.settings.policy = policy;
+        self
+    }
+
+    /// Hooks around tool calls.
+    pub fn hooks(mut self, hooks: Hooks) -> Self {
+        self.settings.hooks = hooks;
+        self
+    }
+
+    /// Whether an active skill's `allowed-tools` is also a limit (default `false`).
+    ///
+    /// Either way, while a skill is active in a session (see
+    /// [`Session::active_skills`](crate::Session::active_skills)) the calls its `allowed-tools`
+    /// covers are pre-approved: a tool whose permission is
+    /// [`Permission::Ask`](crate::Permission::Ask) runs without asking; `Bash(git diff:*)` covers
+    /// only the `bash` calls whose command matches it (never a chained one).
+    /// [`Permission::Deny`](crate::Permission::Deny) always wins.
+    ///
+    /// Strict: while an active skill lists `allowed-tools`, only the listed tools (and
+    /// `load_skill`, `read_skill_resource`) are offered to the model, and any call that no
+    /// active skill's entry covers is refused. Skills without `allowed-tools` restrict nothing.
+    pub fn strict_allowed_tools(mut self, strict: bool) -> Self {
+        self.settings.strict_allowed_tools = strict;
+        self
+    }
+
+    /// The most model requests the child session of a `context: fork` skill makes (default
+    /// [`DEFAULT_MAX_TURNS`](crate::DEFAULT_MAX_TURNS)); a child past it fails the `load_skill`
+    /// call with an error result, or the person's [`Agent::invoke`] with [`AgentError::TurnLimit`].
+    pub fn fork_max_turns(mut self, max_turns: u32) -> Self {
+        self.settings.fork_max_turns = max_turns.max(1);
+        self
+    }
+
+    /// Whether model replies are streamed (default `false`): the providers ask for server-sent
+    /// events and [`Agent::run_with_events`] gets the text as it is generated. Off, each reply
+    /// is read whole and its text comes as one event. The conversation, the output and the
+    /// errors are the same either way, except that a stream is retried only before its first
+    /// byte, and that its timeout bounds each wait for data rather than the whole reply.
+    pub fn stream(mut self, stream: bool) -> Self {
+        self.settings.stream = stream;
+        self
+    }
+
+    /// The model's context window, in tokens (default: by model family,
+    /// [`budget::default_context_window`](crate::budget::default_context_window)). Before each
+    /// request the oldest tool results are shortened as needed to keep its estimated size
+    /// within the window minus the [`reply_reserve`](Self::reply_reserve); see
+    /// [`budget`](crate#the-context-budget).
+    pub fn context_window(mut self, tokens: u64) -> Self {
+        self.settings.context_window = Some(tokens);
+        self
+    }
+
+    /// The tokens of the window kept free for the reply (default: the provider's
+    /// [`max_output_tokens`](Provider::max_output_tokens), else
+    /// [`DEFAULT_REPLY_RESERVE`](crate::budget::DEFAULT_REPLY_RESERVE)).
+    pub fn reply_reserve(mut self, tokens: u64) -> Self {
+        self.settings.reply_reserve = Some(tokens);
+        self
+    }
+
+    /// The failure tracker each new session starts from.
+    pub fn failure_tracker(mut self, tracker: FailureTracker) -> Self {
+        self.settings.tracker = tracker;
+        self
+    }
+
+    /// Checks the configuration and renders the system prompt and the tool definitions once.
+    pub fn build(self) -> Result<Agent, AgentError> {
+        let AgentBuilder {
+            mut settings,
+            skills,
+            load_skill,
+            only_tools,
+            workdir,
+            allow_hard_links,
+        } = self;
+        let context = ToolContext::new(&workdir)
+            .map_err(|source| ConfigError::Workdir {
+                path: workdir.clone(),
+                source,
+            })?
+            .allow_hard_links(allow_hard_links);
+        let mut load_skill = load_skill && !skills.is_empty();
+        // Offered with load_skill when some skill ships files besides SKILL.md.
+        let mut read_resource = load_skill && !skills.names_with_resources().is_empty();
+        if let Some(only) = &only_tools {
+            for name in only {
+                let known = settings.tools.iter().any(|t| t.name() == name)
+                    || (name == LOAD_SKILL && load_skill)
+                    || (name == READ_SKILL_RESOURCE && read_resource);
+                if !known {
+                    return Err(ConfigError::UnknownTool { name: name.clone() }.into());
+                }
+            }
+            settings
+                .tools
+                .retain(|t| only.iter().any(|n| n == t.name()));
+            load_skill &= only.iter().any(|n| n == LOAD_SKILL);
+            read_resource &= only.iter().any(|n| n == READ_SKILL_RESOURCE);
+        }
+        let mut seen = BTreeSet::new();
+        for tool in &settings.tools {
+            if tool.name() == LOAD_SKILL
+                || tool.name() == READ_SKILL_RESOURCE
+                || !seen.insert(tool.name().to_owned())
+            {
+                return Err(ConfigError::DuplicateTool {
+                    name: tool.name().to_owned(),
+                }
+                .into());
+            }
+        }
+        let skills = crate::agent::SkillTools {
+            skills,
+            load_skill,
+            read_resource,
+        };
+        Agent::assemble(settings, skills, context, None, None)
+    }
+}

@@ -1,0 +1,211 @@
+//! The agent loop of `skills-runtime` (its feature `agent`, at `skills_runtime::agent`):
+//! providers, tools, permissions and the tool loop, wired to an embedded skill registry.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//! use skills_runtime::agent::{Agent, PermissionPolicy, provider::anthropic::Anthropic};
+//!
+//! static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/skills");
+//!
+//! let key = std::env::var("ANTHROPIC_API_KEY")?;
+//! let provider = Anthropic::new(key, "claude-sonnet-4-5")?;
+//! let agent = Agent::builder(Arc::new(provider))
+//!     .skills(&SKILLS)
+//!     .workdir(".")
+//!     .permissions(PermissionPolicy::new()) // bash and writes are refused without an approver
+//!     .build()?;
+//! let mut session = agent.session();
+//! let output = agent.run(&mut session, "greet me").await?;
+//! println!("{}", output.text);
+//! # Ok(()) }
+//! ```
+//!
+//! - The system prompt holds the catalog only; a skill's body reaches the model as the result
+//!   of a `load_skill` call ([`SkillLoader`](skills_bundle::SkillLoader)), once per conversation.
+//! - The system prompt and tool list are rendered once per [`Agent`] and sent byte-identical
+//!   every turn (Anthropic caches them: the system block carries `cache_control`).
+//! - Requests are retried as the official SDKs do ([`RetryPolicy`]); failures are typed
+//!   ([`ApiError`], [`AgentError`]). Errors and logs never contain the API key: every error
+//!   text and every server string in a log event goes through [`redact`].
+//! - A hostile server is bounded ([`provider`]): the key is never sent to another origin
+//!   through a redirect, a response body is read up to a limit, and at most
+//!   [`DEFAULT_MAX_TOOL_CALLS_PER_TURN`] tool calls run per turn (the rest get error results).
+//! - The tool calls of one turn run concurrently, at most [`DEFAULT_MAX_PARALLEL_TOOLS`] at a
+//!   time ([`AgentBuilder::max_parallel_tools`]; 1 runs them one after another). Approvals are
+//!   asked one at a time, in call order, before any of them runs; `load_skill` and the other
+//!   calls that change the session run in call order; the results go back in call order.
+//! - A session can be kept in a JSON Lines transcript, one message a line, appended as the run
+//!   goes, with the skills it loaded ([`Session::with_transcript`]), and continued from it in
+//!   another process ([`Agent::resume`]); the format and what a damaged file does are under
+//!   [Transcripts](#transcripts).
+//! - File tools open every path beneath the working directory (`openat2` `RESOLVE_BENEATH`);
+//!   `bash` runs under Landlock with a cleared environment, and no process it starts outlives
+//!   the call ([`Sandbox`], [`Bash`]). A failing tool returns an error result to the model
+//!   instead of failing the run ([`ToolError`]).
+//! - Skills in a conversation. A skill the model loads, or a person invokes with
+//!   [`Agent::invoke`] (`/name arguments`, rendered by
+//!   [`Registry::invoke`](skills_bundle::Registry::invoke)),
+//!   becomes *active* for the rest of the session ([`Session::active_skills`]). While it is, the
+//!   calls its `allowed-tools` covers are pre-approved (`Ask` tools run without asking; a
+//!   `Bash(pattern)` entry covers only matching, unchained commands), and with
+//!   [`AgentBuilder::strict_allowed_tools`] only those tools are offered and run. A `Deny` in the
+//!   [`PermissionPolicy`] always wins. A `disable-model-invocation` skill is neither shown to the
+//!   model nor loadable by it; a `user-invocable: false` one cannot be invoked.
+//! - Forked skills (`context: fork`). Loading or invoking one runs it in a child session with a
+//!   fresh conversation: its text (with the person's arguments) as the task, the preamble without
+//!   the catalog, this agent's tools narrowed to its `allowed-tools` when it lists some, no
+//!   `load_skill`, [`AgentBuilder::fork_max_turns`], and its `model` and `effort` for every
+//!   request when set. The child's final answer is the `load_skill` result, or the answer of
+//!   [`Agent::invoke`]; the parent's conversation never sees the child's work. The `agent:`
+//!   field (a named sub-agent type in Claude Code) has no counterpart here: the child is this
+//!   agent's own configuration.
+//! - Replies can be streamed ([`AgentBuilder::stream`]): the text reaches
+//!   [`Agent::run_with_events`]'s callback as the model writes it, with the tool calls and their
+//!   results and the end of each turn ([`AgentEvent`], in the order its docs give).
+//!   Without streaming the same events come, the text of a turn in one piece. A stream cut off
+//!   or malformed fails the request and nothing of its reply enters the conversation; retries
+//!   happen only before its first byte (see [`provider`]).
+//! - A context budget ([below](#the-context-budget)): each request's size is estimated before it is
+//!   sent against the model's window ([`AgentBuilder::context_window`], with defaults per model
+//!   family) minus a reserve for the reply; over it, the oldest tool results are replaced by a note
+//!   saying what was cut and how to get it back, never the system prompt, the last turns or the
+//!   active skills. The cuts are reported ([`RunOutput::context_shortened`]), kept in the session
+//!   and its transcript; a request that cannot fit fails before it is sent
+//!   ([`AgentError::ContextOverflow`]).
+//! - `tracing` events: `model request` (provider, model, tokens, retries), `tool call`
+//!   (tool, outcome, size, time), `skill loaded` (name, version, hash prefix) and `context
+//!   shortened` (message, tool, bytes before and after).
+//!
+//! # The context budget
+//!
+//! The window is [`AgentBuilder::context_window`] (by default [`default_context_window`] of the
+//! model) and the reply reserve [`AgentBuilder::reply_reserve`].
+//!
+//! Before every request the loop estimates its size ([`estimate_tokens`] over the system
+//! prompt, the tool definitions and the messages). When the estimate is over the window minus
+//! the reserve for the reply, the oldest tool results are shortened first: their content is
+//! replaced by a short note ([`shortened_note`]) that says what was cut and how to get it back
+//! (call the same tool again with the same arguments). Each cut is reported as a
+//! [`ContextShortened`] in [`RunOutput::context_shortened`] and logged as a
+//! `context shortened` `tracing` event.
+//!
+//! Never shortened:
+//! - the system prompt and the tool definitions;
+//! - the messages from the [`KEEP_RECENT_TURNS`]-th last assistant turn on (those turns, their
+//!   tool results and the current user turn; with fewer turns, the whole conversation);
+//! - the `load_skill` results of skills still active in the session (the instructions of the
+//!   current task);
+//! - user messages and assistant turns (only tool results are cut, so every `tool_use` keeps
+//!   its `tool_result` and the conversation stays valid for both wire formats).
+//!
+//! A request that does not fit even with everything allowed cut fails before it is sent with
+//! [`AgentError::ContextOverflow`], and nothing is cut.
+//!
+//! The cuts are made in the session's conversation itself, so later requests do not redo them
+//! (and the prompt prefix a provider caches stays stable between cuts), and they are written to
+//! the session's transcript, so a resumed session sends exactly what the original would have.
+//!
+//! The estimate is deliberately cheap: one token per 4 bytes, rounded up, of the text each
+//! part carries (the system prompt, each tool definition's JSON, user text, assistant text and
+//! tool-call JSON, tool-result content). Real tokenizers give about 3.5-4.5 bytes per token
+//! for English and code; JSON punctuation between messages is not counted, so the reply
+//! reserve doubles as the margin. The size of each message is computed once and cached, so the
+//! check costs nothing per request beyond the messages new since the last one.
+//!
+//! # Transcripts
+//!
+//! A session on disk ([`Session::with_transcript`]) is a conversation as JSON Lines, so the
+//! session can be resumed.
+//!
+//! One line per message, appended (and synced) as the run pushes it, so a crash loses at most
+//! the line being written. A line is an object:
+//!
+//! ```json
+//! {"message":{"role":"user","text":"review src/lib.rs"}}
+//! {"message":{"role":"assistant","text":"","tool_calls":[{"id":"t1","name":"load_skill","input":{"name":"code-review"}}],"raw":{"format":"anthropic","value":[...]},"stop_reason":"tool_use"}}
+//! {"message":{"role":"tool_results","results":[{"call_id":"t1","name":"load_skill","content":"...","is_error":false}]},"skills_loaded":["code-review"],"skills_active":["code-review"]}
+//! ```
+//!
+//! `skills_loaded` and `skills_active` name the skills that became loaded or active since the
+//! line before, so the record of a skill and the message that brought its text travel in the
+//! same line: a resumed session never loses one without the other.
+//!
+//! When the context budget shortens old tool results, one line
+//! records the notes that replaced them, by message index (0-based, counting message lines)
+//! and call id, so a resumed session sends what the original would have:
+//!
+//! ```json
+//! {"shortened":[{"message":2,"call_id":"t1","content":"[shortened to save context: ...]"}]}
+//! ```
+//!
+//! Reading back ([`Agent::resume`]):
+//! - A last line without its newline is a write cut short by a crash: when it does not parse it
+//!   is dropped with a `tracing` warning, and the file is cut back to the line before, so later
+//!   lines start clean. A line that does not parse anywhere else is an error
+//!   ([`AgentError::Transcript`]): the file was damaged or edited, and guessing would lose more.
+//! - An assistant turn with tool calls and no results after it is the turn in flight at the
+//!   crash: it is dropped the same way (the API refuses tool calls without results).
+//! - A skill this binary no longer has is skipped with a warning.
+//! - A `shortened` entry naming no tool result read so far is an error, as a damaged line.
+
+mod agent;
+mod budget;
+mod builder;
+mod conversation;
+mod dispatch;
+mod error;
+mod events;
+mod permission;
+pub mod provider;
+mod redact;
+mod retry;
+mod run;
+mod session;
+mod settings;
+mod skill_tools;
+mod tools;
+mod transcript;
+
+use std::future::Future;
+use std::pin::Pin;
+
+/// A boxed, sendable future: what the object-safe async methods of [`Tool`] and [`Provider`]
+/// (and the retry [`Sleeper`]) return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+pub use agent::Agent;
+pub use budget::{
+    CLAUDE_CONTEXT_WINDOW, DEFAULT_CONTEXT_WINDOW, DEFAULT_REPLY_RESERVE, KEEP_RECENT_TURNS,
+    SHORTENED_PREFIX, default_context_window, estimate_tokens, message_bytes, request_bytes,
+    shortened_note,
+};
+pub use builder::AgentBuilder;
+pub use conversation::{
+    AssistantTurn, Conversation, Message, ToolCall, ToolResult, Usage, WireFormat,
+};
+pub use error::{
+    AgentError, ApiError, ApiErrorKind, ConfigError, ContextOverflow, kind_for_status,
+};
+pub use events::{AgentEvent, ContextShortened, EventSink};
+pub use permission::{
+    AfterHook, Approver, BeforeHook, CallDescription, HookDecision, Hooks, Permission,
+    PermissionPolicy, ask_user, terminal_line,
+};
+pub use provider::api::{Provider, Request, Response, ToolDefinitions};
+pub use provider::http::{
+    DEFAULT_MAX_RESPONSE_BYTES, HttpOptions, MAX_ERROR_BODY_BYTES, MAX_REDIRECTS,
+};
+pub use redact::{MAX_ERROR_TEXT, redact};
+pub use retry::{RetryPolicy, Sleeper};
+pub use run::RunOutput;
+pub use session::Session;
+pub use settings::{
+    DEFAULT_MAX_PARALLEL_TOOLS, DEFAULT_MAX_TOOL_CALLS_PER_TURN, DEFAULT_MAX_TURNS,
+    DEFAULT_PREAMBLE,
+};
+pub use tools::{
+    Bash, BashOptions, Confinement, EditFile, FailureTracker, Glob, LOAD_SKILL,
+    READ_SKILL_RESOURCE, ReadFile, SYSTEM_READ_ONLY, Sandbox, SandboxMode, Tool, ToolContext,
+    ToolError, ToolErrorKind, WriteFile, builtin_tools,
+};

@@ -1,0 +1,216 @@
+//! The skill tools: `load_skill` and `read_skill_resource` as the agent serves them, and the
+//! child session a `context: fork` skill runs in.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use skills_bundle::{Registry, Skill, SkillContext, SkillLoad};
+use skills_core::allowed_tools::Entry;
+
+use crate::BoxFuture;
+use crate::agent::{Agent, SkillTools};
+use crate::conversation::Message;
+use crate::error::AgentError;
+use crate::run::{RunOutput, RunState};
+use crate::session::Session;
+use crate::settings::Settings;
+use crate::tools::{self, Tool, ToolError, ToolErrorKind};
+
+impl Agent {
+    pub(crate) async fn load_skill(
+        &self,
+        session: &mut Session,
+        input: &Value,
+        state: &mut RunState,
+    ) -> Result<String, ToolError> {
+        let name = tools::str_arg(input, "name")?;
+        let fork = self
+            .skills
+            .skills
+            .get(name)
+            .filter(|s| s.model_invocable() && s.context() == SkillContext::Fork);
+        if let Some(skill) = fork {
+            return self.load_forked(session, skill, state).await;
+        }
+        match session.loader.load(name) {
+            Ok(load) => {
+                let skill = load.skill();
+                let first = matches!(load, SkillLoad::Loaded { .. });
+                tracing::info!(
+                    skill = skill.name(),
+                    version = skill.version().unwrap_or(""),
+                    sha256 = &skill.sha256()[..skill.sha256().len().min(12)],
+                    first_load = first,
+                    chars = load.text().len(),
+                    "skill loaded"
+                );
+                if first {
+                    state.skills_loaded.push(skill.name());
+                }
+                session.activate(skill);
+                Ok(load.text().to_owned())
+            }
+            Err(unknown) => {
+                let error = ToolError::new(ToolErrorKind::UnknownSkill, unknown.to_string());
+                Err(match unknown.suggestion() {
+                    Some(closest) => error.suggest(format!("call load_skill with \"{closest}\"")),
+                    None => error.suggest("pick a name from the catalog in the system prompt"),
+                })
+            }
+        }
+    }
+
+    /// `read_skill_resource`: a file shipped with a skill, served from the binary.
+    /// `read_skill_resource`: the files of a skill the model may see, that is one it can load,
+    /// or one a person invoked in this session (a `disable-model-invocation` skill is otherwise
+    /// as absent for the model as it is from the catalog).
+    pub(crate) fn read_resource(
+        &self,
+        session: &Session,
+        input: &Value,
+    ) -> Result<String, ToolError> {
+        let skill = tools::str_arg(input, "skill")?;
+        let path = tools::str_arg(input, "path")?;
+        let as_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        let offset = tools::uint_arg(input, "offset")?.map(as_usize);
+        let limit = tools::uint_arg(input, "limit")?.map(as_usize);
+        let invoked = session.active.iter().any(|a| a.name() == skill);
+        if let (Err(unknown), false) = (
+            skills_bundle::__private::model_skill(&self.skills.skills, skill),
+            invoked,
+        ) {
+            return Err(
+                ToolError::new(ToolErrorKind::UnknownSkill, unknown.to_string())
+                    .suggest("use a skill and path listed in the load_skill result"),
+            );
+        }
+        let text = self
+            .skills
+            .skills
+            .read_resource(skill, path, offset, limit)
+            .map_err(|e| {
+                let kind = match e {
+                    skills_bundle::ResourceError::UnknownSkill(_) => ToolErrorKind::UnknownSkill,
+                    skills_bundle::ResourceError::UnknownPath { .. } => ToolErrorKind::NotFound,
+                    _ => ToolErrorKind::InvalidInput,
+                };
+                ToolError::new(kind, e.to_string())
+                    .suggest("use a skill and path listed in the load_skill result")
+            })?;
+        tracing::info!(skill, path, chars = text.len(), "skill resource read");
+        Ok(text)
+    }
+
+    /// `load_skill` of a `context: fork` skill: runs it in a child session (each call anew: it
+    /// is a task, not instructions to keep) and returns the child's final answer. The skill
+    /// does not become active in this session.
+    async fn load_forked(
+        &self,
+        session: &mut Session,
+        skill: &'static Skill,
+        state: &mut RunState,
+    ) -> Result<String, ToolError> {
+        let task = skills_bundle::__private::invocation_text(
+            skill,
+            "",
+            self.settings.resource_dir.as_deref(),
+        );
+        tracing::info!(
+            skill = skill.name(),
+            version = skill.version().unwrap_or(""),
+            sha256 = &skill.sha256()[..skill.sha256().len().min(12)],
+            fork = true,
+            "skill loaded"
+        );
+        if !state.skills_loaded.contains(&skill.name()) {
+            state.skills_loaded.push(skill.name());
+        }
+        match self.run_fork(skill, &task).await {
+            Ok((output, _)) => {
+                state.usage.add(&output.usage);
+                session.usage.add(&output.usage);
+                Ok(output.text)
+            }
+            Err(error) => {
+                if let AgentError::TurnLimit { usage, .. } = &error {
+                    state.usage.add(usage);
+                    session.usage.add(usage);
+                }
+                Err(ToolError::new(
+                    ToolErrorKind::Unavailable,
+                    format!(
+                        "the skill `{}` runs in a sub-agent, which stopped without an answer: \
+                         {error}",
+                        skill.name()
+                    ),
+                )
+                .suggest("do the task without this skill, or tell the user what failed"))
+            }
+        }
+    }
+
+    /// The child agent of a `context: fork` skill: this agent's preamble (no catalog) and
+    /// tools, narrowed to the skill's `allowed-tools` when it lists some, without `load_skill`
+    /// and `read_skill_resource`, with [`fork_max_turns`](AgentBuilder::fork_max_turns) and
+    /// the skill's `model` and `effort` when set.
+    fn fork_agent(&self, skill: &'static Skill) -> Result<Agent, AgentError> {
+        let entries: Vec<Entry<'static>> = skill
+            .allowed_tools()
+            .iter()
+            .filter_map(|entry| Entry::parse(entry).ok())
+            .collect();
+        let tools: Vec<Arc<dyn Tool>> = self
+            .settings
+            .tools
+            .iter()
+            .filter(|tool| {
+                skill.allowed_tools().is_empty()
+                    || entries.iter().any(|e| e.agent_tool() == tool.name())
+            })
+            .cloned()
+            .collect();
+        let settings = Settings {
+            tools,
+            max_turns: self.settings.fork_max_turns,
+            resource_dir: None,
+            ..self.settings.clone()
+        };
+        let skills = SkillTools {
+            skills: Registry::empty(),
+            load_skill: false,
+            read_resource: false,
+        };
+        Agent::assemble(
+            settings,
+            skills,
+            self.context.clone(),
+            skill.model().or(self.model),
+            skill.effort().or(self.effort),
+        )
+    }
+
+    /// Runs `task` (a forked skill's text) in a fresh child session where `skill` is active.
+    /// Returns the child's output and its last message (the final answer, as the provider
+    /// sent it). A boxed future with a declared `Send`: the child's loop is this same loop, one
+    /// level down, so its type cannot be inferred from itself.
+    pub(crate) fn run_fork<'a>(
+        &'a self,
+        skill: &'static Skill,
+        task: &'a str,
+    ) -> BoxFuture<'a, Result<(RunOutput, Option<Message>), AgentError>> {
+        Box::pin(async move {
+            let child = self.fork_agent(skill)?;
+            let mut session = child.session();
+            session.activate(skill);
+            let output = child.run(&mut session, task).await?;
+            tracing::info!(
+                skill = skill.name(),
+                turns = output.turns,
+                tool_calls = output.tool_calls,
+                "forked skill finished"
+            );
+            let answer = session.conversation.messages().last().cloned();
+            Ok((output, answer))
+        })
+    }
+}

@@ -1,0 +1,391 @@
+//! `bash`: runs a command with `bash -c` in the working directory.
+//!
+//! - The command and everything it starts run confined by the kernel (Landlock, see
+//!   [`Sandbox`]): read-write on the working directory and a private `TMPDIR`, read-only on the
+//!   system folders a shell needs, no TCP, no signals out of the sandbox.
+//! - The environment is cleared to [`BashOptions::env`] (`PATH`, `HOME`, `LANG`, `TERM` by
+//!   default): no API key or other secret of the agent's environment reaches the command.
+//! - No process the call starts outlives it, on success, failure, timeout or cancellation,
+//!   `setsid` and double forks included (see the `process` module).
+//! - stdout and stderr share one pipe (interleaved as a terminal would show them); the result
+//!   keeps the first and last parts up to [`BashOptions::max_output_chars`] in total.
+//! - A deny list refuses obviously destructive commands. It is a guard rail against accidents;
+//!   the sandbox and the permission policy (ask by default) are the real controls.
+//! - A non-zero exit status is a normal result (the command ran; its output says why it
+//!   failed), not a tool failure.
+
+use std::io::Read;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::process;
+use super::sandbox::{Confinement, Sandbox, SandboxMode};
+use super::{Tool, ToolContext, ToolError, ToolErrorKind, str_arg, uint_arg};
+use crate::BoxFuture;
+use crate::permission::Permission;
+
+/// `PATH` for the command when the agent's environment has none.
+const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// Settings of the `bash` tool.
+#[derive(Clone, Debug)]
+pub struct BashOptions {
+    /// Timeout when the call gives none (default 120 s).
+    pub timeout: Duration,
+    /// Largest timeout a call may ask for (default 600 s).
+    pub max_timeout: Duration,
+    /// Most characters of output returned (default 50,000).
+    pub max_output_chars: usize,
+    /// Refused command fragments (default [`BashOptions::DEFAULT_DENY`]).
+    pub deny: Vec<String>,
+    /// How long to wait for the last output once the command's processes are gone (default
+    /// 1 s). It only matters if a process escaped the cleanup and still holds the output open.
+    pub drain_grace: Duration,
+    /// The kernel confinement (default: confined where the kernel can, see [`Sandbox`]).
+    pub sandbox: Sandbox,
+    /// Names of the environment variables the command gets from the agent's environment (default
+    /// [`BashOptions::DEFAULT_ENV`]); every other variable is removed. `TMPDIR` is always set, to
+    /// the call's private temporary directory.
+    pub env: Vec<String>,
+}
+
+impl Default for BashOptions {
+    fn default() -> Self {
+        BashOptions {
+            timeout: Duration::from_secs(120),
+            max_timeout: Duration::from_secs(600),
+            max_output_chars: 50_000,
+            deny: BashOptions::DEFAULT_DENY
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+            drain_grace: Duration::from_secs(1),
+            sandbox: Sandbox::default(),
+            env: BashOptions::DEFAULT_ENV
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+        }
+    }
+}
+
+impl BashOptions {
+    /// Commands refused outright (matched on whole words, after collapsing whitespace and
+    /// lowercasing).
+    pub const DEFAULT_DENY: &[&str] = &[
+        "rm -rf /",
+        "rm -fr /",
+        "rm -rf /*",
+        "rm -rf ~",
+        "rm -rf $home",
+        "sudo",
+        "mkfs",
+        "shutdown",
+        "reboot",
+        "poweroff",
+        "halt",
+        ":(){",
+        "dd if=/dev/zero of=/dev/",
+        "> /dev/sda",
+        "chmod -r 777 /",
+    ];
+    /// The environment variables passed to the command by default (when the agent has them).
+    pub const DEFAULT_ENV: &[&str] = &["PATH", "HOME", "LANG", "TERM"];
+
+    /// The defaults with the kernel sandbox switched off ([`Sandbox::off`]): for machines where
+    /// commands need more than the working directory and the system folders, and the
+    /// permission policy is the control.
+    pub fn unconfined() -> Self {
+        BashOptions {
+            sandbox: Sandbox::off(),
+            ..BashOptions::default()
+        }
+    }
+}
+
+/// The `bash` tool.
+#[derive(Clone, Debug, Default)]
+pub struct Bash {
+    options: BashOptions,
+}
+
+impl Bash {
+    /// A `bash` tool with `options`.
+    pub fn new(options: BashOptions) -> Self {
+        Bash { options }
+    }
+
+    /// The options.
+    pub fn options(&self) -> &BashOptions {
+        &self.options
+    }
+
+    /// The deny-list entry `command` hits, if any.
+    pub fn denied_by(&self, command: &str) -> Option<&str> {
+        let normalized = command
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase();
+        self.options
+            .deny
+            .iter()
+            .find(|pattern| contains_word(&normalized, &pattern.to_lowercase()))
+            .map(String::as_str)
+    }
+}
+
+/// Whether `pattern` occurs in `text` not glued to a longer word or path on either side.
+fn contains_word(text: &str, pattern: &str) -> bool {
+    let glued = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '/' | '.' | '~' | '$');
+    let mut start = 0;
+    while let Some(found) = text[start..].find(pattern) {
+        let at = start + found;
+        let end = at + pattern.len();
+        let before_ok = text[..at].chars().next_back().is_none_or(|c| !glued(c));
+        let after_ok = text[end..]
+            .chars()
+            .next()
+            .is_none_or(|c| !glued(c) || c == '.');
+        // `mkfs.ext4` is still mkfs; `rm -rf /tmp/x` is not `rm -rf /`.
+        let after_ok = after_ok && !(pattern.ends_with('/') && text[end..].starts_with('.'));
+        if before_ok && after_ok {
+            return true;
+        }
+        start = at + pattern.chars().next().map_or(1, char::len_utf8);
+    }
+    false
+}
+
+impl Tool for Bash {
+    fn name(&self) -> &str {
+        "bash"
+    }
+
+    fn description(&self) -> &str {
+        // The model is told what the sandbox allows, so it does not try what cannot work.
+        if self.options.sandbox.mode == SandboxMode::Off {
+            "Run a shell command with bash in the working directory and return its combined \
+             stdout and stderr and exit code. Long outputs are cut. Processes left in the \
+             background are killed when the command returns. Optional `timeout_ms`."
+        } else if self.options.sandbox.allow_network {
+            "Run a shell command with bash in the working directory and return its combined \
+             stdout and stderr and exit code. Long outputs are cut. The command is sandboxed: \
+             it can write only inside the working directory and $TMPDIR, read only those and \
+             the system folders; processes left in the background are killed when it returns. \
+             Optional `timeout_ms`."
+        } else {
+            "Run a shell command with bash in the working directory and return its combined \
+             stdout and stderr and exit code. Long outputs are cut. The command is sandboxed: \
+             it can write only inside the working directory and $TMPDIR, read only those and \
+             the system folders, and has no network; processes left in the background are \
+             killed when it returns. Optional `timeout_ms`."
+        }
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "The command line"},
+                "timeout_ms": {"type": "integer", "minimum": 1, "description": "Timeout in milliseconds (default 120000)"}
+            },
+            "required": ["command"]
+        })
+    }
+
+    fn default_permission(&self) -> Permission {
+        Permission::Ask
+    }
+
+    fn call<'a>(
+        &'a self,
+        input: &'a Value,
+        context: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<String, ToolError>> {
+        Box::pin(self.run(input, context))
+    }
+}
+
+/// Output collected from the pipe: the head, a rolling tail, and the total size.
+#[derive(Default)]
+struct Captured {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    total: usize,
+}
+
+impl Bash {
+    async fn run(&self, input: &Value, context: &ToolContext) -> Result<String, ToolError> {
+        let command = str_arg(input, "command")?;
+        if command.trim().is_empty() {
+            return Err(ToolError::new(
+                ToolErrorKind::InvalidInput,
+                "the command is empty",
+            ));
+        }
+        if let Some(pattern) = self.denied_by(command) {
+            return Err(ToolError::new(
+                ToolErrorKind::Denied,
+                format!("the command matches the deny list entry `{pattern}`"),
+            )
+            .suggest("do this another way, limited to the working directory, or ask the user"));
+        }
+        let timeout = uint_arg(input, "timeout_ms")?
+            .map(Duration::from_millis)
+            .unwrap_or(self.options.timeout)
+            .min(self.options.max_timeout);
+
+        let (reader, writer) =
+            std::io::pipe().map_err(|e| ToolError::io("open a pipe for", "bash", &e))?;
+        let writer2 = writer
+            .try_clone()
+            .map_err(|e| ToolError::io("open a pipe for", "bash", &e))?;
+        let mut cmd = std::process::Command::new("bash");
+        cmd.arg("-c")
+            .arg(command)
+            .env_clear()
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(writer))
+            .stderr(Stdio::from(writer2));
+        for name in &self.options.env {
+            if let Some(value) = std::env::var_os(name) {
+                cmd.env(name, value);
+            }
+        }
+        if std::env::var_os("PATH").is_none() || !self.options.env.iter().any(|n| n == "PATH") {
+            cmd.env("PATH", FALLBACK_PATH);
+        }
+        let (mut running, confinement) = process::spawn(
+            cmd,
+            self.options.sandbox.clone(),
+            context.workdir().to_owned(),
+        )
+        .await
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::PermissionDenied {
+                ToolError::new(ToolErrorKind::Denied, format!("bash refused to run: {e}")).suggest(
+                    "this agent requires a Landlock sandbox that the kernel cannot provide",
+                )
+            } else {
+                ToolError::io("start", "bash", &e)
+            }
+        })?;
+        if !confinement.is_full() && confinement != Confinement::Off {
+            tracing::warn!(%confinement, "bash runs without full kernel confinement");
+        }
+
+        let cap_bytes = self.options.max_output_chars.saturating_mul(4);
+        let captured = Arc::new(Mutex::new(Captured::default()));
+        let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
+        {
+            let captured = Arc::clone(&captured);
+            // A plain thread: the pipe reader is blocking. It ends when the last process holding
+            // the pipe is gone, which the call guarantees when it returns.
+            std::thread::spawn(move || {
+                let mut reader = reader;
+                let mut buf = [0u8; 16 * 1024];
+                loop {
+                    match reader.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => {
+                            let mut c = captured.lock().unwrap_or_else(|p| p.into_inner());
+                            c.total = c.total.saturating_add(n);
+                            let room = cap_bytes.saturating_sub(c.head.len());
+                            let to_head = room.min(n);
+                            c.head.extend_from_slice(&buf[..to_head]);
+                            c.tail.extend_from_slice(&buf[to_head..n]);
+                            if c.tail.len() > 2 * cap_bytes {
+                                let excess = c.tail.len() - cap_bytes;
+                                c.tail.drain(..excess);
+                            }
+                        }
+                    }
+                }
+                let _ = done_tx.send(());
+            });
+        }
+
+        // `wait` returns once the command exited and every process it started is gone; on
+        // timeout the process group is killed first, and the wait then finishes the sweep.
+        let status = match tokio::time::timeout(timeout, running.wait()).await {
+            Ok(status) => status.map_err(|e| ToolError::io("wait for", "bash", &e))?,
+            Err(_) => {
+                running.kill();
+                let _ = running.wait().await;
+                let _ = tokio::time::timeout(self.options.drain_grace, done_rx).await;
+                let output = self.render(&captured);
+                tracing::warn!(
+                    timeout_ms = timeout.as_millis() as u64,
+                    "bash command timed out; its processes were killed"
+                );
+                return Err(ToolError::new(
+                    ToolErrorKind::Timeout,
+                    format!(
+                        "the command did not finish within {} ms and was killed with its child \
+                         processes. Output so far:\n{output}",
+                        timeout.as_millis()
+                    ),
+                )
+                .suggest("run a shorter or narrower command, or pass a larger timeout_ms"));
+            }
+        };
+        // Every writer of the pipe is gone, so the reader reaches the end promptly; the grace
+        // bounds the wait should a process have escaped the cleanup.
+        let _ = tokio::time::timeout(self.options.drain_grace, done_rx).await;
+        let mut output = self.render(&captured);
+        if output.is_empty() {
+            output.push_str("(no output)");
+        }
+        match status.code() {
+            Some(0) => Ok(output),
+            Some(code) => Ok(format!("{output}\n[exit code {code}]")),
+            None => Ok(format!("{output}\n[terminated by a signal]")),
+        }
+    }
+
+    /// The captured output as text, cut to the character cap: the first 80 % and the last 20 %.
+    fn render(&self, captured: &Mutex<Captured>) -> String {
+        let c = captured.lock().unwrap_or_else(|p| p.into_inner());
+        let max = self.options.max_output_chars;
+        let head = String::from_utf8_lossy(&c.head);
+        let tail = String::from_utf8_lossy(&c.tail);
+        let head_chars = head.chars().count();
+        let tail_chars = tail.chars().count();
+        if head_chars + tail_chars <= max && c.total == c.head.len() + c.tail.len() {
+            let mut all = head.into_owned();
+            all.push_str(&tail);
+            return all.trim_end().to_owned();
+        }
+        let keep_tail = (max / 5).min(tail_chars);
+        let keep_head = (max - keep_tail).min(head_chars);
+        let head_part: String = head.chars().take(keep_head).collect();
+        let tail_part: String = tail.chars().skip(tail_chars - keep_tail).collect();
+        format!(
+            "{head_part}\n[... output cut: {} bytes in total, showing the first {keep_head} and \
+             the last {keep_tail} characters ...]\n{tail_part}",
+            c.total
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deny_list_matches_words_not_prefixes() {
+        let bash = Bash::default();
+        assert!(bash.denied_by("rm -rf /").is_some());
+        assert!(bash.denied_by("cd x &&  rm  -rf  / ").is_some());
+        assert!(bash.denied_by("sudo apt install x").is_some());
+        assert!(bash.denied_by("mkfs.ext4 /dev/sdb").is_some());
+        assert!(bash.denied_by("rm -rf /tmp/build").is_none());
+        assert!(bash.denied_by("rm -rf ./target").is_none());
+        assert!(bash.denied_by("echo pseudocode").is_none());
+        assert!(bash.denied_by("cargo test").is_none());
+    }
+}

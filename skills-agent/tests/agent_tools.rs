@@ -1,0 +1,348 @@
+//! The tools on their own: confinement, bash timeouts and output caps, file edits, glob.
+
+mod agent_support;
+
+use std::time::{Duration, Instant};
+
+use agent_support::process_alive;
+use serde_json::json;
+use skills_runtime::agent::{
+    Bash, BashOptions, EditFile, Glob, ReadFile, Tool, ToolContext, ToolErrorKind, WriteFile,
+};
+
+fn setup() -> (tempfile::TempDir, tempfile::TempDir, ToolContext) {
+    let work = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "TOP SECRET").unwrap();
+    std::fs::create_dir_all(work.path().join("src/nested")).unwrap();
+    std::fs::write(
+        work.path().join("src/lib.rs"),
+        "fn a() {}\nfn b() {}\nfn a() {}\n",
+    )
+    .unwrap();
+    std::fs::write(work.path().join("src/nested/deep.rs"), "// deep\n").unwrap();
+    std::fs::write(
+        work.path().join("notes.txt"),
+        "one\ntwo\nthree\nfour\nfive\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(work.path().join(".git")).unwrap();
+    std::fs::write(work.path().join(".git/HEAD"), "ref").unwrap();
+    let context = ToolContext::new(work.path()).unwrap();
+    (work, outside, context)
+}
+
+#[tokio::test]
+async fn paths_cannot_leave_the_working_directory() {
+    let (work, outside, context) = setup();
+    let secret = outside.path().join("secret.txt");
+    std::os::unix::fs::symlink(outside.path(), work.path().join("link-dir")).unwrap();
+    std::os::unix::fs::symlink(&secret, work.path().join("link-file")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("new.txt"), work.path().join("dangling"))
+        .unwrap();
+    let outside_rel = format!(
+        "../{}/secret.txt",
+        outside.path().file_name().unwrap().to_str().unwrap()
+    );
+
+    let read_attempts = [
+        "../secret.txt".to_owned(),
+        outside_rel.clone(),
+        "src/../../x".to_owned(),
+        secret.to_str().unwrap().to_owned(),
+        "/etc/passwd".to_owned(),
+        "link-dir/secret.txt".to_owned(),
+        "link-file".to_owned(),
+    ];
+    for path in &read_attempts {
+        let err = ReadFile
+            .call(&json!({"path": path}), &context)
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind, ToolErrorKind::OutsideWorkdir, "{path}: {err}");
+        assert!(!err.to_string().contains("TOP SECRET"));
+    }
+    let write_attempts = [
+        "../escape.txt",
+        "link-dir/new.txt",
+        "dangling",
+        "new-dir/../../escape.txt",
+        "/tmp/escape-from-agent-test.txt",
+    ];
+    for path in write_attempts {
+        let err = WriteFile
+            .call(&json!({"path": path, "content": "x"}), &context)
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind, ToolErrorKind::OutsideWorkdir, "{path}: {err}");
+    }
+    assert!(!outside.path().join("new.txt").exists());
+    assert!(!work.path().parent().unwrap().join("escape.txt").exists());
+    let err = EditFile
+        .call(
+            &json!({"path": "link-file", "old_text": "TOP", "new_text": "x"}),
+            &context,
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::OutsideWorkdir);
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "TOP SECRET");
+    let err = Glob
+        .call(&json!({"pattern": "*", "path": "link-dir"}), &context)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::OutsideWorkdir);
+    let err = Glob
+        .call(&json!({"pattern": "../*"}), &context)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::OutsideWorkdir);
+
+    // Inside is fine, also through `..` that stays inside and through absolute paths inside.
+    let ok = ReadFile
+        .call(&json!({"path": "src/nested/../lib.rs"}), &context)
+        .await
+        .unwrap();
+    assert!(ok.contains("fn b() {}"));
+    let abs = context.workdir().join("notes.txt");
+    assert!(
+        ReadFile
+            .call(&json!({"path": abs.to_str().unwrap()}), &context)
+            .await
+            .is_ok()
+    );
+    WriteFile
+        .call(
+            &json!({"path": "new/dir/file.txt", "content": "hello"}),
+            &context,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(work.path().join("new/dir/file.txt")).unwrap(),
+        "hello"
+    );
+}
+
+#[tokio::test]
+async fn read_file_offset_and_limit() {
+    let (_work, _outside, context) = setup();
+    let out = ReadFile
+        .call(
+            &json!({"path": "notes.txt", "offset": 2, "limit": 2}),
+            &context,
+        )
+        .await
+        .unwrap();
+    assert!(out.contains("     2\ttwo\n     3\tthree\n"), "{out}");
+    assert!(!out.contains("one") && !out.contains("four"));
+    assert!(
+        out.contains("lines 2-3 of 5; read more with offset=4"),
+        "{out}"
+    );
+    let whole = ReadFile
+        .call(&json!({"path": "notes.txt"}), &context)
+        .await
+        .unwrap();
+    assert!(whole.starts_with("     1\tone\n") && whole.contains("     5\tfive"));
+    assert!(!whole.contains("read more"));
+    let err = ReadFile
+        .call(&json!({"path": "notes.txt", "offset": 99}), &context)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::InvalidInput);
+    let err = ReadFile
+        .call(&json!({"path": "nope.txt"}), &context)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::NotFound);
+    let err = ReadFile
+        .call(&json!("notes.txt"), &context)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::InvalidInput);
+}
+
+#[tokio::test]
+async fn edit_file_replaces_the_first_exact_occurrence() {
+    let (work, _outside, context) = setup();
+    let out = EditFile
+        .call(
+            &json!({"path": "src/lib.rs", "old_text": "fn a() {}", "new_text": "fn a() { 1 }"}),
+            &context,
+        )
+        .await
+        .unwrap();
+    assert!(
+        out.contains("line 1") && out.contains("first of 2"),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.path().join("src/lib.rs")).unwrap(),
+        "fn a() { 1 }\nfn b() {}\nfn a() {}\n"
+    );
+    let err = EditFile
+        .call(
+            &json!({"path": "src/lib.rs", "old_text": "fn c()", "new_text": "x"}),
+            &context,
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::NotFound);
+    assert!(err.suggestion.is_some());
+}
+
+#[tokio::test]
+async fn glob_is_recursive_sorted_and_skips_hidden() {
+    let (_work, _outside, context) = setup();
+    let out = Glob
+        .call(&json!({"pattern": "**/*.rs"}), &context)
+        .await
+        .unwrap();
+    assert_eq!(out, "src/lib.rs\nsrc/nested/deep.rs");
+    let all = Glob
+        .call(&json!({"pattern": "**/*"}), &context)
+        .await
+        .unwrap();
+    assert!(!all.contains(".git"), "{all}");
+    assert_eq!(all.lines().next(), Some("notes.txt"));
+    let sub = Glob
+        .call(&json!({"pattern": "*.rs", "path": "src/nested"}), &context)
+        .await
+        .unwrap();
+    assert_eq!(sub, "src/nested/deep.rs");
+    let none = Glob
+        .call(&json!({"pattern": "*.py"}), &context)
+        .await
+        .unwrap();
+    assert!(none.starts_with("no files match"));
+    let hidden = Glob
+        .call(&json!({"pattern": ".git/*"}), &context)
+        .await
+        .unwrap();
+    assert_eq!(hidden, ".git/HEAD");
+}
+
+#[tokio::test]
+async fn bash_runs_in_the_workdir_and_reports_exit_codes() {
+    let (_work, _outside, context) = setup();
+    let bash = Bash::default();
+    let out = bash
+        .call(&json!({"command": "pwd; echo err >&2; ls src"}), &context)
+        .await
+        .unwrap();
+    assert!(out.contains(context.workdir().to_str().unwrap()), "{out}");
+    assert!(out.contains("err") && out.contains("lib.rs"), "{out}");
+    let failed = bash
+        .call(&json!({"command": "echo before; exit 3"}), &context)
+        .await
+        .unwrap();
+    assert!(
+        failed.contains("before") && failed.ends_with("[exit code 3]"),
+        "{failed}"
+    );
+    let denied = bash
+        .call(&json!({"command": "sudo rm -rf /"}), &context)
+        .await
+        .unwrap_err();
+    assert_eq!(denied.kind, ToolErrorKind::Denied);
+}
+
+#[tokio::test]
+async fn bash_timeout_kills_the_whole_process_group() {
+    let (work, _outside, context) = setup();
+    let bash = Bash::new(BashOptions {
+        timeout: Duration::from_millis(400),
+        ..BashOptions::default()
+    });
+    let started = Instant::now();
+    // A child in the background and a grandchild; both write their pid, then everything sleeps.
+    let err = bash
+        .call(
+            &json!({"command": "sleep 30 & echo $! > child.pid; (sleep 31 & echo $! > grandchild.pid; wait) & echo started; wait"}),
+            &context,
+        )
+        .await
+        .unwrap_err();
+    let elapsed = started.elapsed();
+    assert_eq!(err.kind, ToolErrorKind::Timeout);
+    assert!(err.message.contains("started"), "{err}");
+    assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
+    let read_pid = |name: &str| -> u32 {
+        std::fs::read_to_string(work.path().join(name))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let child = read_pid("child.pid");
+    let grandchild = read_pid("grandchild.pid");
+    // Killing is asynchronous in the kernel; give it a moment.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while (process_alive(child) || process_alive(grandchild)) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!process_alive(child), "child {child} survived");
+    assert!(
+        !process_alive(grandchild),
+        "grandchild {grandchild} survived"
+    );
+
+    // The per-call timeout works too.
+    let err = Bash::default()
+        .call(&json!({"command": "sleep 20", "timeout_ms": 200}), &context)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, ToolErrorKind::Timeout);
+}
+
+#[tokio::test]
+async fn bash_output_is_capped() {
+    let (_work, _outside, context) = setup();
+    let bash = Bash::default();
+    // About 1.1 MB of output: numbered lines, so head and tail are recognisable.
+    let out = bash
+        .call(&json!({"command": "seq 1 150000"}), &context)
+        .await
+        .unwrap();
+    let chars = out.chars().count();
+    assert!(chars <= 50_000 + 200, "{chars}");
+    assert!(chars >= 49_000, "{chars}");
+    assert!(out.starts_with("1\n2\n3\n"));
+    assert!(
+        out.trim_end().ends_with("149999\n150000"),
+        "{}",
+        &out[out.len() - 50..]
+    );
+    assert!(out.contains("output cut"), "no truncation note");
+    // A small cap applies exactly.
+    let small = Bash::new(BashOptions {
+        max_output_chars: 1000,
+        ..BashOptions::default()
+    });
+    let out = small
+        .call(
+            &json!({"command": "yes abcdefgh | head -c 2000000"}),
+            &context,
+        )
+        .await
+        .unwrap();
+    assert!(out.chars().count() < 1200, "{}", out.chars().count());
+    assert!(out.contains("2000000 bytes in total"));
+}
+
+#[tokio::test]
+async fn bash_returns_when_a_background_process_holds_the_pipe() {
+    let (_work, _outside, context) = setup();
+    let bash = Bash::new(BashOptions {
+        drain_grace: Duration::from_millis(200),
+        ..BashOptions::default()
+    });
+    let started = Instant::now();
+    let out = bash
+        .call(&json!({"command": "sleep 5 & echo launched"}), &context)
+        .await
+        .unwrap();
+    assert!(out.contains("launched"));
+    assert!(started.elapsed() < Duration::from_secs(3));
+}

@@ -1,0 +1,248 @@
+//! [`Skill`]: one embedded skill, with accessors that decode its compact record in the bundle.
+
+use std::fmt;
+
+use skills_core::layout::Field;
+
+use crate::bundle::Skill;
+
+impl Skill {
+    fn optional(&self, field: Field) -> Option<&'static str> {
+        self.record().text(field)
+    }
+
+    /// The skill's name: its identifier, equal to its folder name (what `load_skill` and
+    /// [`Registry::get`](crate::Registry::get) take).
+    pub fn name(&self) -> &'static str {
+        self.data.name(self.index as usize)
+    }
+
+    /// The name to show a person: Claude Code's display `name` (`Agent Development`) when it
+    /// differs from the folder, else [`name`](Self::name).
+    pub fn display_name(&self) -> &'static str {
+        self.optional(Field::DisplayName)
+            .unwrap_or_else(|| self.name())
+    }
+
+    /// Claude Code's `when_to_use`, if set; the catalog appends it to the description.
+    pub fn when_to_use(&self) -> Option<&'static str> {
+        self.optional(Field::WhenToUse)
+    }
+
+    /// Claude Code's `argument-hint` (`[issue-number]`), shown to a person typing `/name`.
+    pub fn argument_hint(&self) -> Option<&'static str> {
+        self.optional(Field::ArgumentHint)
+    }
+
+    /// Claude Code's `arguments`: the names `$name` placeholders in the body refer to, in
+    /// position order.
+    pub fn argument_names(&self) -> &'static [&'static str] {
+        self.list(Field::Arguments)
+    }
+
+    /// Whether the model may load this skill by itself: `false` with
+    /// `disable-model-invocation: true`. Such a skill is left out of the catalogs, the system
+    /// prompt and the `load_skill` names, but [`Registry::get`](crate::Registry::get) finds it.
+    pub fn model_invocable(&self) -> bool {
+        !self.record().header().has(Field::NotModelInvocable)
+    }
+
+    /// Whether a person may invoke this skill as `/name`: Claude Code's `user-invocable`
+    /// (default `true`).
+    pub fn user_invocable(&self) -> bool {
+        !self.record().header().has(Field::NotUserInvocable)
+    }
+
+    /// Claude Code's `model`: the model to use while the skill is active, if set.
+    pub fn model(&self) -> Option<&'static str> {
+        self.optional(Field::Model)
+    }
+
+    /// Claude Code's `effort`, if set.
+    pub fn effort(&self) -> Option<crate::Effort> {
+        let position = self.record().number(Field::Effort)?;
+        crate::Effort::ALL.get(position).copied()
+    }
+
+    /// Claude Code's `context`: [`Inherit`](crate::SkillContext::Inherit) unless `context: fork`.
+    pub fn context(&self) -> crate::SkillContext {
+        self.record()
+            .number(Field::Context)
+            .and_then(|position| crate::SkillContext::ALL.get(position).copied())
+            .unwrap_or(crate::SkillContext::Inherit)
+    }
+
+    /// Claude Code's `agent`: the agent a forked skill runs as, if set (only with
+    /// `context: fork`, which the build checks).
+    pub fn agent(&self) -> Option<&'static str> {
+        self.optional(Field::Agent)
+    }
+
+    /// Claude Code's `hooks`, kept as data: the mapping as compact JSON text (keys in source
+    /// order, YAML scalars as JSON strings, numbers, booleans and `null`), e.g.
+    /// `{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./check.sh"}]}]}`.
+    /// The build checks its shape (event names mapping to lists or mappings); nothing runs it.
+    pub fn hooks(&self) -> Option<&'static str> {
+        self.optional(Field::Hooks)
+    }
+
+    /// Claude Code's `disallowed-tools`, one entry per tool, as written (`Bash(rm:*)`).
+    pub fn disallowed_tools(&self) -> &'static [&'static str] {
+        self.list(Field::DisallowedTools)
+    }
+
+    /// Claude Code's `paths`: globs of the files the skill is about, one per entry.
+    pub fn paths(&self) -> &'static [&'static str] {
+        self.list(Field::Paths)
+    }
+
+    /// Claude Code's `shell`, if set.
+    pub fn shell(&self) -> Option<crate::Shell> {
+        let position = self.record().number(Field::Shell)?;
+        crate::Shell::ALL.get(position).copied()
+    }
+
+    /// The `description`, as written in the frontmatter (after YAML decoding).
+    pub fn description(&self) -> &'static str {
+        let record = self.record();
+        record.slice(record.header().description)
+    }
+
+    /// The instructions: the Markdown after the frontmatter, without leading blank lines or
+    /// trailing whitespace.
+    pub fn body(&self) -> &'static str {
+        let record = self.record();
+        record.slice(record.header().body)
+    }
+
+    /// The whole `SKILL.md`, normalized (BOM dropped, line endings LF).
+    pub fn content(&self) -> &'static str {
+        let record = self.record();
+        record.slice([0, record.header().content_len])
+    }
+
+    /// SHA-256 of [`content`](Self::content), lowercase hex, computed at build time (the
+    /// binary holds the 32 bytes; the hex of the whole bundle is written out on first use).
+    pub fn sha256(&self) -> &'static str {
+        self.data.hex(self.index as usize)
+    }
+
+    /// Where the skill came from, relative to the crate that embedded it
+    /// (`skills/<name>/SKILL.md`). For messages only: nothing is read from it. The binary holds
+    /// the root and the name; the paths of the whole bundle are written out on first use.
+    pub fn source_path(&self) -> &'static str {
+        self.path()
+    }
+
+    /// `license`, if set.
+    pub fn license(&self) -> Option<&'static str> {
+        self.optional(Field::License)
+    }
+
+    /// `compatibility`, if set.
+    pub fn compatibility(&self) -> Option<&'static str> {
+        self.optional(Field::Compatibility)
+    }
+
+    /// `metadata`, as `(key, value)` pairs in source order.
+    pub fn metadata(&self) -> &'static [(&'static str, &'static str)] {
+        self.pairs()
+    }
+
+    /// The value of one `metadata` key.
+    pub fn metadata_value(&self, key: &str) -> Option<&'static str> {
+        self.metadata()
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| *v)
+    }
+
+    /// `allowed-tools`, one entry per tool, as written (`Read`, `Bash(git diff:*)`): a string
+    /// is split at spaces and commas outside parentheses. Parse an entry with
+    /// `skills_core::allowed_tools::Entry`.
+    pub fn allowed_tools(&self) -> &'static [&'static str] {
+        self.list(Field::AllowedTools)
+    }
+
+    /// `version`, if set.
+    pub fn version(&self) -> Option<&'static str> {
+        self.optional(Field::Version)
+    }
+
+    /// `tags`.
+    pub fn tags(&self) -> &'static [&'static str] {
+        self.list(Field::Tags)
+    }
+
+    /// `when-not-to-use`, if set.
+    pub fn when_not_to_use(&self) -> Option<&'static str> {
+        self.optional(Field::WhenNotToUse)
+    }
+
+    /// `requires`: skills this one builds on.
+    pub fn requires(&self) -> &'static [&'static str] {
+        self.list(Field::Requires)
+    }
+
+    /// `conflicts-with`: skills not to combine with this one.
+    pub fn conflicts_with(&self) -> &'static [&'static str] {
+        self.list(Field::ConflictsWith)
+    }
+
+    /// The text the `load_skill` tool returns for this skill: the body inside
+    /// `<skill name="..." version="...">` ... `</skill>` (the version only when set), then the
+    /// list of its resource files when it has any.
+    pub fn load_result(&self) -> String {
+        self.load_result_with_dir(None)
+    }
+
+    /// The `load_skill` result, naming `resource_dir` as where the skill's files were written.
+    pub(crate) fn load_result_with_dir(&self, resource_dir: Option<&str>) -> String {
+        let resources: Vec<_> = self
+            .resources()
+            .iter()
+            .map(|r| skills_core::render::ResourceEntry {
+                path: r.path(),
+                size: r.size(),
+            })
+            .collect();
+        skills_core::render::load_skill_result(
+            self.name(),
+            self.version(),
+            self.body(),
+            &resources,
+            resource_dir,
+        )
+    }
+
+    pub(crate) fn catalog_entry(&self) -> skills_core::render::CatalogEntry<'static> {
+        let record = self.record();
+        skills_core::render::CatalogEntry {
+            name: self.name(),
+            description: record.slice(record.header().description),
+            when_to_use: record.text(Field::WhenToUse),
+            when_not_to_use: record.text(Field::WhenNotToUse),
+            model_invocable: !record.header().has(Field::NotModelInvocable),
+        }
+    }
+}
+
+impl fmt::Debug for Skill {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Skill")
+            .field("name", &self.name())
+            .field("version", &self.version())
+            .field("sha256", &self.sha256())
+            .field("source_path", &self.source_path())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for Skill {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+            && self.data.hash(self.index as usize) == other.data.hash(other.index as usize)
+    }
+}
+
+impl Eq for Skill {}

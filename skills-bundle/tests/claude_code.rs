@@ -1,0 +1,138 @@
+//! Skills written for Claude Code, compiled with `compat = "claude-code"`: every extension field
+//! reaches a typed accessor, and a skill only a person may invoke is hidden from the model (the
+//! catalogs, the system prompt, the `load_skill` names) but still found by name.
+
+use skills_runtime::{Effort, Registry, Shell, SkillContext};
+
+static SKILLS: Registry =
+    skills_runtime::embed_skills!("../tests/fixtures/claude-code", compat = "claude-code");
+
+#[test]
+fn the_folder_is_the_name_and_the_display_name_is_kept() {
+    let names: Vec<_> = SKILLS.names().collect();
+    assert_eq!(
+        names,
+        [
+            "agent-development",
+            "code-review",
+            "deploy",
+            "explain-code",
+            "fix-issue"
+        ]
+    );
+    let agent = SKILLS.get("agent-development").unwrap();
+    assert_eq!(agent.name(), "agent-development");
+    assert_eq!(agent.display_name(), "Agent Development");
+    assert_eq!(SKILLS.get("deploy").unwrap().display_name(), "deploy");
+    assert!(SKILLS.get("Agent Development").is_none());
+}
+
+#[test]
+fn every_extension_field_has_its_value() {
+    let agent = SKILLS.get("agent-development").unwrap();
+    assert_eq!(
+        agent.when_to_use(),
+        Some("Also when an existing agent definition needs new tools or a new model.")
+    );
+    assert_eq!(agent.allowed_tools(), ["Read", "Grep", "Bash(git diff:*)"]);
+    assert_eq!(agent.model(), Some("sonnet"));
+    assert_eq!(agent.effort(), Some(Effort::High));
+    assert_eq!(agent.paths(), ["agents/**/*.md", ".claude/agents/*.md"]);
+    assert_eq!(agent.context(), SkillContext::Inherit);
+    assert!(agent.model_invocable() && agent.user_invocable());
+
+    let fix = SKILLS.get("fix-issue").unwrap();
+    assert_eq!(fix.argument_hint(), Some("[issue-number] [priority]"));
+    assert_eq!(fix.argument_names(), ["issue", "priority"]);
+    assert_eq!(
+        fix.allowed_tools(),
+        [
+            "Bash(gh issue view:*)",
+            "Bash(npm run *)",
+            "Edit",
+            "mcp__github__create_pull_request"
+        ]
+    );
+    assert_eq!(
+        fix.disallowed_tools(),
+        ["Bash(git push --force:*)", "WebFetch"]
+    );
+    assert_eq!(fix.shell(), Some(Shell::Bash));
+    assert!(fix.body().contains("$issue"));
+
+    let deploy = SKILLS.get("deploy").unwrap();
+    assert!(!deploy.model_invocable());
+    assert!(deploy.user_invocable());
+    assert_eq!(deploy.context(), SkillContext::Fork);
+    assert_eq!(deploy.agent(), Some("general-purpose"));
+    assert_eq!(
+        deploy.hooks(),
+        Some(
+            r#"{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./scripts/check-deploy.sh","timeout":30}]}],"Stop":[{"hooks":[{"type":"command","command":"echo done"}]}]}"#
+        )
+    );
+
+    let review = SKILLS.get("code-review").unwrap();
+    assert_eq!(review.effort(), Some(Effort::Max));
+    assert!(!review.user_invocable());
+    assert_eq!(review.allowed_tools(), ["Read", "Grep", "Glob"]);
+
+    let explain = SKILLS.get("explain-code").unwrap();
+    assert_eq!(explain.version(), Some("2"));
+    assert_eq!(explain.effort(), None);
+    assert_eq!(explain.hooks(), None);
+}
+
+#[test]
+fn a_skill_only_a_person_invokes_is_hidden_from_the_model() {
+    let catalog = SKILLS.catalog();
+    assert!(!catalog.contains("deploy"), "{catalog}");
+    assert_eq!(catalog.lines().count(), 4);
+    assert!(!SKILLS.catalog_xml().contains("deploy"));
+    assert!(!SKILLS.system_prompt("Be brief.").contains("deploy"));
+    for tool in [
+        SKILLS.load_skill_tool_anthropic().unwrap(),
+        SKILLS.load_skill_tool_openai().unwrap(),
+    ] {
+        assert!(!tool.contains("\"deploy\""), "{tool}");
+        assert!(tool.contains("\"fix-issue\""), "{tool}");
+    }
+    assert!(SKILLS.get("deploy").is_some());
+
+    // The same rule on a registry restricted at run time.
+    let restricted = SKILLS.restrict(["deploy", "fix-issue"]).unwrap();
+    assert!(!restricted.catalog().contains("deploy"));
+    assert!(
+        !restricted
+            .load_skill_tool_anthropic()
+            .unwrap()
+            .contains("\"deploy\"")
+    );
+    assert!(restricted.get("deploy").is_some());
+    let only_hidden = SKILLS.restrict(["deploy"]).unwrap();
+    assert_eq!(only_hidden.catalog(), skills_runtime::EMPTY_CATALOG);
+    assert_eq!(only_hidden.system_prompt("Be brief."), "Be brief.");
+    assert!(only_hidden.load_skill_tool_anthropic().is_none());
+    assert!(only_hidden.load_skill_tool_openai().is_none());
+}
+
+#[test]
+fn when_to_use_is_appended_to_the_description_in_the_catalog() {
+    assert!(SKILLS.catalog().contains(
+        "- explain-code: Explains code with diagrams and analogies. When the user asks how a piece of code works."
+    ));
+}
+
+#[test]
+fn load_skill_refuses_a_person_only_skill_as_if_it_did_not_exist() {
+    let error = SKILLS.load_skill("deploy").unwrap_err();
+    assert_eq!(error.requested(), "deploy");
+    assert!(!error.available().contains(&"deploy"), "{error}");
+    assert!(SKILLS.load_skill("code-review").is_ok());
+    // A person may still invoke it.
+    assert!(SKILLS.invoke("deploy", "staging").is_ok());
+    // Restricted views answer the same way.
+    let view = SKILLS.restrict(["deploy", "code-review"]).unwrap();
+    assert!(view.load_skill("deploy").is_err());
+    assert!(!view.system_prompt("p").contains("deploy"));
+}
