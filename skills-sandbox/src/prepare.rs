@@ -13,13 +13,13 @@ impl Policy {
     /// A command that runs `program` with `args` in this sandbox, in `workdir` (read-write),
     /// to spawn and wait on as the caller likes.
     ///
-    /// In [`Mode::Preferred`] and [`Mode::Required`], the first call in a process runs a probe
+    /// In [`Mode::Preferred`](crate::Mode::Preferred) and [`Mode::Required`](crate::Mode::Required), the first call in a process runs a probe
     /// of the kernel (a sandbox started and stopped, a few milliseconds) unless
     /// [`Policy::probe`] ran before; later calls reuse its answer.
     ///
     /// Errors: the entry line is missing or late ([`SandboxError::EntryMissing`],
     /// [`SandboxError::EntryNotFirst`]), a path is unusable ([`SandboxError::InvalidPath`]),
-    /// the kernel refuses namespaces in [`Mode::Required`] ([`SandboxError::Unavailable`]), or
+    /// the kernel refuses namespaces in [`Mode::Required`](crate::Mode::Required) ([`SandboxError::Unavailable`]), or
     /// the call's private folder cannot be made ([`SandboxError::Prepare`]).
     pub fn prepare<I, S>(
         &self,
