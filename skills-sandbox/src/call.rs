@@ -203,9 +203,9 @@ impl Call {
     }
 }
 
-/// A new private folder for a call.
-pub(crate) fn new_call_dir() -> Result<CallDir, SandboxError> {
-    CallDir::create().map_err(|source| SandboxError::Prepare {
+/// A new private folder for a call at `level`.
+pub(crate) fn new_call_dir(level: Level) -> Result<CallDir, SandboxError> {
+    CallDir::create(level).map_err(|source| SandboxError::Prepare {
         action: "create the call's private folder",
         source,
     })

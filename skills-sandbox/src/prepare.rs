@@ -45,6 +45,6 @@ impl Policy {
             writable_vcs: self.writable_vcs,
             limits: self.limits,
         };
-        self.prepare_stage(new_call_dir()?, stage, fallback_reason)
+        self.prepare_stage(new_call_dir(level)?, stage, fallback_reason)
     }
 }

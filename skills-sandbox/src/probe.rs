@@ -67,7 +67,7 @@ impl Policy {
         level: Level,
         fallback_reason: Option<String>,
     ) -> Result<Confinement, SandboxError> {
-        let dir = new_call_dir()?;
+        let dir = new_call_dir(level)?;
         let workdir = dir.path(call_dir::PROBE_WORKDIR);
         let made = fs::create_dir(&workdir).and_then(|()| fs::canonicalize(&workdir));
         let workdir = made.map_err(|source| SandboxError::Prepare {

@@ -19,10 +19,10 @@ async fn files_a_locked_folder_in_tmpdir_leaves_nothing_behind() {
             continue;
         };
         assert_eq!(run.result("tmp"), "locked", "{}", caller.label());
-        // The example's own TMPDIR holds the sandbox's call folders: empty once it is done
-        // (with the namespaces the command's /tmp was a tmpfs that went with the call; in the
-        // fallback the call's folder is removed, locked folders and all).
-        let left = site.left_in_tmp();
+        // Nothing of the sandbox's call folders once the example is done: with the namespaces
+        // the command's /tmp was a tmpfs that went with the call; in the fallback the call's
+        // folder in the example's TMPDIR is removed, locked folders and all.
+        let left = site.left_behind(&run);
         assert!(left.is_empty(), "{}: left behind: {left:?}", caller.label());
     }
 }

@@ -106,11 +106,22 @@ impl Site {
         }
     }
 
-    /// What is left in the example's `TMPDIR` (the sandbox's call folders) after it ended.
-    pub fn left_in_tmp(&self) -> Vec<PathBuf> {
-        std::fs::read_dir(&self.host_tmp)
-            .map(|entries| entries.filter_map(Result::ok).map(|e| e.path()).collect())
-            .unwrap_or_default()
+    /// What the example left of the sandbox's call folders once it ended: anything in its
+    /// `TMPDIR` (where the fallback's go), and its folders in `/dev/shm` (where those of the
+    /// namespaces go, without an `XDG_RUNTIME_DIR`).
+    pub fn left_behind(&self, run: &Run) -> Vec<PathBuf> {
+        let entries = |dir: &Path| -> Vec<PathBuf> {
+            std::fs::read_dir(dir)
+                .map(|entries| entries.filter_map(Result::ok).map(|e| e.path()).collect())
+                .unwrap_or_default()
+        };
+        let ours = format!("skills-sandbox-{}-", run.pid);
+        let mut left = entries(&self.host_tmp);
+        left.extend(entries(Path::new("/dev/shm")).into_iter().filter(|path| {
+            path.file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with(&ours))
+        }));
+        left
     }
 }
 
@@ -184,6 +195,8 @@ impl Respond for Stamped {
 /// One run of the example: its output, the tool results it sent back, and when the model's
 /// requests arrived.
 pub struct Run {
+    /// The example's process id.
+    pub pid: u32,
     pub stderr: String,
     /// Tool results of the second request, by tool call id.
     pub results: Vec<(String, String)>,
@@ -278,10 +291,16 @@ pub async fn run(
         .current_dir(&site.work)
         .stdin(Stdio::null());
     let beside = std::thread::spawn(during);
-    let output = tokio::task::spawn_blocking(move || {
-        let output = command.output().unwrap();
+    let (pid, output) = tokio::task::spawn_blocking(move || {
+        let child = command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let output = child.wait_with_output().unwrap();
         drop(program);
-        output
+        (pid, output)
     })
     .await
     .unwrap();
@@ -314,6 +333,7 @@ pub async fn run(
         .collect();
     let arrivals = arrivals.lock().unwrap().clone();
     Some(Run {
+        pid,
         stderr,
         results,
         arrivals,

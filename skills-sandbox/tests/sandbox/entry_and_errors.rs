@@ -182,14 +182,17 @@ fn invalid_paths() -> Outcome {
 fn policy_hidden() -> Outcome {
     skip_if!(without(Guarantee::HostHidden));
     let site = site();
-    let temp = std::env::temp_dir();
+    // Where call folders go: a memory file system with the namespaces, the temporary folder in
+    // the fallback.
+    let bases = [std::env::temp_dir(), std::path::PathBuf::from("/dev/shm")];
+    let bases: Vec<String> = bases.iter().map(|b| b.display().to_string()).collect();
     let run = bash(
         &Policy::default(),
         &site.work,
         &format!(
             "env | grep -c SKILLS_SANDBOX; cat /proc/1/environ > /dev/null 2>&1 || echo environ-closed; \
              ls {} 2>/dev/null | grep -c 'skills-sandbox-[0-9]'",
-            temp.display()
+            bases.join(" ")
         ),
     );
     // No variable of the sandbox's, init's environment closed, no call folder in sight.
