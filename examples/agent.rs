@@ -36,10 +36,10 @@ use skills_runtime::agent::{
     Provider, RunOutput, Sandbox, Session,
 };
 
-// Only the reviewed files of `skills/` compile: `skills.lock` lists their SHA-256 (`skills lock`
-// rewrites it after a review).
+// Only the reviewed files of `skills/` compile: `skills.lock` lists their SHA-256 (`skills lock
+// --embed-evals` rewrites it after a review). The trigger cases are compiled in for `--eval`.
 static SKILLS: skills_runtime::Registry =
-    skills_runtime::embed_skills!("skills", lock = "skills.lock");
+    skills_runtime::embed_skills!("skills", lock = "skills.lock", embed_evals = true);
 
 /// `--version`: the package version and, when the skills were checked against a lock, the
 /// lock's SHA-256, naming the reviewed skill set this binary carries.

@@ -103,6 +103,7 @@ pub use skills_bundle::__private;
 /// | `infer_missing_fields = true` | `false` | importing old folders: a missing `name` is the folder name, a missing `description` the first body line |
 /// | `ignore = ["*.bak", "drafts"]` | `[]` | more file names or `*` patterns to leave out of the resources (hidden files, `__pycache__` and `*.pyc` always are) |
 /// | `compat = "claude-code"` | `"strict"` | also accept Claude Code's frontmatter keys (`argument-hint`, `disable-model-invocation`, `effort`, `context`, `hooks`, ...), checked as strictly; `name` may be a display name and the folder is the identifier |
+/// | `embed_evals = true` | `false` | also compile each skill's trigger cases (`evals/triggers.json`) into the binary, for `Skill::trigger_cases` and evals the binary runs itself (`agent --eval`); never shown to the model, counted in `max_bundle_size` |
 /// | `catalog_budget = <chars>` | `none` | longest accepted catalog, in characters; the error names the skills that contribute most |
 /// | `long_body = "deny"` | `"warn"` | lint level (`"allow"`, `"warn"` or `"deny"`) for a body over 500 lines or about 5,000 tokens |
 /// | `similar_descriptions = "deny"` | `"warn"` | lint level for two descriptions so alike that the model may pick the wrong skill |
@@ -124,11 +125,11 @@ pub use skills_bundle::__private;
 /// writes, in `sha256sum` format so `sha256sum -c skills.lock` (run beside `Cargo.toml`)
 /// verifies it too: `# option name = value` comment lines for the options that decide what is
 /// embedded (`max_file_size`, `max_bundle_size`, `allow_unknown_keys`, `infer_missing_fields`,
-/// `ignore`, `compat`), which `sha256sum` skips, then one `<sha256>  <path>` line per embedded
-/// file, sorted by path. A changed file, a file the lock does not list, a listed file that is
-/// gone and a changed option are each a compile error naming the file, both hash prefixes and
-/// the `skills lock` command that updates the lock. The lock is tracked, so editing it
-/// rebuilds, and [`Registry::lock_digest`] reports its SHA-256.
+/// `ignore`, `compat`, `embed_evals`), which `sha256sum` skips, then one `<sha256>  <path>`
+/// line per embedded file, sorted by path. A changed file, a file the lock does not list, a
+/// listed file that is gone and a changed option are each a compile error naming the file, both
+/// hash prefixes and the `skills lock` command that updates the lock. The lock is tracked, so
+/// editing it rebuilds, and [`Registry::lock_digest`] reports its SHA-256.
 pub use skills_macro::embed_skills;
 
 /// A skill name checked at build time: `skill_name!("skills", "code-review")` is
