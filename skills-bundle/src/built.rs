@@ -2,6 +2,8 @@
 //! the `skills` command reads folders from disk and evaluates the very bundle `embed_skills!`
 //! would compile from them.
 //!
+//! Only with the feature `folders`, which turns on skills-core's validation.
+//!
 //! The data is leaked, so it lives for the rest of the process as a compiled bundle does and
 //! every `&'static` the API hands out stays valid: build one registry per process, not one per
 //! request.
@@ -25,7 +27,6 @@ pub(crate) struct BuiltResource {
     pub(crate) executable: bool,
 }
 
-#[cfg(feature = "folders")]
 pub use folders::{BuildError, registry_from_bundle};
 
 /// The registry of `tables`, with `resources`: every skill's files, skill after skill, in the
@@ -84,7 +85,6 @@ pub(crate) fn build_registry(tables: Tables, resources: Vec<BuiltResource>) -> R
     Registry::from_bundle(data)
 }
 
-#[cfg(feature = "folders")]
 mod folders {
     use std::fmt;
     use std::io;

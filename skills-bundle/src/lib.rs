@@ -13,6 +13,7 @@
 //! ```
 
 pub mod build;
+#[cfg(feature = "folders")]
 mod built;
 mod bundle;
 mod error;
