@@ -76,6 +76,7 @@ fn totals(report: &Report) -> String {
 
 fn verdict_text(report: &Report) -> &'static str {
     match report.verdict() {
+        Verdict::Pass if report.gates.is_none() => "pass (no gate was set)",
         Verdict::Pass => "pass",
         Verdict::GateFailed => "FAIL: a gate failed",
         Verdict::Errors => "ERROR: some replies were errors, so the numbers are incomplete",
@@ -151,8 +152,7 @@ fn table(report: &Report) -> String {
     );
     for skill in &report.skills {
         let cases = format!("{} / {}", skill.positives, skill.negatives);
-        let _ = writeln!(
-            out,
+        let row = format!(
             "{:<width$}  {cases:>9}  {:>6}  {:>9}  {:>14}  {}",
             name(&skill.name),
             shown(skill.recall),
@@ -160,6 +160,7 @@ fn table(report: &Report) -> String {
             shown(skill.false_trigger_rate),
             counts(&skill.confused_with, name),
         );
+        let _ = writeln!(out, "{}", row.trim_end());
     }
     let failing: Vec<&CaseReport> = report.cases.iter().filter(|case| !case.pass).collect();
     if !failing.is_empty() {

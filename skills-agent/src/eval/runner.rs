@@ -112,7 +112,7 @@ struct Job {
 pub async fn run(
     agent: &Agent,
     options: &EvalOptions,
-    mut on_progress: impl FnMut(&Progress<'_>) + Send,
+    mut on_progress: impl FnMut(&Progress<'_>),
 ) -> Result<Report, EvalError> {
     check(options)?;
     let registry = agent.skills();
