@@ -5,9 +5,10 @@
 //! Every mistake is a clap error (exit code 2) that says what was wrong and, for a misspelled
 //! subcommand, flag or value, what was probably meant.
 
-use clap::builder::{NonEmptyStringValueParser, PossibleValuesParser};
+use clap::builder::{NonEmptyStringValueParser, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
+use skills_agent::eval::Format;
 use skills_core::lint::{LINT_NAMES, Lint};
 use skills_core::options::{self, Flag, Kind, LINT_LEVEL_FLAGS, OPTIONS, OptionSpec, Value};
 use skills_core::{Level, Options};
@@ -222,23 +223,6 @@ pub enum ProviderChoice {
     OpenAi,
 }
 
-/// What `skills eval` prints.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum EvalFormat {
-    /// A table for people
-    #[default]
-    Table,
-    /// The JSON report (what --baseline reads)
-    Json,
-    /// Markdown, for a pull-request comment
-    Markdown,
-    /// JUnit XML, for CI dashboards
-    Junit,
-}
-
-/// The most requests `skills eval` sends unless told otherwise.
-pub const DEFAULT_MAX_REQUESTS: u64 = 1000;
-
 /// A fraction from 0 to 1.
 fn fraction(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
@@ -275,7 +259,7 @@ pub struct EvalArgs {
     pub concurrency: u64,
     /// The most model requests to send; answers from the cache are free. A run that needs more
     /// sends none
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_REQUESTS)]
+    #[arg(long, value_name = "N", default_value_t = skills_agent::eval::DEFAULT_MAX_REQUESTS)]
     pub max_requests: u64,
     /// Where answers are kept between runs [default: $CARGO_TARGET_DIR/skills-eval, else
     /// target/skills-eval]
@@ -287,9 +271,11 @@ pub struct EvalArgs {
     /// Ask for streamed replies, as an agent that streams does
     #[arg(long)]
     pub stream: bool,
-    /// How to report
-    #[arg(long, value_enum, default_value_t)]
-    pub format: EvalFormat,
+    /// How to report: table (for people), json (what --baseline reads), markdown (a
+    /// pull-request comment) or junit (CI dashboards)
+    #[arg(long, value_name = "FORMAT", default_value = "table",
+          value_parser = PossibleValuesParser::new(Format::NAMES).try_map(|name| name.parse::<Format>()))]
+    pub format: Format,
     /// Fail (exit 1) when a skill with positive cases has a lower recall
     #[arg(long, value_name = "R", value_parser = fraction)]
     pub min_recall: Option<f64>,

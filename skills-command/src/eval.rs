@@ -8,11 +8,11 @@
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 
-use skills_agent::eval::{self, Baseline, EvalOptions, Format, Gates, Progress};
+use skills_agent::eval::{self, Baseline, EvalOptions, Gates, Progress};
 use skills_agent::provider::{self, ProviderKind};
 use skills_agent::{Agent, HttpOptions};
 
-use crate::args::{EvalArgs, EvalFormat, ProviderChoice, Source};
+use crate::args::{EvalArgs, ProviderChoice, Source};
 use crate::bundle;
 use crate::output::Streams;
 
@@ -25,15 +25,6 @@ fn default_cache() -> PathBuf {
         .filter(|dir| !dir.is_empty())
         .map_or_else(|| PathBuf::from("target"), PathBuf::from)
         .join("skills-eval")
-}
-
-fn format(format: EvalFormat) -> Format {
-    match format {
-        EvalFormat::Table => Format::Table,
-        EvalFormat::Json => Format::Json,
-        EvalFormat::Markdown => Format::Markdown,
-        EvalFormat::Junit => Format::Junit,
-    }
 }
 
 /// Runs the evals of `source` as `args` say; returns the exit code.
@@ -126,7 +117,7 @@ pub fn run(source: &Source, args: &EvalArgs, streams: &mut Streams<'_>) -> io::R
     });
     streams
         .out
-        .write_all(report.render(format(args.format)).as_bytes())?;
+        .write_all(report.render(args.format).as_bytes())?;
     Ok(report.verdict().exit_code())
 }
 

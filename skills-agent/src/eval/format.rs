@@ -23,6 +23,29 @@ pub enum Format {
     Junit,
 }
 
+impl Format {
+    /// The names [`FromStr`](std::str::FromStr) takes, in the order of the variants.
+    pub const NAMES: [&'static str; 4] = ["table", "json", "markdown", "junit"];
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+
+    /// `table`, `json`, `markdown` or `junit`.
+    fn from_str(name: &str) -> Result<Format, String> {
+        match name {
+            "table" => Ok(Format::Table),
+            "json" => Ok(Format::Json),
+            "markdown" => Ok(Format::Markdown),
+            "junit" => Ok(Format::Junit),
+            _ => Err(format!(
+                "`{name}` is not a report format; the formats are {}",
+                Format::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
 impl Report {
     /// The report in `format`, ending with a newline.
     pub fn render(&self, format: Format) -> String {

@@ -55,4 +55,4 @@ pub use format::Format;
 pub use gates::{Baseline, GateFailure, GateReport, Gates, Verdict};
 pub use outcome::Outcome;
 pub use report::{CaseReport, Report, SkillReport, Tokens};
-pub use runner::{EvalOptions, Progress, run};
+pub use runner::{DEFAULT_MAX_REQUESTS, EvalOptions, Progress, run};

@@ -13,6 +13,10 @@ use super::report::{CaseOutcomes, Report, Tokens, Totals};
 use crate::Agent;
 use crate::error::AgentError;
 
+/// The request limit of [`EvalOptions::default`]: enough for 50 skills of 20 cases at the
+/// default 3 runs, not enough for a mistake to cost much.
+pub const DEFAULT_MAX_REQUESTS: u64 = 3000;
+
 /// How a trigger eval runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EvalOptions {
@@ -24,7 +28,8 @@ pub struct EvalOptions {
     pub isolated: bool,
     /// Requests in flight at once (default 4).
     pub concurrency: usize,
-    /// The most requests the run may send; cached answers are free (default `None`: no limit).
+    /// The most requests the run may send; cached answers are free (default
+    /// [`DEFAULT_MAX_REQUESTS`]; `None`: no limit).
     pub max_requests: Option<u64>,
     /// Where answers are kept between runs (default `None`: nowhere).
     pub cache_dir: Option<PathBuf>,
@@ -40,7 +45,7 @@ impl Default for EvalOptions {
             threshold: 0.5,
             isolated: false,
             concurrency: 4,
-            max_requests: None,
+            max_requests: Some(DEFAULT_MAX_REQUESTS),
             cache_dir: None,
             endpoint: String::new(),
         }
