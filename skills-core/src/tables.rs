@@ -2,7 +2,7 @@
 //! binary as literals, and what a registry built at run time from folders on disk holds (the
 //! `skills eval` command's). One implementation of the layout, so the two cannot differ.
 //!
-//! [`Tables`] is plain data and needs no feature; [`build`] (feature `validate`) makes it from a
+//! [`Tables`] is plain data and needs no feature; `build` (feature `validate`) makes it from a
 //! [`Bundle`](crate::Bundle).
 
 /// How the bundle's text is made, piece after piece: the macro writes a file that needs no

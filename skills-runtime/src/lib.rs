@@ -42,6 +42,8 @@
 //! - Resources (files beside `SKILL.md`): [`Skill::resources`], the `read_skill_resource` tool
 //!   ([`Registry::read_resource_tool_anthropic`], [`Registry::read_resource`]) and
 //!   [`Skill::materialize`].
+//! - Trigger cases (`evals/triggers.json`), compiled in with `embed_evals = true`:
+//!   [`Skill::trigger_cases`], for the trigger evals (`agent::eval` with the `agent` feature).
 //!
 //! # Rebuilds
 //!
@@ -58,8 +60,8 @@
 //! - `agent`: the [`agent`] module (the crate `skills-agent`): Anthropic and OpenAI-compatible
 //!   providers (hand-written on reqwest with rustls), the tools (`bash`, `read_file`,
 //!   `write_file`, `edit_file`, `glob`, `load_skill`, `read_skill_resource`), permissions,
-//!   transcripts, the context budget and the tool loop. Adds tokio, reqwest, serde, serde_json
-//!   and tracing.
+//!   transcripts, the context budget, the tool loop and the trigger evals. Adds tokio, reqwest,
+//!   serde, serde_json and tracing.
 //! - `mcp`: the [`mcp`] module (the crate `skills-mcp-server`): an MCP server of the bundle on
 //!   rmcp, with the Skills extension, every file as a resource, the `load_skill` and
 //!   `read_skill_resource` tools and one prompt per skill a person may invoke, over stdio or
@@ -79,7 +81,7 @@ pub use skills_mcp_server as mcp;
 pub use skills_bundle::{
     CatalogEntry, DEFAULT_READ_LIMIT, EMPTY_CATALOG, Effort, InvokeError, Iter, LOAD_SKILL_TOOL,
     Registry, Resource, ResourceError, Shell, Skill, SkillContext, SkillLoad, SkillLoader,
-    UnknownSkill, build, default_resource_dir, invoke,
+    TriggerCase, UnknownSkill, build, default_resource_dir, invoke,
 };
 
 // The generated code's paths (`::skills_runtime::__private::...`): the bundle's.

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::gates::{GateFailure, GateReport, Verdict};
-use super::report::{CaseReport, Report};
+use super::gates::Verdict;
+use super::report::{CaseReport, GateFailure, GateReport, Report};
 use crate::terminal_line;
 
 /// How [`Report::render`] writes a report.

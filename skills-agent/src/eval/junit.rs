@@ -4,8 +4,7 @@
 
 use std::fmt::Write;
 
-use super::gates::GateFailure;
-use super::report::Report;
+use super::report::{GateFailure, Report};
 
 /// `text` as XML 1.0 character data or attribute value: escaped, and the characters XML cannot
 /// carry at all (most control characters) written as `\u{..}`.

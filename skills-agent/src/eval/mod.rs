@@ -52,7 +52,7 @@ mod runner;
 
 pub use error::EvalError;
 pub use format::Format;
-pub use gates::{Baseline, GateFailure, GateReport, Gates, Verdict};
+pub use gates::{Baseline, Gates, Verdict};
 pub use outcome::Outcome;
-pub use report::{CaseReport, Report, SkillReport, Tokens};
+pub use report::{CaseReport, GateFailure, GateReport, Report, SkillReport, Tokens};
 pub use runner::{DEFAULT_MAX_REQUESTS, EvalOptions, Progress, run};

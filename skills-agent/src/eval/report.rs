@@ -2,10 +2,10 @@
 //! shape the JSON report has.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::gates::GateReport;
 use super::outcome::Outcome;
 
 /// The key of [`CaseReport::loaded`] for runs that loaded no skill.
@@ -243,5 +243,75 @@ impl SkillReport {
             ),
             confused_with,
         })
+    }
+}
+
+/// The gates a run was held to and what failed them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GateReport {
+    /// [`Gates::min_recall`](super::Gates::min_recall).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_recall: Option<f64>,
+    /// [`Gates::min_precision`](super::Gates::min_precision).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_precision: Option<f64>,
+    /// The number of passing cases of the baseline, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_passed: Option<usize>,
+    /// What failed; empty when the run passed them all.
+    pub failures: Vec<GateFailure>,
+}
+
+/// One failed gate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "gate", rename_all = "snake_case")]
+pub enum GateFailure {
+    /// A skill's recall is under [`Gates::min_recall`](super::Gates::min_recall).
+    MinRecall {
+        /// The skill.
+        skill: String,
+        /// Its recall.
+        recall: f64,
+        /// The minimum.
+        min: f64,
+    },
+    /// A skill's precision is under [`Gates::min_precision`](super::Gates::min_precision).
+    MinPrecision {
+        /// The skill.
+        skill: String,
+        /// Its precision.
+        precision: f64,
+        /// The minimum.
+        min: f64,
+    },
+    /// A case passed in the baseline and fails now.
+    Regressed {
+        /// The skill.
+        skill: String,
+        /// The query.
+        query: String,
+    },
+}
+
+impl fmt::Display for GateFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GateFailure::MinRecall { skill, recall, min } => {
+                write!(f, "recall of {skill} is {recall}, under the minimum {min}")
+            }
+            GateFailure::MinPrecision {
+                skill,
+                precision,
+                min,
+            } => write!(
+                f,
+                "precision of {skill} is {precision}, under the minimum {min}"
+            ),
+            GateFailure::Regressed { skill, query } => write!(
+                f,
+                "{skill}: {:?} passed in the baseline and fails now",
+                crate::terminal_line(query, 100)
+            ),
+        }
     }
 }
