@@ -233,8 +233,9 @@ impl Transcript {
         })
     }
 
-    /// Opens `path` and reads its messages (see the module docs for damaged files); a missing
-    /// file is created empty. Later lines are appended after the last message kept.
+    /// Opens `path` and reads its messages (see the crate docs, under "Transcripts", for damaged
+    /// files); a missing file is created empty. Later lines are appended after the last message
+    /// kept.
     pub(crate) fn open(path: &Path) -> Result<(Transcript, Vec<Replayed>), AgentError> {
         let mut file = OpenOptions::new()
             .read(true)
