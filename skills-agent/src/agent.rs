@@ -37,6 +37,33 @@ pub(crate) struct SkillTools {
     pub(crate) load_skill: bool,
     /// Whether `read_skill_resource` is offered.
     pub(crate) read_resource: bool,
+    /// What the configuration allows, whatever the skills.
+    pub(crate) offer: SkillOffer,
+}
+
+/// Which skill tools the configuration allows ([`AgentBuilder::without_load_skill`] and
+/// [`AgentBuilder::only_tools`]); the skills decide whether they are offered.
+///
+/// [`AgentBuilder::without_load_skill`]: crate::AgentBuilder::without_load_skill
+/// [`AgentBuilder::only_tools`]: crate::AgentBuilder::only_tools
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SkillOffer {
+    pub(crate) load_skill: bool,
+    pub(crate) read_resource: bool,
+}
+
+impl SkillTools {
+    /// `load_skill` when some skill is listed; `read_skill_resource` beside it when some skill
+    /// ships files besides `SKILL.md`; each as far as `offer` allows.
+    pub(crate) fn new(skills: Registry, offer: SkillOffer) -> SkillTools {
+        let any = !skills.is_empty();
+        SkillTools {
+            load_skill: offer.load_skill && any,
+            read_resource: offer.read_resource && any && !skills.names_with_resources().is_empty(),
+            skills,
+            offer,
+        }
+    }
 }
 
 impl fmt::Debug for Agent {
@@ -121,6 +148,20 @@ impl Agent {
             effort,
             budget,
         })
+    }
+
+    /// This agent with other skills: what [`AgentBuilder::skills`](crate::AgentBuilder::skills)
+    /// with `skills` would have built, the rest of the configuration the same. The trigger
+    /// evals offer one skill at a time this way
+    /// ([`EvalOptions::isolated`](crate::eval::EvalOptions::isolated)).
+    pub fn with_skills(&self, skills: impl Into<Registry>) -> Result<Agent, AgentError> {
+        Agent::assemble(
+            self.settings.clone(),
+            SkillTools::new(skills.into(), self.skills.offer),
+            self.context.clone(),
+            self.model,
+            self.effort,
+        )
     }
 
     /// The system prompt sent with every request.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use skills_bundle::Registry;
 
-use crate::agent::Agent;
+use crate::agent::{Agent, SkillOffer, SkillTools};
 use crate::error::{AgentError, ConfigError};
 use crate::permission::{Hooks, PermissionPolicy};
 use crate::provider::api::Provider;
@@ -257,14 +257,16 @@ impl AgentBuilder {
                 source,
             })?
             .allow_hard_links(allow_hard_links);
-        let mut load_skill = load_skill && !skills.is_empty();
-        // Offered with load_skill when some skill ships files besides SKILL.md.
-        let mut read_resource = load_skill && !skills.names_with_resources().is_empty();
+        let mut offer = SkillOffer {
+            load_skill,
+            read_resource: load_skill,
+        };
         if let Some(only) = &only_tools {
+            let offered = SkillTools::new(skills.clone(), offer);
             for name in only {
                 let known = settings.tools.iter().any(|t| t.name() == name)
-                    || (name == LOAD_SKILL && load_skill)
-                    || (name == READ_SKILL_RESOURCE && read_resource);
+                    || (name == LOAD_SKILL && offered.load_skill)
+                    || (name == READ_SKILL_RESOURCE && offered.read_resource);
                 if !known {
                     return Err(ConfigError::UnknownTool { name: name.clone() }.into());
                 }
@@ -272,8 +274,8 @@ impl AgentBuilder {
             settings
                 .tools
                 .retain(|t| only.iter().any(|n| n == t.name()));
-            load_skill &= only.iter().any(|n| n == LOAD_SKILL);
-            read_resource &= only.iter().any(|n| n == READ_SKILL_RESOURCE);
+            offer.load_skill &= only.iter().any(|n| n == LOAD_SKILL);
+            offer.read_resource &= only.iter().any(|n| n == READ_SKILL_RESOURCE);
         }
         let mut seen = BTreeSet::new();
         for tool in &settings.tools {
@@ -287,11 +289,12 @@ impl AgentBuilder {
                 .into());
             }
         }
-        let skills = crate::agent::SkillTools {
-            skills,
-            load_skill,
-            read_resource,
-        };
-        Agent::assemble(settings, skills, context, None, None)
+        Agent::assemble(
+            settings,
+            SkillTools::new(skills, offer),
+            context,
+            None,
+            None,
+        )
     }
 }

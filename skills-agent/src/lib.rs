@@ -75,6 +75,10 @@
 //!   active skills. The cuts are reported ([`RunOutput::context_shortened`]), kept in the session
 //!   and its transcript; a request that cannot fit fails before it is sent
 //!   ([`AgentError::ContextOverflow`]).
+//! - Trigger evals ([`eval`]): does the model load the right skill? Each skill's trigger cases,
+//!   compiled in with `embed_evals = true`, asked as the first turn of a fresh session with
+//!   exactly this agent's system prompt and tools; recall, precision, false triggers and
+//!   confusions per skill, gates for CI, a cache on disk.
 //! - `tracing` events: `model request` (provider, model, tokens, retries), `tool call`
 //!   (tool, outcome, size, time), `skill loaded` (name, version, hash prefix) and `context
 //!   shortened` (message, tool, bytes before and after).
@@ -183,6 +187,7 @@ mod builder;
 mod conversation;
 mod dispatch;
 mod error;
+pub mod eval;
 mod events;
 mod permission;
 pub mod provider;

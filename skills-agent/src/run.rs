@@ -12,7 +12,7 @@ use crate::agent::Agent;
 use crate::conversation::{Message, ToolResult, Usage};
 use crate::error::AgentError;
 use crate::events::{AgentEvent, ContextShortened};
-use crate::provider::api::Request;
+use crate::provider::api::{Request, Response};
 use crate::session::Session;
 
 /// What a successful [`Agent::run`] produced.
@@ -67,51 +67,10 @@ impl Agent {
         let mut state = RunState::default();
         let mut tool_calls = 0u32;
         for turn in 1..=self.settings.max_turns {
-            let narrowed = self.offered_tools(session);
-            let offered = narrowed.as_ref().unwrap_or(&self.definitions);
-            let cuts = session.fit_context(&self.budget, offered, turn)?;
-            for cut in &cuts {
-                on_event(&AgentEvent::ContextShortened { cut });
-            }
-            state.context_shortened.extend(cuts);
             let started = Instant::now();
-            // The provider streams into the caller's callback; whether it sent any text decides
-            // whether the loop sends the turn's text itself.
-            let streamed_text = AtomicBool::new(false);
-            let result = {
-                let callback = Mutex::new(&mut *on_event);
-                let sink = |event: &AgentEvent<'_>| {
-                    if matches!(event, AgentEvent::TextDelta(_)) {
-                        streamed_text.store(true, Ordering::Relaxed);
-                    }
-                    let mut callback = callback.lock().unwrap_or_else(|e| e.into_inner());
-                    (*callback)(event);
-                };
-                let request = Request {
-                    model: self.model,
-                    effort: self.effort,
-                    events: if self.settings.stream {
-                        Some(&sink)
-                    } else {
-                        None
-                    },
-                    ..Request::new(&self.system, offered, session.conversation.messages())
-                };
-                self.settings.provider.complete(request).await
-            };
-            let response = match result {
-                Ok(response) => response,
-                Err(error) => {
-                    tracing::error!(
-                        provider = self.settings.provider.name(),
-                        model = self.settings.provider.model(),
-                        turn,
-                        error = %error,
-                        "model request failed"
-                    );
-                    return Err(AgentError::Api(error));
-                }
-            };
+            let (response, streamed_text) = self
+                .request_turn(session, turn, &mut state, on_event)
+                .await?;
             state.usage.add(&response.usage);
             session.usage.add(&response.usage);
             tracing::debug!(
@@ -125,7 +84,7 @@ impl Agent {
             // "stop" next to tool calls.
             let calls = response.turn.tool_calls.clone();
             let text = response.turn.text.clone();
-            if !streamed_text.into_inner() && !text.is_empty() {
+            if !streamed_text && !text.is_empty() {
                 on_event(&AgentEvent::TextDelta(&text));
             }
             let usage = response.usage;
@@ -178,6 +137,76 @@ impl Agent {
             max_turns: self.settings.max_turns,
             usage: state.usage,
         })
+    }
+
+    /// The model's reply to `prompt` as the first turn of a fresh session, and nothing else:
+    /// the request [`run`](Self::run) would send first (this agent's system prompt and tools,
+    /// the context budget, streamed when the agent streams), with no tool call run and no
+    /// session kept. What the trigger evals ask ([`eval`](crate::eval)).
+    pub async fn first_reply(&self, prompt: &str) -> Result<Response, AgentError> {
+        let mut session = self.session();
+        session.push(Message::User(prompt.to_owned()))?;
+        let mut state = RunState::default();
+        let (response, _) = self
+            .request_turn(&mut session, 1, &mut state, &mut |_| {})
+            .await?;
+        Ok(response)
+    }
+
+    /// One model request for the next turn of `session`: the context budget first (its cuts
+    /// reported and kept in `state`), then the provider, streaming into `on_event` when the
+    /// agent streams. Returns the reply and whether its text was streamed.
+    async fn request_turn(
+        &self,
+        session: &mut Session,
+        turn: u32,
+        state: &mut RunState,
+        on_event: &mut (dyn FnMut(&AgentEvent<'_>) + Send),
+    ) -> Result<(Response, bool), AgentError> {
+        let narrowed = self.offered_tools(session);
+        let offered = narrowed.as_ref().unwrap_or(&self.definitions);
+        let cuts = session.fit_context(&self.budget, offered, turn)?;
+        for cut in &cuts {
+            on_event(&AgentEvent::ContextShortened { cut });
+        }
+        state.context_shortened.extend(cuts);
+        // The provider streams into the caller's callback; whether it sent any text decides
+        // whether the loop sends the turn's text itself.
+        let streamed_text = AtomicBool::new(false);
+        let result = {
+            let callback = Mutex::new(&mut *on_event);
+            let sink = |event: &AgentEvent<'_>| {
+                if matches!(event, AgentEvent::TextDelta(_)) {
+                    streamed_text.store(true, Ordering::Relaxed);
+                }
+                let mut callback = callback.lock().unwrap_or_else(|e| e.into_inner());
+                (*callback)(event);
+            };
+            let request = Request {
+                model: self.model,
+                effort: self.effort,
+                events: if self.settings.stream {
+                    Some(&sink)
+                } else {
+                    None
+                },
+                ..Request::new(&self.system, offered, session.conversation.messages())
+            };
+            self.settings.provider.complete(request).await
+        };
+        match result {
+            Ok(response) => Ok((response, streamed_text.into_inner())),
+            Err(error) => {
+                tracing::error!(
+                    provider = self.settings.provider.name(),
+                    model = self.settings.provider.model(),
+                    turn,
+                    error = %error,
+                    "model request failed"
+                );
+                Err(AgentError::Api(error))
+            }
+        }
     }
 
     /// Sends [`AgentEvent::TurnFinished`] for the last assistant turn of `session`.

@@ -8,7 +8,7 @@ use skills_bundle::{Registry, Skill, SkillContext, SkillLoad};
 use skills_core::allowed_tools::Entry;
 
 use crate::BoxFuture;
-use crate::agent::{Agent, SkillTools};
+use crate::agent::{Agent, SkillOffer, SkillTools};
 use crate::conversation::Message;
 use crate::error::AgentError;
 use crate::run::{RunOutput, RunState};
@@ -175,11 +175,13 @@ impl Agent {
             resource_dir: None,
             ..self.settings.clone()
         };
-        let skills = SkillTools {
-            skills: Registry::empty(),
-            load_skill: false,
-            read_resource: false,
-        };
+        let skills = SkillTools::new(
+            Registry::empty(),
+            SkillOffer {
+                load_skill: false,
+                read_resource: false,
+            },
+        );
         Agent::assemble(
             settings,
             skills,

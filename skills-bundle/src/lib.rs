@@ -13,6 +13,8 @@
 //! ```
 
 pub mod build;
+#[cfg(feature = "folders")]
+mod built;
 mod bundle;
 mod error;
 pub mod invoke;
@@ -26,7 +28,7 @@ mod tools;
 #[path = "private.rs"]
 pub mod __private;
 
-pub use bundle::{Resource, Skill};
+pub use bundle::{Resource, Skill, TriggerCase};
 pub use error::{InvokeError, ResourceError, UnknownSkill};
 pub use load::{SkillLoad, SkillLoader};
 pub use registry::{Iter, Registry};

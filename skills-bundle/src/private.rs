@@ -6,7 +6,9 @@ use std::path::Path;
 
 use skills_core::layout::Field;
 
-pub use crate::bundle::{BundleData, Cache, resource, skills};
+#[cfg(feature = "folders")]
+pub use crate::built::{BuildError, registry_from_bundle};
+pub use crate::bundle::{BundleData, Cache, Triggers, resource, skills};
 use crate::{Registry, Skill, SkillLoader, UnknownSkill};
 
 /// The registry of a bundle. The macro sorted the skills by name (no duplicates) and built
@@ -63,4 +65,9 @@ pub fn unknown_skill(
     available: impl Iterator<Item = &'static str>,
 ) -> UnknownSkill {
     UnknownSkill::new(requested, available)
+}
+
+/// The tables of `registry`'s bundle, to compare a registry built at run time with the macro's.
+pub fn bundle_data(registry: &Registry) -> &'static BundleData {
+    registry.bundle_data()
 }

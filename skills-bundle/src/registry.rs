@@ -60,7 +60,7 @@ struct Selection {
 
 impl Bundle {
     fn skills(&self) -> &'static [Skill] {
-        self.data.skills
+        self.data.skills()
     }
 
     /// The skill called `name` and its index: one hash and, almost always, one string
@@ -68,7 +68,7 @@ impl Bundle {
     fn find(&self, name: &str) -> Option<(usize, &'static Skill)> {
         let data = self.data;
         let position = skills_core::index::lookup(data.index, name, |i| data.name(i))?;
-        data.skills.get(position).map(|skill| (position, skill))
+        data.skills().get(position).map(|skill| (position, skill))
     }
 }
 
@@ -109,6 +109,18 @@ impl Registry {
     /// A restricted registry reports its bundle's lock.
     pub const fn lock_digest(&self) -> Option<&'static str> {
         self.bundle.data.lock_digest
+    }
+
+    /// Whether the skills' trigger cases were compiled in (`embed_skills!(..., embed_evals =
+    /// true)`). Without them every [`Skill::trigger_cases`] is empty, whatever the skills' files
+    /// hold: this tells "not embedded" from "no cases".
+    pub const fn trigger_cases_embedded(&self) -> bool {
+        self.bundle.data.triggers.is_some()
+    }
+
+    /// The bundle's data (whole, whatever the selection).
+    pub(crate) fn bundle_data(&self) -> &'static BundleData {
+        self.bundle.data
     }
 
     /// The skill called `name` and its index in the bundle, if this registry has it. The only
@@ -198,7 +210,7 @@ impl Registry {
             None => {
                 let data = self.bundle.data;
                 data.cache.load_skill.get_or_init(|| {
-                    let entries: Vec<_> = data.skills.iter().map(Skill::catalog_entry).collect();
+                    let entries: Vec<_> = data.skills().iter().map(Skill::catalog_entry).collect();
                     tools::load_skill(&entries)
                 })
             }

@@ -189,6 +189,14 @@ impl Skill {
         self.list(Field::ConflictsWith)
     }
 
+    /// The skill's trigger cases (`evals/triggers.json`) in file order: queries for which the
+    /// model should, or should not, load it. Compiled in only with `embed_skills!(...,
+    /// embed_evals = true)`, and never shown to the model; empty otherwise (see
+    /// [`Registry::trigger_cases_embedded`](crate::Registry::trigger_cases_embedded)).
+    pub fn trigger_cases(&self) -> &'static [crate::TriggerCase] {
+        self.data.trigger_cases(self.index as usize)
+    }
+
     /// The text the `load_skill` tool returns for this skill: the body inside
     /// `<skill name="..." version="...">` ... `</skill>` (the version only when set), then the
     /// list of its resource files when it has any.

@@ -85,6 +85,7 @@ const SOURCES: &[&str] = &[
     include_str!("shell_commands.rs"),
     include_str!("skill.rs"),
     include_str!("spanned.rs"),
+    include_str!("tables.rs"),
     include_str!("text.rs"),
     include_str!("triggers.rs"),
     include_str!("wildcard.rs"),
@@ -336,12 +337,14 @@ fn per_file_options(options: &Options) -> String {
         infer_missing_fields,
         ignore,
         compat,
+        embed_evals,
         catalog_budget: _,
         lints,
         lock: _,
     } = options;
+    // `embed_evals`: a folder's size counts its trigger file only when the cases are embedded.
     format!(
-        "{max_file_size:?} {allow_unknown_keys:?} {infer_missing_fields:?} {ignore:?} {compat:?} {lints:?}"
+        "{max_file_size:?} {allow_unknown_keys:?} {infer_missing_fields:?} {ignore:?} {compat:?} {embed_evals:?} {lints:?}"
     )
 }
 
