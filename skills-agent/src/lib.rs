@@ -164,6 +164,7 @@ mod run;
 mod session;
 mod settings;
 mod skill_tools;
+mod terminal;
 mod tools;
 mod transcript;
 
@@ -190,7 +191,7 @@ pub use error::{
 pub use events::{AgentEvent, ContextShortened, EventSink};
 pub use permission::{
     AfterHook, Approver, BeforeHook, CallDescription, HookDecision, Hooks, Permission,
-    PermissionPolicy, ask_user, terminal_line,
+    PermissionPolicy, ask_user,
 };
 pub use provider::api::{Provider, Request, Response, ToolDefinitions};
 pub use provider::http::{
@@ -204,6 +205,7 @@ pub use settings::{
     DEFAULT_MAX_PARALLEL_TOOLS, DEFAULT_MAX_TOOL_CALLS_PER_TURN, DEFAULT_MAX_TURNS,
     DEFAULT_PREAMBLE,
 };
+pub use terminal::{APPROVAL_MARKER, TerminalEscaper, terminal_line, terminal_text};
 pub use tools::{
     Bash, BashOptions, Confinement, EditFile, FailureTracker, Glob, LOAD_SKILL,
     READ_SKILL_RESOURCE, ReadFile, SYSTEM_READ_ONLY, Sandbox, SandboxMode, Tool, ToolContext,

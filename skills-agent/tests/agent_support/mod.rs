@@ -7,6 +7,7 @@
 pub mod api_mock;
 pub mod logs;
 pub mod mock;
+pub mod screen;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
