@@ -67,9 +67,9 @@ pub(crate) fn escape_line(text: &str) -> String {
     out
 }
 
-/// `text` as one line that is safe to print on a terminal (escaped as
-/// [`escape_line`] does, the line break too, as `\n`), cut after `max_chars` characters with a
-/// `[+N more characters]` marker.
+/// `text` as one line that is safe to print on a terminal, cut after `max_chars` characters with
+/// a `[+N more characters]` marker: escaped as [`terminal_text`] escapes, and the line break
+/// and the tab too (as `\n` and `\t`), as approval prompts show text.
 pub fn terminal_line(text: &str, max_chars: usize) -> String {
     let cut = text.char_indices().nth(max_chars).map(|(at, _)| at);
     let mut out = escape_line(&text[..cut.unwrap_or(text.len())]);
