@@ -17,7 +17,6 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::SkillsServer;
 use body::{BodyBudget, Buffered};
 use idle::Idle;
 pub use options::{
@@ -26,8 +25,8 @@ pub use options::{
     HttpServerOptions,
 };
 
-/// The MCP service of one server.
-type Service = StreamableHttpService<SkillsServer, NeverSessionManager>;
+/// The stateless MCP service of a server `S`.
+type Service<S> = StreamableHttpService<S, NeverSessionManager>;
 
 /// How long `accept` rests after a failure that is not one connection's (no descriptor, no
 /// memory), so a server out of descriptors does not spin while connections close.
@@ -35,7 +34,10 @@ const ACCEPT_RETRY_PAUSE: Duration = Duration::from_millis(250);
 
 /// Serves `service` on connections accepted from `listener`, as `options` say, for as long as
 /// the future is polled.
-pub(crate) async fn serve(service: Service, listener: TcpListener, options: HttpServerOptions) {
+pub(crate) async fn serve<S>(service: Service<S>, listener: TcpListener, options: HttpServerOptions)
+where
+    S: rmcp::ServerHandler + Send + 'static,
+{
     let connections = Arc::new(Semaphore::new(options.max_connections));
     let budget = Arc::new(BodyBudget::new(
         options.max_buffered_body_bytes,
@@ -70,13 +72,15 @@ pub(crate) async fn serve(service: Service, listener: TcpListener, options: Http
 }
 
 /// Serves one connection until it ends, holding its `slot` of the connection cap.
-async fn connection(
+async fn connection<S>(
     stream: TcpStream,
     slot: OwnedSemaphorePermit,
-    service: Service,
+    service: Service<S>,
     budget: Arc<BodyBudget>,
     options: Arc<HttpServerOptions>,
-) {
+) where
+    S: rmcp::ServerHandler + Send + 'static,
+{
     let _ = stream.set_nodelay(true);
     let io = TokioIo::new(Idle::new(stream, options.idle_timeout));
     let handler = hyper::service::service_fn(move |request| {

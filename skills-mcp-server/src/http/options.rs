@@ -1,4 +1,4 @@
-//! [`HttpServerOptions`]: the limits and origins of [`serve_http_with`](crate::SkillsServer::serve_http_with).
+//! [`HttpServerOptions`]: the limits, origins and hosts of the HTTP server.
 
 use std::time::Duration;
 
