@@ -32,6 +32,10 @@ type Service<S> = StreamableHttpService<S, NeverSessionManager>;
 /// memory), so a server out of descriptors does not spin while connections close.
 const ACCEPT_RETRY_PAUSE: Duration = Duration::from_millis(250);
 
+/// The most bytes hyper buffers of a connection's input (its request head, at most): 256
+/// connections of silent half headers hold 16 MiB, not hyper's default of about 400 KiB each.
+const READ_BUFFER_BYTES: usize = 64 * 1024;
+
 /// Serves `service` on connections accepted from `listener`, as `options` say, for as long as
 /// the future is polled.
 pub(crate) async fn serve<S>(service: Service<S>, listener: TcpListener, options: HttpServerOptions)
@@ -102,6 +106,7 @@ async fn connection<S>(
     let _ = http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(options.header_read_timeout)
+        .max_buf_size(READ_BUFFER_BYTES)
         .serve_connection(io, handler)
         .await;
     drop(slot);

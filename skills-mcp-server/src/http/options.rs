@@ -89,7 +89,8 @@ impl HttpServerOptions {
     /// [`DEFAULT_MAX_BUFFERED_BODY_BYTES`]). Each request reserves its `Content-Length` (or
     /// [`max_request_body_bytes`](Self::max_request_body_bytes) when it sends none) before its
     /// body is read, until it is answered; a request that does not fit gets
-    /// `503 Service Unavailable` with `Retry-After: 1` at once.
+    /// `503 Service Unavailable` with `Retry-After: 1` at once (so a body larger than this
+    /// budget is never served).
     pub fn max_buffered_body_bytes(mut self, max: usize) -> Self {
         self.max_buffered_body_bytes = max;
         self
