@@ -54,8 +54,7 @@ async fn run(dir: &Path, approve: bool) -> Vec<String> {
         .unwrap();
     let mut session = agent.session();
     agent.run(&mut session, "review my changes").await.unwrap();
-    let asked = asked.lock().unwrap().clone();
-    asked
+    asked.lock().unwrap().clone()
 }
 
 #[tokio::test]
