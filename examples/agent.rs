@@ -90,11 +90,12 @@ struct Args {
     /// Approve every tool call without asking
     #[arg(short, long)]
     yes: bool,
-    /// Run bash without its Landlock confinement (it can then read and write whatever your user
-    /// can); the environment is still cleared
+    /// Run bash without its sandbox (it can then read and write whatever your user can); the
+    /// environment is still cleared
     #[arg(long, conflicts_with = "require_sandbox")]
     no_sandbox: bool,
-    /// Refuse to run bash where the kernel cannot confine it
+    /// Refuse to run bash where the kernel refuses the sandbox's namespaces (instead of the
+    /// fallback, which loses some guarantees)
     #[arg(long)]
     require_sandbox: bool,
     /// Keep the conversation in FILE (JSON Lines, appended as it goes) and continue the one
@@ -136,6 +137,21 @@ impl Args {
         } else {
             Sandbox::default()
         }
+    }
+}
+
+/// What `bash` calls get on this kernel; loudly what does not hold.
+fn print_confinement(sandbox: &Sandbox) {
+    match sandbox.probe() {
+        Ok(Some(confinement)) if confinement.lost().is_empty() => {
+            eprintln!("bash: {confinement}; cleared environment");
+        }
+        Ok(Some(confinement)) => eprintln!("WARNING: bash is {confinement}"),
+        Ok(None) => eprintln!(
+            "WARNING: bash is NOT sandboxed (--no-sandbox): commands can read and write whatever \
+             your user can; the environment is still cleared"
+        ),
+        Err(e) => eprintln!("WARNING: bash will not run: {e}"),
     }
 }
 
@@ -362,8 +378,20 @@ async fn ask(
     }
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    // First, before any thread starts: the sandbox of every `bash` call is this binary started
+    // again, and in such a copy this line builds the sandbox and never returns.
+    agent::sandbox::enter();
+    match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime.block_on(run()),
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> ExitCode {
     // Help and `--version` exit 0, a bad flag exits 2 with the usage.
     let matches = Args::command().version(VERSION.as_str()).get_matches();
     let args = Args::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
@@ -416,12 +444,7 @@ async fn main() -> ExitCode {
              the cursor, write the clipboard and draw a fake approval prompt"
         );
     }
-    let confinement = args.sandbox().probe(agent.workdir());
-    if confinement.is_full() {
-        eprintln!("bash: {confinement}, no network, cleared environment");
-    } else {
-        eprintln!("WARNING: bash is {confinement}");
-    }
+    print_confinement(&args.sandbox());
     eprintln!(
         "skills: {} in the catalog ({} characters of prompt); workdir: {}",
         SKILLS.len(),

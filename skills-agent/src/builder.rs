@@ -87,10 +87,12 @@ impl AgentBuilder {
         self
     }
 
-    /// Settings of the built-in `bash` tool, among them its kernel sandbox (confined by
-    /// default; [`BashOptions::unconfined`] switches it off,
-    /// [`Sandbox::required`](crate::Sandbox::required) refuses to run unconfined). Replaces
-    /// the `bash` tool in the list, or adds it when absent.
+    /// Settings of the built-in `bash` tool, among them its sandbox (namespaces, seccomp, limits
+    /// and Landlock by default, the fallback where the kernel refuses the namespaces;
+    /// [`BashOptions::unconfined`] switches it off,
+    /// [`Sandbox::required`](crate::Sandbox::required) refuses to run without the namespaces).
+    /// Replaces the `bash` tool in the list, or adds it when absent. The program's `main` calls
+    /// [`sandbox::enter`](crate::sandbox::enter) first.
     pub fn bash(mut self, options: BashOptions) -> Self {
         self.settings.tools.retain(|t| t.name() != "bash");
         self.settings.tools.push(Arc::new(Bash::new(options)));
@@ -159,7 +161,8 @@ impl AgentBuilder {
     /// after it. Then the other calls that passed run concurrently, at most `max` at a time; one
     /// failing does not stop the others. Last, in call order, the failure tracker records the
     /// outcomes, the `after` hooks run and the results go back to the model in the order of the
-    /// calls. `bash` calls still run one at a time (the sandbox serializes them).
+    /// calls. `bash` calls run in parallel too in the namespace sandbox; in its fallback and
+    /// with the sandbox off they run one at a time (their processes are swept by time window).
     ///
     /// 1 runs each call to its end before the next one is checked, as a sequential loop does.
     pub fn max_parallel_tools(mut self, max: usize) -> Self {

@@ -47,9 +47,11 @@
 //!   [`APPROVAL_MARKER`], which escaped text cannot draw. The library prints nothing itself: a
 //!   program that wants the model's bytes raw leaves these out.
 //! - File tools open every path beneath the working directory (`openat2` `RESOLVE_BENEATH`);
-//!   `bash` runs under Landlock with a cleared environment, and no process it starts outlives
-//!   the call ([`Sandbox`], [`Bash`]). A failing tool returns an error result to the model
-//!   instead of failing the run ([`ToolError`]).
+//!   every `bash` call runs in a sandbox of its own (new user, network, PID, IPC and mount
+//!   namespaces, seccomp, resource limits and Landlock; [`Sandbox`], [`sandbox`]) with a cleared
+//!   environment, and no process it starts outlives the call ([`Bash`]). The program's `main`
+//!   calls [`sandbox::enter`] first ([below](#the-entry-line)). A failing tool returns an error
+//!   result to the model instead of failing the run ([`ToolError`]).
 //! - Skills in a conversation. A skill the model loads, or a person invokes with
 //!   [`Agent::invoke`] (`/name arguments`, rendered by
 //!   [`Registry::invoke`](skills_bundle::Registry::invoke)),
@@ -85,6 +87,32 @@
 //! - `tracing` events: `model request` (provider, model, tokens, retries), `tool call`
 //!   (tool, outcome, size, time), `skill loaded` (name, version, hash prefix) and `context
 //!   shortened` (message, tool, bytes before and after).
+//!
+//! # The entry line
+//!
+//! The sandbox of a `bash` call is built by the program's own binary, started again as a small
+//! entry point (a process with threads cannot create the user namespace, and nothing here uses
+//! `unsafe`). So a program that runs the agent calls [`sandbox::enter`] as the first line of a
+//! plain `main`, before any thread starts, and builds its tokio runtime after it:
+//!
+//! ```no_run
+//! fn main() {
+//!     skills_runtime::agent::sandbox::enter(); // returns at once; never returns in a stage
+//!     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+//!     runtime.block_on(run());
+//! }
+//!
+//! async fn run() {
+//!     // build the agent and run it
+//! }
+//! ```
+//!
+//! Without the line, every `bash` call fails with an error that names it (the sandbox's
+//! [`SandboxError::EntryMissing`](sandbox::SandboxError::EntryMissing)), rather than start a
+//! second copy of the program. [`Sandbox::probe`] says at start-up what the calls will get: the
+//! namespaces, or the fallback where the kernel refuses unprivileged user namespaces, and which
+//! guarantees the fallback loses. [`SandboxMode::Off`] ([`BashOptions::unconfined`]) runs
+//! commands without a sandbox, with a warning per call.
 //!
 //! # The context budget
 //!
@@ -207,6 +235,11 @@ use std::pin::Pin;
 /// (and the retry [`Sleeper`]) return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// The sandbox of the `bash` tool: the crate `skills-sandbox`, whose entry line
+/// [`sandbox::enter`] a program calls first in `main` (see [the entry line](crate#the-entry-line)).
+#[doc(inline)]
+pub use skills_sandbox as sandbox;
+
 pub use agent::Agent;
 pub use budget::{
     CLAUDE_CONTEXT_WINDOW, DEFAULT_CONTEXT_WINDOW, DEFAULT_REPLY_RESERVE, KEEP_RECENT_TURNS,
@@ -239,7 +272,6 @@ pub use settings::{
 };
 pub use terminal::{APPROVAL_MARKER, TerminalEscaper, terminal_line, terminal_text};
 pub use tools::{
-    Bash, BashOptions, Confinement, EditFile, FailureTracker, Glob, LOAD_SKILL,
-    READ_SKILL_RESOURCE, ReadFile, SYSTEM_READ_ONLY, Sandbox, SandboxMode, Tool, ToolContext,
-    ToolError, ToolErrorKind, WriteFile, builtin_tools,
+    Bash, BashOptions, EditFile, FailureTracker, Glob, LOAD_SKILL, READ_SKILL_RESOURCE, ReadFile,
+    Sandbox, SandboxMode, Tool, ToolContext, ToolError, ToolErrorKind, WriteFile, builtin_tools,
 };

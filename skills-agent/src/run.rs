@@ -202,7 +202,7 @@ impl Agent {
     /// - An ordinary skill becomes active in `session` (its `allowed-tools` apply from the first
     ///   request on; see [`Session::active_skills`]) and counts as loaded, then the loop runs as
     ///   for [`run`](Self::run).
-    /// - A `context: fork` skill runs in a child session instead (see the module docs): its
+    /// - A `context: fork` skill runs in a child session instead (see the crate docs): its
     ///   answer is the output, and `session`'s conversation gets the person's `/name arguments`
     ///   and that answer, not the skill's text.
     ///

@@ -264,9 +264,10 @@ impl Transcript {
         })
     }
 
-    /// Opens `path` and reads its messages (see the crate docs for damaged files); a missing
-    /// file is created empty. Nothing is cut from the file: what is not replayed stays, named
-    /// by a `skipped` line appended after it, and later lines are appended at the end.
+    /// Opens `path` and reads its messages (see the crate docs, under "Transcripts", for
+    /// damaged files); a missing file is created empty. Nothing is cut from the file: what is
+    /// not replayed stays, named by a `skipped` line appended after it, and later lines are
+    /// appended at the end.
     pub(crate) fn open(
         path: &Path,
         files: &SessionFiles,

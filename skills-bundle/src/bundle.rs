@@ -67,20 +67,18 @@ pub struct Resource {
     pub(crate) executable: bool,
 }
 
-/// The JSON definitions of the two skill tools, Anthropic then OpenAI shape; empty strings
-/// where a tool is left out (no skill listed, or none with files).
-pub(crate) struct ToolJson {
-    pub(crate) load_skill: [Box<str>; 2],
-    pub(crate) read_resource: [Box<str>; 2],
-}
+/// The JSON definition of one skill tool, Anthropic then OpenAI shape; empty strings when the
+/// tool is left out (no skill to list).
+pub(crate) type ToolJson = [Box<str>; 2];
 
 /// Strings derived from a bundle on first use, kept for the life of the process.
 pub struct Cache {
     hex: OnceLock<Box<str>>,
     paths: OnceLock<Joined>,
     lists: OnceLock<Lists>,
-    /// The skill tools' definitions (see `tools.rs`).
-    pub(crate) tools: OnceLock<ToolJson>,
+    /// The skill tools' definitions (see `tools.rs`), each rendered when first asked for.
+    pub(crate) load_skill: OnceLock<ToolJson>,
+    pub(crate) read_resource: OnceLock<ToolJson>,
 }
 
 impl Cache {
@@ -90,7 +88,8 @@ impl Cache {
             hex: OnceLock::new(),
             paths: OnceLock::new(),
             lists: OnceLock::new(),
-            tools: OnceLock::new(),
+            load_skill: OnceLock::new(),
+            read_resource: OnceLock::new(),
         }
     }
 }

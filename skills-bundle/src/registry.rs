@@ -8,7 +8,7 @@
 use std::fmt;
 use std::iter::FusedIterator;
 use std::slice;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use skills_core::render;
 
@@ -53,7 +53,9 @@ struct Selection {
     /// name); only [`Bundle::find`] produces them.
     positions: Box<[usize]>,
     catalog: String,
-    tools: ToolJson,
+    load_skill: ToolJson,
+    /// Rendered on the first call, as the bundle's (see `tools.rs`).
+    read_resource: OnceLock<ToolJson>,
 }
 
 impl Bundle {
@@ -72,11 +74,14 @@ impl Bundle {
 
 impl Selection {
     fn new(skills: &'static [Skill], positions: Box<[usize]>) -> Self {
-        let chosen = positions.iter().map(|&i| &skills[i]);
-        let entries: Vec<_> = chosen.clone().map(Skill::catalog_entry).collect();
+        let entries: Vec<_> = positions
+            .iter()
+            .map(|&i| skills[i].catalog_entry())
+            .collect();
         Selection {
             catalog: render::catalog_markdown(&entries),
-            tools: ToolJson::render(chosen),
+            load_skill: tools::load_skill(&entries),
+            read_resource: OnceLock::new(),
             positions,
         }
     }
@@ -186,18 +191,28 @@ impl Registry {
         render::system_prompt(preamble, self.catalog(), render::listed(&entries).count())
     }
 
-    /// The definitions of the skill tools: the bundle's, rendered on the first call in the
-    /// process, or the restricted registry's, rendered when it was made.
-    fn tool_json(&self) -> &ToolJson {
+    /// `load_skill`'s definition: the bundle's, rendered on the first call in the process, or
+    /// the restricted registry's, rendered when it was made.
+    fn load_skill_json(&self) -> &ToolJson {
         match &self.selection {
             None => {
                 let data = self.bundle.data;
-                data.cache
-                    .tools
-                    .get_or_init(|| ToolJson::render(data.skills.iter()))
+                data.cache.load_skill.get_or_init(|| {
+                    let entries: Vec<_> = data.skills.iter().map(Skill::catalog_entry).collect();
+                    tools::load_skill(&entries)
+                })
             }
-            Some(selection) => &selection.tools,
+            Some(selection) => &selection.load_skill,
         }
+    }
+
+    /// `read_skill_resource`'s definition, rendered on the first call.
+    fn read_resource_json(&self) -> &ToolJson {
+        let cell = match &self.selection {
+            None => &self.bundle.data.cache.read_resource,
+            Some(selection) => &selection.read_resource,
+        };
+        cell.get_or_init(|| tools::read_resource(self.iter()))
     }
 
     /// The `load_skill` tool definition in the Anthropic shape (`input_schema`), as JSON text
@@ -205,13 +220,13 @@ impl Registry {
     /// none (the tool is left out). Rendered once: for the whole bundle on the first call in
     /// the process, for a restricted registry when it is made.
     pub fn load_skill_tool_anthropic(&self) -> Option<&str> {
-        tools::offered(&self.tool_json().load_skill[0])
+        tools::offered(&self.load_skill_json()[0])
     }
 
     /// The `load_skill` tool definition in the OpenAI shape (`function.parameters`); `None`
     /// when no skill is listed.
     pub fn load_skill_tool_openai(&self) -> Option<&str> {
-        tools::offered(&self.tool_json().load_skill[1])
+        tools::offered(&self.load_skill_json()[1])
     }
 
     /// The `load_skill` result for `name`, or an error that lists the skills the model is shown
@@ -302,12 +317,12 @@ impl Registry {
     /// [`names_with_resources`](Self::names_with_resources), or `None` when no skill of this
     /// registry ships files (the tool is then left out). Rendered once, as `load_skill`'s.
     pub fn read_resource_tool_anthropic(&self) -> Option<&str> {
-        tools::offered(&self.tool_json().read_resource[0])
+        tools::offered(&self.read_resource_json()[0])
     }
 
     /// The `read_skill_resource` tool (OpenAI shape), or `None` when no skill ships files.
     pub fn read_resource_tool_openai(&self) -> Option<&str> {
-        tools::offered(&self.tool_json().read_resource[1])
+        tools::offered(&self.read_resource_json()[1])
     }
 
     /// Handles `read_skill_resource(skill, path, offset, limit)`: see [`Skill::read_resource`].

@@ -59,7 +59,10 @@
 //!   providers (hand-written on reqwest with rustls), the tools (`bash`, `read_file`,
 //!   `write_file`, `edit_file`, `glob`, `load_skill`, `read_skill_resource`), permissions,
 //!   transcripts, the context budget and the tool loop. Adds tokio, reqwest, serde, serde_json
-//!   and tracing.
+//!   and tracing. Every `bash` call runs in a sandbox of its own (the crate `skills-sandbox`, at
+//!   [`agent::sandbox`]), built by the program's binary started again, so a program running the
+//!   agent calls `skills_runtime::agent::sandbox::enter()` as the first line of a plain `main`,
+//!   before any thread (a tokio runtime) starts; see the agent's crate docs, "The entry line".
 //! - `mcp`: the [`mcp`] module (the crate `skills-mcp-server`): an MCP server of the bundle on
 //!   rmcp, with the Skills extension, every file as a resource, the `load_skill` and
 //!   `read_skill_resource` tools and one prompt per skill a person may invoke, over stdio or
