@@ -4,7 +4,7 @@
 //! cargo run --example agent -- [--provider anthropic|openai|demo] [--model M] [--workdir DIR]
 //!                              [--max-turns N] [--context-window TOKENS] [--yes]
 //!                              [--no-sandbox|--require-sandbox] [--session FILE] [--no-stream]
-//!                              [PROMPT...]
+//!                              [--raw-output] [PROMPT...]
 //! ```
 //!
 //! (`--help` lists the flags, `--version` prints the version and the SHA-256 of `skills.lock`,
@@ -22,7 +22,9 @@
 //! real loop, `load_skill` and tools ([`skills_demo::scripted`]).
 //!
 //! With a PROMPT it runs once and prints the answer on stdout as it is generated (replies are
-//! streamed; `--no-stream` reads each reply whole), with a status line per tool call on stderr;
+//! streamed; `--no-stream` reads each reply whole), with a status line per tool call on stderr.
+//! The model's text reaches the terminal with control characters and escape sequences shown
+//! escaped (`--raw-output` prints its bytes as sent);
 //! without one it is an interactive session. A prompt or line that starts with `/name` invokes that skill with the rest as its
 //! arguments, as a person's turn (`context: fork` skills run in a sub-agent, `allowed-tools`
 //! apply); `/` alone lists the skills a person may invoke. `bash`, `write_file` and `edit_file` ask for confirmation unless `--yes` is given
@@ -39,7 +41,7 @@ use skills_runtime::agent::eval::{self, Baseline, EvalOptions, Format, Gates};
 use skills_runtime::agent::provider::{self, ProviderKind};
 use skills_runtime::agent::{
     self, Agent, AgentEvent, BashOptions, DEFAULT_MAX_TURNS, HttpOptions, PermissionPolicy,
-    Provider, RunOutput, Sandbox, Session,
+    Provider, RunOutput, Sandbox, Session, TerminalEscaper,
 };
 
 // Only the reviewed files of `skills/` compile: `skills.lock` lists their SHA-256 (`skills lock
@@ -134,6 +136,11 @@ struct Args {
     /// With --eval: an earlier JSON report; fail (exit 1) when a case that passed there fails now
     #[arg(long, value_name = "FILE")]
     baseline: Option<std::path::PathBuf>,
+    /// Print the model's text as sent, escape sequences and control characters included
+    /// (without it they are shown escaped, so the text cannot act on the terminal or forge an
+    /// approval prompt)
+    #[arg(long)]
+    raw_output: bool,
     /// Run once and print the answer; without it, an interactive session
     #[arg(trailing_var_arg = true)]
     prompt: Vec<String>,
@@ -277,23 +284,33 @@ fn approver() -> skills_runtime::agent::Approver {
     })
 }
 
-/// Prints a run as it goes: the assistant's text on stdout as it arrives, and one status line
-/// per tool call on stderr when it has its result. What the model sent and the tool printed is
-/// escaped and cut in those lines, so it cannot act on the terminal.
-#[derive(Default)]
+/// Prints a run as it goes: the assistant's text on stdout as it arrives (escaped, unless
+/// `--raw-output`), and one status line per tool call on stderr when it has its result. What
+/// the model sent and the tool printed is escaped and cut in those lines, so it cannot act on
+/// the terminal.
 struct Printer {
+    /// The escaper of the model's text; `None` prints it raw.
+    escaper: Option<TerminalEscaper>,
     /// Text was printed since the last line end.
     mid_line: bool,
 }
 
 impl Printer {
+    fn new(raw_output: bool) -> Self {
+        Printer {
+            escaper: (!raw_output).then(TerminalEscaper::new),
+            mid_line: false,
+        }
+    }
+
     fn event(&mut self, event: &AgentEvent<'_>) {
         match event {
             AgentEvent::TextDelta(text) => {
-                let mut stdout = std::io::stdout().lock();
-                let _ = stdout.write_all(text.as_bytes());
-                let _ = stdout.flush();
-                self.mid_line = !text.ends_with('\n');
+                let shown = match &mut self.escaper {
+                    Some(escaper) => escaper.push(text),
+                    None => (*text).to_owned(),
+                };
+                self.print(&shown);
             }
             // A tool line or an approval question starts on a line of its own.
             AgentEvent::ToolCallStarted { .. } | AgentEvent::TurnFinished { .. } => self.end_line(),
@@ -323,7 +340,21 @@ impl Printer {
         }
     }
 
+    fn print(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(text.as_bytes());
+        let _ = stdout.flush();
+        self.mid_line = !text.ends_with('\n');
+    }
+
+    /// Ends the text so far (what the escaper held back) and its line.
     fn end_line(&mut self) {
+        if let Some(rest) = self.escaper.as_mut().map(TerminalEscaper::finish) {
+            self.print(&rest);
+        }
         if std::mem::take(&mut self.mid_line) {
             let _ = writeln!(std::io::stdout());
         }
@@ -374,8 +405,13 @@ fn invocable_skills() -> String {
 }
 
 /// Runs `prompt` (or the `/name` command), printing the answer as it arrives.
-async fn ask(agent: &Agent, session: &mut Session, prompt: &str) -> Result<(), String> {
-    let mut printer = Printer::default();
+async fn ask(
+    agent: &Agent,
+    session: &mut Session,
+    prompt: &str,
+    raw_output: bool,
+) -> Result<(), String> {
+    let mut printer = Printer::new(raw_output);
     let on_event = |event: &AgentEvent<'_>| printer.event(event);
     let result = match skill_command(prompt) {
         Some(("", _)) => {
@@ -395,7 +431,8 @@ async fn ask(agent: &Agent, session: &mut Session, prompt: &str) -> Result<(), S
             eprintln!("{}", summary(&out));
             Ok(())
         }
-        Err(e) => Err(e.to_string()),
+        // An error can quote what the server sent.
+        Err(e) => Err(agent::terminal_text(&e.to_string())),
     }
 }
 
@@ -477,6 +514,12 @@ async fn run() -> ExitCode {
     if args.eval {
         return evaluate(&agent, &args, endpoint).await;
     }
+    if args.raw_output {
+        eprintln!(
+            "WARNING: --raw-output: the model's text reaches the terminal as sent; it can move \
+             the cursor, write the clipboard and draw a fake approval prompt"
+        );
+    }
     print_confinement(&args.sandbox());
     eprintln!(
         "skills: {} in the catalog ({} characters of prompt); workdir: {}",
@@ -504,7 +547,7 @@ async fn run() -> ExitCode {
 
     if !interactive {
         let prompt = args.prompt.join(" ");
-        return match ask(&agent, &mut session, &prompt).await {
+        return match ask(&agent, &mut session, &prompt, args.raw_output).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(message) => {
                 eprintln!("error: {message}");
@@ -537,7 +580,7 @@ async fn run() -> ExitCode {
         if matches!(prompt, "exit" | "quit") {
             break;
         }
-        match ask(&agent, &mut session, prompt).await {
+        match ask(&agent, &mut session, prompt, args.raw_output).await {
             Ok(()) => println!(),
             // The session keeps every message; the user can go on.
             Err(message) => eprintln!("error: {message}"),

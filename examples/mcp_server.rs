@@ -12,7 +12,9 @@
 //! ```
 //!
 //! Over HTTP it prints `listening on http://ADDR/mcp` once the socket is bound (port 0 picks a
-//! free one), then answers every POST statelessly, at any path.
+//! free one), then answers every POST statelessly, at any path, within the default limits of
+//! `HttpServerOptions` (timeouts for slow clients, caps on connections and request bodies, no
+//! foreign `Origin`).
 
 use std::net::SocketAddr;
 

@@ -52,6 +52,7 @@ fn help_lists_every_flag_and_version_prints_the_package_version() {
         "--no-sandbox",
         "--require-sandbox",
         "--session",
+        "--raw-output",
         "[PROMPT]...",
         "anthropic",
         "openai",

@@ -12,6 +12,7 @@ use crate::conversation::{Conversation, Usage};
 use crate::error::{AgentError, ConfigError};
 use crate::provider::api::{Provider, ToolDefinitions};
 use crate::session::Session;
+use crate::session_file::SessionFiles;
 use crate::settings::Settings;
 use crate::tools::{LOAD_SKILL, READ_SKILL_RESOURCE, ToolContext};
 use crate::transcript::Transcript;
@@ -204,6 +205,7 @@ impl Agent {
             recorded_loaded: BTreeSet::new(),
             recorded_active: 0,
             sizes: SizeCache::default(),
+            files: SessionFiles::new(self.context.root(), self.settings.max_transcript_bytes),
         }
     }
 
@@ -212,14 +214,18 @@ impl Agent {
     /// gets the short note, not the text again) and the skills active in it; later messages
     /// are appended to the same file. A missing file starts a new, empty session there.
     ///
-    /// A last line cut short by a crash, and an assistant turn whose tool results were never
-    /// written, are dropped with a `tracing` warning and cut from the file; a damaged line
-    /// elsewhere fails with [`AgentError::Transcript`]. A recorded skill this agent does not
-    /// have is skipped with a warning. Token usage and the failure tracker start afresh.
+    /// The file is input like any other ([`transcript`](crate#transcripts)): a path through a
+    /// symbolic link in the working directory, a FIFO, a device, a file with several hard links
+    /// or one over [`AgentBuilder::max_transcript_bytes`](crate::AgentBuilder::max_transcript_bytes)
+    /// fails with [`AgentError::Transcript`] before anything is read. A last line cut short by
+    /// a crash, and an assistant turn whose tool results were never written, are skipped with
+    /// a `tracing` warning and stay in the file; a damaged line elsewhere fails with
+    /// [`AgentError::Transcript`]. A recorded skill this agent does not have is skipped with a
+    /// warning. Token usage and the failure tracker start afresh.
     pub fn resume(&self, path: impl AsRef<Path>) -> Result<Session, AgentError> {
         let path = path.as_ref();
-        let (transcript, replayed) = Transcript::open(path)?;
         let mut session = self.session();
+        let (transcript, replayed) = Transcript::open(path, &session.files)?;
         for line in replayed {
             for name in &line.skills_loaded {
                 match self.skills.skills.get(name) {

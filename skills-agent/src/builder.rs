@@ -188,7 +188,9 @@ impl AgentBuilder {
     /// [`Session::active_skills`](crate::Session::active_skills)) the calls its `allowed-tools`
     /// covers are pre-approved: a tool whose permission is
     /// [`Permission::Ask`](crate::Permission::Ask) runs without asking; `Bash(git diff:*)` covers
-    /// only the `bash` calls whose command matches it (never a chained one).
+    /// only the `bash` calls whose command is `git diff` and plain words (never one the shell
+    /// would expand, substitute, glob, chain or redirect; see
+    /// [`plain_words`](skills_core::allowed_tools::plain_words)).
     /// [`Permission::Deny`](crate::Permission::Deny) always wins.
     ///
     /// Strict: while an active skill lists `allowed-tools`, only the listed tools (and
@@ -232,6 +234,16 @@ impl AgentBuilder {
     /// [`DEFAULT_REPLY_RESERVE`](crate::budget::DEFAULT_REPLY_RESERVE)).
     pub fn reply_reserve(mut self, tokens: u64) -> Self {
         self.settings.reply_reserve = Some(tokens);
+        self
+    }
+
+    /// The largest transcript [`Agent::resume`] reads, in bytes (default
+    /// [`DEFAULT_MAX_TRANSCRIPT_BYTES`](crate::DEFAULT_MAX_TRANSCRIPT_BYTES), 64 MiB). A larger
+    /// file fails with [`AgentError::Transcript`] of kind
+    /// [`FileTooLarge`](std::io::ErrorKind::FileTooLarge), before any of it is read. Writing
+    /// is not capped: a session that grows past it is resumed with a larger limit.
+    pub fn max_transcript_bytes(mut self, bytes: u64) -> Self {
+        self.settings.max_transcript_bytes = bytes;
         self
     }
 

@@ -37,8 +37,15 @@
 //!   calls that change the session run in call order; the results go back in call order.
 //! - A session can be kept in a JSON Lines transcript, one message a line, appended as the run
 //!   goes, with the skills it loaded ([`Session::with_transcript`]), and continued from it in
-//!   another process ([`Agent::resume`]); the format and what a damaged file does are under
-//!   [Transcripts](#transcripts).
+//!   another process ([`Agent::resume`]); the format, how the file is opened (no symbolic links
+//!   in the working directory, regular files only, a size cap, never truncated) and what a
+//!   damaged file does are under [Transcripts](#transcripts).
+//! - Text for a terminal ([`terminal_text`], [`TerminalEscaper`] for a stream,
+//!   [`terminal_line`]): escape sequences, control characters, a lone `\r`, bidirectional and
+//!   invisible characters shown escaped, so the model's text cannot write the clipboard, move
+//!   the cursor or hide a line. [`ask_user`] opens every approval prompt with
+//!   [`APPROVAL_MARKER`], which escaped text cannot draw. The library prints nothing itself: a
+//!   program that wants the model's bytes raw leaves these out.
 //! - File tools open every path beneath the working directory (`openat2` `RESOLVE_BENEATH`);
 //!   every `bash` call runs in a sandbox of its own (new user, network, PID, IPC and mount
 //!   namespaces, seccomp, resource limits and Landlock; [`Sandbox`], [`sandbox`]) with a cleared
@@ -50,7 +57,9 @@
 //!   [`Registry::invoke`](skills_bundle::Registry::invoke)),
 //!   becomes *active* for the rest of the session ([`Session::active_skills`]). While it is, the
 //!   calls its `allowed-tools` covers are pre-approved (`Ask` tools run without asking; a
-//!   `Bash(pattern)` entry covers only matching, unchained commands), and with
+//!   `Bash(pattern)` entry covers only matching commands made of plain words, nothing the shell
+//!   would expand, substitute, glob, chain or redirect:
+//!   [`plain_words`](skills_core::allowed_tools::plain_words)), and with
 //!   [`AgentBuilder::strict_allowed_tools`] only those tools are offered and run. A `Deny` in the
 //!   [`PermissionPolicy`] always wins. A `disable-model-invocation` skill is neither shown to the
 //!   model nor loadable by it; a `user-invocable: false` one cannot be invoked.
@@ -171,15 +180,37 @@
 //! {"shortened":[{"message":2,"call_id":"t1","content":"[shortened to save context: ...]"}]}
 //! ```
 //!
+//! The file is untrusted input (the model can write in the working directory, and a person may
+//! keep the session there), so it is opened as follows, by [`Agent::resume`] and
+//! [`Session::with_transcript`] alike, and any refusal is an [`AgentError::Transcript`] before
+//! a byte is read or written:
+//! - The path is walked a folder at a time: symbolic links are followed in folders outside the
+//!   working directory (the person's own layout), never at or below it, and the file itself is
+//!   never one, wherever it is.
+//! - It must be a regular file with a single link; it is opened without blocking, so a FIFO or
+//!   a device is refused at once.
+//! - A file over [`AgentBuilder::max_transcript_bytes`] (default
+//!   [`DEFAULT_MAX_TRANSCRIPT_BYTES`], 64 MiB) is refused by its size, unread.
+//! - Nothing is ever truncated or replaced: [`Session::with_transcript`] only creates a new file
+//!   (an existing one is an error), and [`Agent::resume`] appends.
+//!
 //! Reading back ([`Agent::resume`]):
 //! - A last line without its newline is a write cut short by a crash: when it does not parse it
-//!   is dropped with a `tracing` warning, and the file is cut back to the line before, so later
-//!   lines start clean. A line that does not parse anywhere else is an error
-//!   ([`AgentError::Transcript`]): the file was damaged or edited, and guessing would lose more.
+//!   is skipped with a `tracing` warning and kept in the file, ended by a line break, followed by
+//!   a line that names it (below), so later lines start clean and nothing of the file is lost.
+//!   A line that does not parse anywhere else is an error ([`AgentError::Transcript`]): the
+//!   file was damaged or edited, and guessing would lose more.
 //! - An assistant turn with tool calls and no results after it is the turn in flight at the
-//!   crash: it is dropped the same way (the API refuses tool calls without results).
+//!   crash: it is skipped the same way (the API refuses tool calls without results).
 //! - A skill this binary no longer has is skipped with a warning.
 //! - A `shortened` entry naming no tool result read so far is an error, as a damaged line.
+//!
+//! The line that names a line a resume skipped (1-based, as editors count), which every later
+//! resume skips too:
+//!
+//! ```json
+//! {"skipped":{"line":5,"reason":"cut short (a crash while writing it)"}}
+//! ```
 
 mod agent;
 mod budget;
@@ -195,8 +226,10 @@ mod redact;
 mod retry;
 mod run;
 mod session;
+mod session_file;
 mod settings;
 mod skill_tools;
+mod terminal;
 mod tools;
 mod transcript;
 
@@ -228,7 +261,7 @@ pub use error::{
 pub use events::{AgentEvent, ContextShortened, EventSink};
 pub use permission::{
     AfterHook, Approver, BeforeHook, CallDescription, HookDecision, Hooks, Permission,
-    PermissionPolicy, ask_user, terminal_line,
+    PermissionPolicy, ask_user,
 };
 pub use provider::api::{Provider, Request, Response, ToolDefinitions};
 pub use provider::http::{
@@ -239,9 +272,10 @@ pub use retry::{RetryPolicy, Sleeper};
 pub use run::RunOutput;
 pub use session::Session;
 pub use settings::{
-    DEFAULT_MAX_PARALLEL_TOOLS, DEFAULT_MAX_TOOL_CALLS_PER_TURN, DEFAULT_MAX_TURNS,
-    DEFAULT_PREAMBLE,
+    DEFAULT_MAX_PARALLEL_TOOLS, DEFAULT_MAX_TOOL_CALLS_PER_TURN, DEFAULT_MAX_TRANSCRIPT_BYTES,
+    DEFAULT_MAX_TURNS, DEFAULT_PREAMBLE,
 };
+pub use terminal::{APPROVAL_MARKER, TerminalEscaper, terminal_line, terminal_text};
 pub use tools::{
     Bash, BashOptions, EditFile, FailureTracker, Glob, LOAD_SKILL, READ_SKILL_RESOURCE, ReadFile,
     Sandbox, SandboxMode, Tool, ToolContext, ToolError, ToolErrorKind, WriteFile, builtin_tools,

@@ -12,6 +12,7 @@ use crate::conversation::{Conversation, Message, Usage};
 use crate::error::AgentError;
 use crate::events::ContextShortened;
 use crate::provider::api::ToolDefinitions;
+use crate::session_file::SessionFiles;
 use crate::tools::FailureTracker;
 use crate::transcript::Transcript;
 
@@ -33,6 +34,8 @@ pub struct Session {
     pub(crate) recorded_active: usize,
     /// The context budget's size of each message.
     pub(crate) sizes: SizeCache,
+    /// How its transcript file is opened and read.
+    pub(crate) files: SessionFiles,
 }
 
 impl Session {
@@ -62,14 +65,18 @@ impl Session {
         &self.active
     }
 
-    /// Keeps this session in a JSON Lines transcript at `path`, replacing what the file held: the
-    /// messages so far are written now, every later one as it is pushed, each line with the skills
-    /// that became loaded or active with it. [`Agent::resume`](crate::Agent::resume) reads it back.
-    /// The format and what a damaged file does are in [`transcript`](crate#transcripts).
+    /// Keeps this session in a JSON Lines transcript at `path`, a new file: the messages so far
+    /// are written now, every later one as it is pushed, each line with the skills that became
+    /// loaded or active with it. [`Agent::resume`](crate::Agent::resume) reads it back (and
+    /// continues an existing file). The format, how the file is opened and what a damaged file
+    /// does are in [`transcript`](crate#transcripts).
     ///
-    /// A write that fails stops the run with [`AgentError::Transcript`].
+    /// Fails with [`AgentError::Transcript`] when something is at `path` already (of kind
+    /// [`AlreadyExists`](std::io::ErrorKind::AlreadyExists): nothing is replaced), when the path
+    /// goes through a symbolic link in the working directory or ends in one, and when a write
+    /// fails (which also stops a run).
     pub fn with_transcript(mut self, path: impl AsRef<Path>) -> Result<Session, AgentError> {
-        self.transcript = Some(Transcript::create(path.as_ref())?);
+        self.transcript = Some(Transcript::create(path.as_ref(), &self.files)?);
         self.recorded_loaded.clear();
         self.recorded_active = 0;
         let count = self.conversation.len();
