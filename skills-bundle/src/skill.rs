@@ -215,7 +215,9 @@ impl Skill {
         )
     }
 
-    pub(crate) fn catalog_entry(&self) -> skills_core::render::CatalogEntry<'static> {
+    /// What the catalog shows of this skill: its name, description, `when_to_use` and
+    /// `when-not-to-use`, and whether the model is shown it at all.
+    pub fn catalog_entry(&self) -> crate::CatalogEntry<'static> {
         let record = self.record();
         skills_core::render::CatalogEntry {
             name: self.name(),

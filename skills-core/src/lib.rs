@@ -28,6 +28,9 @@
 //! [`shell_commands`] finds Claude Code's `` !`command` `` and ```` ```! ```` blocks in a body,
 //! for the build and the runtime alike.
 //!
+//! [`mcp`] has what MCP hosts take of a bundle besides its files: the Skills extension's
+//! per-skill limits and the server's instructions within what hosts keep.
+//!
 //! [`render`] has the output formats (catalog, tool schemas, `load_skill` results). It needs
 //! no dependencies and is compiled even with the `validate` feature off, so the runtime renders
 //! a filtered catalog with exactly the code the macro used at build time.
@@ -43,6 +46,7 @@ mod wildcard;
 pub mod index;
 #[doc(hidden)]
 pub mod layout;
+pub mod mcp;
 pub mod render;
 pub mod shell_commands;
 

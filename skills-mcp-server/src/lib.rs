@@ -39,11 +39,17 @@
 //! }
 //! ```
 
+mod claude_index;
 mod handler;
 mod index;
 mod mime;
+mod options;
+mod page;
+mod prompts;
+mod requests;
 mod server;
 mod uri;
 
+pub use options::{DEFAULT_PAGE_SIZE, DEFAULT_PROMPT_WORDS, DEFAULT_TTL, SkillsServerBuilder};
 pub use server::SkillsServer;
 pub use uri::URI_SCHEME;

@@ -9,6 +9,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use skills_bundle::Registry;
 
 use crate::index::Index;
+use crate::options::{Options, SkillsServerBuilder};
 
 /// An MCP server of one [`Registry`]; cheap to clone (the digests and listings are computed
 /// once, on first use, and shared by every clone).
@@ -21,6 +22,7 @@ pub struct SkillsServer {
 
 struct Shared {
     registry: Registry,
+    options: Options,
     index: OnceLock<Index>,
 }
 
@@ -33,11 +35,23 @@ impl std::fmt::Debug for SkillsServer {
 }
 
 impl SkillsServer {
-    /// A server of `registry` (a `&'static Registry` or an owned, maybe restricted, one).
+    /// A server of `registry` (a `&'static Registry` or an owned, maybe restricted, one) with
+    /// the default settings (see [`builder`](Self::builder)).
     pub fn new(registry: impl Into<Registry>) -> Self {
+        Self::builder(registry).build()
+    }
+
+    /// A server of `registry` with settings of its own: the TTL of its answers, the page
+    /// size of its listings, the per-skill limits, the prompts' word slots.
+    pub fn builder(registry: impl Into<Registry>) -> SkillsServerBuilder {
+        SkillsServerBuilder::new(registry.into())
+    }
+
+    pub(crate) fn with_options(registry: Registry, options: Options) -> Self {
         Self {
             shared: Arc::new(Shared {
-                registry: registry.into(),
+                registry,
+                options,
                 index: OnceLock::new(),
             }),
         }
@@ -46,6 +60,23 @@ impl SkillsServer {
     /// The registry served.
     pub fn registry(&self) -> &Registry {
         &self.shared.registry
+    }
+
+    /// The skills over the per-skill limits (see
+    /// [`SkillsServerBuilder::skill_limits`]), which the Skills extension leaves out, each
+    /// with its number of files and bytes. A program can warn about them as it starts.
+    pub fn over_limits(&self) -> &[(&'static str, usize, u64)] {
+        &self.index().over_limits
+    }
+
+    /// The server's instructions: the catalog, or as much of it as fits in what Claude Code
+    /// keeps of a server's instructions (see `skills_core::mcp::instructions`).
+    pub fn instructions(&self) -> &str {
+        &self.index().instructions
+    }
+
+    pub(crate) fn options(&self) -> &Options {
+        &self.shared.options
     }
 
     /// Serves one client on standard input and output until it disconnects.
@@ -105,6 +136,8 @@ impl SkillsServer {
     /// The index, built on first use.
     pub(crate) fn index(&self) -> &Index {
         let shared = &*self.shared;
-        shared.index.get_or_init(|| Index::build(&shared.registry))
+        shared
+            .index
+            .get_or_init(|| Index::build(&shared.registry, &shared.options))
     }
 }
