@@ -163,6 +163,7 @@ mod retry;
 mod run;
 mod session;
 mod settings;
+mod skill_commands;
 mod skill_tools;
 mod tools;
 mod transcript;
@@ -185,7 +186,8 @@ pub use conversation::{
     AssistantTurn, Conversation, Message, ToolCall, ToolResult, Usage, WireFormat,
 };
 pub use error::{
-    AgentError, ApiError, ApiErrorKind, ConfigError, ContextOverflow, kind_for_status,
+    AgentError, ApiError, ApiErrorKind, ConfigError, ContextOverflow, SkillCommandError,
+    SkillCommandFailure, kind_for_status,
 };
 pub use events::{AgentEvent, ContextShortened, EventSink};
 pub use permission::{
