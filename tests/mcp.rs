@@ -3,11 +3,14 @@
 //! Python SDK. Every served byte and digest is compared with the files on disk.
 #![cfg(feature = "mcp")]
 
+#[path = "mcp_client/example.rs"]
+mod example;
 #[path = "../skills-mcp-server/tests/support/mod.rs"]
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use example::{example_binary, serve_http};
 use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, DIRECTORY_MIME_TYPE, ErrorCode,
@@ -21,13 +24,6 @@ use skills_runtime::mcp::SkillsServer;
 use support::{Client, args, check_files, connect, protocol_error, text_of};
 
 static SKILLS: Registry = skills_runtime::embed_skills!("skills");
-
-/// `target/<profile>/examples/mcp_server`, beside this test's `deps` folder.
-fn example_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe.parent().and_then(Path::parent).unwrap();
-    profile.join("examples").join("mcp_server")
-}
 
 /// The stateless revision's `server/discover` carries the catalog and capabilities too. (Over
 /// HTTP, rmcp 3.11's client sends it without the `_meta` fields the server requires and gets
@@ -344,26 +340,7 @@ async fn the_example_serves_over_stdio() {
 
 #[tokio::test]
 async fn the_example_serves_streamable_http_statelessly() {
-    use tokio::io::AsyncBufReadExt;
-
-    let mut child = tokio::process::Command::new(example_binary())
-        .args(["--http", "127.0.0.1:0"])
-        .stdout(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn the mcp_server example");
-    let mut line = String::new();
-    tokio::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .await
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_owned();
-    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-
+    let (mut child, url) = serve_http().await;
     let client =
         ().serve(StreamableHttpClientTransport::from_uri(url))
             .await
