@@ -39,6 +39,7 @@
 //! }
 //! ```
 
+mod builder;
 mod claude_index;
 mod handler;
 mod index;
@@ -50,6 +51,7 @@ mod requests;
 mod server;
 mod uri;
 
-pub use options::{DEFAULT_PAGE_SIZE, DEFAULT_PROMPT_WORDS, DEFAULT_TTL, SkillsServerBuilder};
+pub use builder::SkillsServerBuilder;
+pub use options::{DEFAULT_PAGE_SIZE, DEFAULT_PROMPT_WORDS, DEFAULT_TTL};
 pub use server::SkillsServer;
 pub use uri::URI_SCHEME;

@@ -9,7 +9,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use skills_bundle::Registry;
 
 use crate::index::Index;
-use crate::options::{Options, SkillsServerBuilder};
+use crate::options::Options;
 
 /// An MCP server of one [`Registry`]; cheap to clone (the digests and listings are computed
 /// once, on first use, and shared by every clone).
@@ -35,18 +35,6 @@ impl std::fmt::Debug for SkillsServer {
 }
 
 impl SkillsServer {
-    /// A server of `registry` (a `&'static Registry` or an owned, maybe restricted, one) with
-    /// the default settings (see [`builder`](Self::builder)).
-    pub fn new(registry: impl Into<Registry>) -> Self {
-        Self::builder(registry).build()
-    }
-
-    /// A server of `registry` with settings of its own: the TTL of its answers, the page
-    /// size of its listings, the per-skill limits, the prompts' word slots.
-    pub fn builder(registry: impl Into<Registry>) -> SkillsServerBuilder {
-        SkillsServerBuilder::new(registry.into())
-    }
-
     pub(crate) fn with_options(registry: Registry, options: Options) -> Self {
         Self {
             shared: Arc::new(Shared {
@@ -63,8 +51,9 @@ impl SkillsServer {
     }
 
     /// The skills over the per-skill limits (see
-    /// [`SkillsServerBuilder::skill_limits`]), which the Skills extension leaves out, each
-    /// with its number of files and bytes. A program can warn about them as it starts.
+    /// [`SkillsServerBuilder::skill_limits`](crate::SkillsServerBuilder::skill_limits)), which
+    /// the Skills extension leaves out, each with its number of files and bytes. A program can
+    /// warn about them as it starts.
     pub fn over_limits(&self) -> &[(&'static str, usize, u64)] {
         &self.index().over_limits
     }
