@@ -190,13 +190,19 @@ impl Agent {
         self.context.workdir()
     }
 
-    /// A new, empty conversation.
+    /// A new, empty conversation, with a new [`id`](Session::id).
     pub fn session(&self) -> Session {
+        let id = crate::session::new_session_id();
+        let loader = SkillLoader::new(self.skills.skills.clone())
+            .with_session_id(Some(id.clone()))
+            .with_effort(self.effort)
+            .with_project_dir(Some(self.context.workdir().to_owned()));
         Session {
+            id,
             conversation: Conversation::new(),
             loader: match &self.settings.resource_dir {
-                Some(dir) => SkillLoader::new(self.skills.skills.clone()).with_resource_dir(dir),
-                None => SkillLoader::new(self.skills.skills.clone()),
+                Some(dir) => loader.with_resource_dir(dir),
+                None => loader,
             },
             tracker: self.settings.tracker.clone(),
             usage: Usage::default(),

@@ -201,6 +201,24 @@ impl AgentBuilder {
         self
     }
 
+    /// Whether a skill's `` !`command` `` and ```` ```! ```` blocks run when it is invoked or
+    /// loaded, as Claude Code runs them (default `false`).
+    ///
+    /// On: each command (with the invocation's arguments and `${CLAUDE_*}` variables
+    /// substituted) runs through the `bash` tool, the way a model's call would, under the
+    /// sandbox, the permission policy, the approver, the hooks and the skill's `allowed-tools`
+    /// (which pre-approve its own commands, as in Claude Code), one after the other before
+    /// anything is sent to the model; each output takes the place of its command. A command
+    /// that is refused, does not run or exits with a non-zero status fails the whole
+    /// invocation with [`AgentError::SkillCommand`] (a load: an error result for the model),
+    /// and nothing of the skill reaches the model.
+    ///
+    /// Off: the text reaches the model with the commands as written.
+    pub fn run_skill_commands(mut self, run: bool) -> Self {
+        self.settings.run_skill_commands = run;
+        self
+    }
+
     /// The most model requests the child session of a `context: fork` skill makes (default
     /// [`DEFAULT_MAX_TURNS`](crate::DEFAULT_MAX_TURNS)); a child past it fails the `load_skill`
     /// call with an error result, or the person's [`Agent::invoke`] with [`AgentError::TurnLimit`].

@@ -228,6 +228,7 @@ mod run;
 mod session;
 mod session_file;
 mod settings;
+mod skill_commands;
 mod skill_tools;
 mod terminal;
 mod tools;
@@ -256,7 +257,8 @@ pub use conversation::{
     AssistantTurn, Conversation, Message, ToolCall, ToolResult, Usage, WireFormat,
 };
 pub use error::{
-    AgentError, ApiError, ApiErrorKind, ConfigError, ContextOverflow, kind_for_status,
+    AgentError, ApiError, ApiErrorKind, ConfigError, ContextOverflow, SkillCommandError,
+    SkillCommandFailure, kind_for_status,
 };
 pub use events::{AgentEvent, ContextShortened, EventSink};
 pub use permission::{

@@ -5,8 +5,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use skills_bundle::__private::unknown_skill;
-use skills_bundle::{InvokeError, SkillContext};
+use skills_bundle::SkillContext;
 
 use crate::agent::Agent;
 use crate::conversation::{Message, ToolResult, Usage};
@@ -258,23 +257,29 @@ impl Agent {
         arguments: &str,
         mut on_event: impl FnMut(&AgentEvent<'_>) + Send,
     ) -> Result<RunOutput, AgentError> {
-        let text = match &self.settings.resource_dir {
-            Some(dir) => self.skills.skills.invoke_in(name, arguments, dir),
-            None => self.skills.skills.invoke(name, arguments),
+        let rendering = self
+            .skills
+            .skills
+            .render_invocation(name, arguments, &self.invoke_options(session))
+            .map_err(AgentError::Invoke)?;
+        let skill = rendering.skill();
+        let forked = skill.context() == SkillContext::Fork;
+        // Its commands run with its `allowed-tools` in force (as in Claude Code); a forked
+        // skill is active in its child only, so it is active here just for them.
+        let was_active = session.active.len();
+        session.activate(skill);
+        let finished = self.finish_rendering(session, &rendering).await;
+        if forked {
+            session.active.truncate(was_active);
         }
-        .map_err(AgentError::Invoke)?;
-        // `invoke` found the skill, so `get` does too; the error is only the type's fallback.
-        let registry = &self.skills.skills;
-        let skill = registry.get(name).ok_or_else(|| {
-            AgentError::Invoke(InvokeError::Unknown(unknown_skill(name, registry.names())))
-        })?;
+        let text = finished.map_err(AgentError::SkillCommand)?;
         tracing::info!(
             skill = skill.name(),
             version = skill.version().unwrap_or(""),
             fork = skill.context() == SkillContext::Fork,
             "skill invoked"
         );
-        if skill.context() == SkillContext::Fork {
+        if forked {
             let (output, answer) = self.run_fork(skill, &text).await?;
             if !output.text.is_empty() {
                 on_event(&AgentEvent::TextDelta(&output.text));

@@ -46,6 +46,7 @@ pub(crate) struct Settings {
     pub(crate) tracker: FailureTracker,
     pub(crate) resource_dir: Option<PathBuf>,
     pub(crate) strict_allowed_tools: bool,
+    pub(crate) run_skill_commands: bool,
     pub(crate) fork_max_turns: u32,
     pub(crate) stream: bool,
     /// The context window and the reply reserve set on the builder, if any; otherwise the
@@ -70,6 +71,7 @@ impl Settings {
             tracker: FailureTracker::default(),
             resource_dir: None,
             strict_allowed_tools: false,
+            run_skill_commands: false,
             fork_max_turns: DEFAULT_MAX_TURNS,
             stream: false,
             context_window: None,

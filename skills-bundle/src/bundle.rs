@@ -361,6 +361,28 @@ impl Record {
         Some([(); 3].map(|()| self.read(&mut at) as usize))
     }
 
+    /// A [`Kind::Commands`] field: per command, the range of its construct and of the command,
+    /// as slices of the skill's text with the construct's start from the base.
+    pub(crate) fn commands(&self, field: Field) -> Vec<(usize, &'static str, &'static str)> {
+        let Some(mut at) = self.find(field) else {
+            return Vec::new();
+        };
+        let count = self.read(&mut at) as usize;
+        // Each number takes at least one byte: a damaged count cannot make this long.
+        let count = count.min(self.data.records.len().saturating_sub(at));
+        (0..count)
+            .map(|_| {
+                let construct = [self.read(&mut at), self.read(&mut at)];
+                let command = [self.read(&mut at), self.read(&mut at)];
+                (
+                    construct[0] as usize,
+                    self.slice(construct),
+                    self.slice(command),
+                )
+            })
+            .collect()
+    }
+
     /// Every string of the record's lists, in order, and every metadata pair.
     fn lists(
         &self,
@@ -406,6 +428,12 @@ impl Record {
 impl Skill {
     pub(crate) fn record(&self) -> Record {
         Record::of(self)
+    }
+
+    /// This skill in its bundle's `'static` list (a `Skill` is a copyable view of it).
+    pub(crate) fn as_static(&self) -> &'static Skill {
+        let skills: &'static [Skill] = self.data.skills;
+        skills.get(self.index as usize).unwrap_or(&skills[0])
     }
 
     /// The source path: from the record when it is unusual, else `<root>/<name>/SKILL.md`,

@@ -30,7 +30,7 @@ pub mod __private;
 
 pub use bundle::{Resource, Skill, TriggerCase};
 pub use error::{InvokeError, ResourceError, UnknownSkill};
-pub use load::{SkillLoad, SkillLoader};
+pub use load::{LoadRendering, SkillLoad, SkillLoader};
 pub use registry::{Iter, Registry};
 pub use resources::{DEFAULT_READ_LIMIT, default_resource_dir};
 pub use skills_core::claude_code::{Effort, Shell, SkillContext};

@@ -2,8 +2,6 @@
 //! (`skills-agent`) and the MCP server (`skills-mcp-server`) need beyond the public API. They
 //! may change in any release.
 
-use std::path::Path;
-
 use skills_core::layout::Field;
 
 #[cfg(feature = "folders")]
@@ -38,12 +36,6 @@ pub fn model_skill(registry: &Registry, name: &str) -> Result<&'static Skill, Un
 /// already there).
 pub fn mark_loaded(loader: &mut SkillLoader, skill: &'static Skill) {
     loader.mark_loaded(skill);
-}
-
-/// The text of a person's invocation of `skill` with `arguments`, naming `resource_dir` when
-/// the skill's files were written there (what `Registry::invoke_in` returns).
-pub fn invocation_text(skill: &Skill, arguments: &str, resource_dir: Option<&Path>) -> String {
-    crate::invoke::invocation_text(skill, arguments, resource_dir)
 }
 
 /// The frontmatter of `skill` as compact JSON text, every key in the author's order, written

@@ -14,6 +14,7 @@ use skills_core::render;
 
 use crate::bundle::{BundleData, EMPTY_BUNDLE, Skill, ToolJson};
 use crate::error::{InvokeError, ResourceError, UnknownSkill};
+use crate::invoke::{InvokeOptions, Rendering};
 use crate::tools;
 
 /// The skills compiled into the binary by `embed_skills!`, or a subset of
@@ -123,20 +124,62 @@ impl Registry {
         self.bundle.data
     }
 
-    /// The skill called `name` and its index in the bundle, if this registry has it. The only
-    /// lookup: every method that takes a name goes through it.
+    /// The skill called `name` and its index in the bundle, if this registry has it: by its
+    /// name, else by its display name when exactly one of this registry's skills has that one.
+    /// The only lookup: every method that takes a name goes through it.
     fn find(&self, name: &str) -> Option<(usize, &'static Skill)> {
-        let found = self.bundle.find(name)?;
-        let chosen = self
-            .selection
+        if let Some(found) = self
+            .bundle
+            .find(name)
+            .filter(|(i, _)| self.has_position(*i))
+        {
+            return Some(found);
+        }
+        match self.display_named(name).as_slice() {
+            [only] => Some(*only),
+            _ => None,
+        }
+    }
+
+    fn has_position(&self, position: usize) -> bool {
+        self.selection
             .as_ref()
-            .is_none_or(|selection| selection.positions.binary_search(&found.0).is_ok());
-        chosen.then_some(found)
+            .is_none_or(|selection| selection.positions.binary_search(&position).is_ok())
+    }
+
+    /// The skills of this registry whose display name (one that differs from their name) is
+    /// `name`. Only looked at when no skill is called `name`, so a name always wins over a display
+    /// name.
+    fn display_named(&self, name: &str) -> Vec<(usize, &'static Skill)> {
+        let skills = self.bundle.skills();
+        let positions: Box<dyn Iterator<Item = usize>> = match &self.selection {
+            None => Box::new(0..skills.len()),
+            Some(selection) => Box::new(selection.positions.iter().copied()),
+        };
+        positions
+            .filter_map(|i| skills.get(i).map(|skill| (i, skill)))
+            .filter(|(_, skill)| skill.display_name() == name && skill.name() != name)
+            .collect()
+    }
+
+    /// The error for `name`, a name this registry does not resolve, listing `available`: also
+    /// naming the skills `name` is the display name of, when there are several.
+    pub(crate) fn unknown_among(
+        &self,
+        name: &str,
+        available: impl Iterator<Item = &'static str>,
+    ) -> UnknownSkill {
+        let ambiguous = self
+            .display_named(name)
+            .into_iter()
+            .map(|(_, s)| s.name())
+            .collect();
+        UnknownSkill::new(name, available).ambiguous_among(ambiguous)
     }
 
     /// The error for a name this registry does not have: it lists this registry's skills.
     pub(crate) fn unknown(&self, name: &str) -> UnknownSkill {
-        UnknownSkill::new(name, self.names())
+        self.unknown_among(name, self.names())
     }
 
     /// The Markdown catalog, one line per skill (`- name: description`); `(no skills found)`
@@ -154,11 +197,16 @@ impl Registry {
         render::catalog_xml(&entries)
     }
 
-    /// The skill called `name`, if this registry has it.
+    /// The skill called `name`, if this registry has it; else the skill whose display name
+    /// (Claude Code's `name: Agent Development` in `agent-development/`) is `name`, when only one
+    /// skill has it. A name always wins: a display name that is another skill's name finds that
+    /// other skill, and a display name that several skills share finds none (the errors of
+    /// [`load_skill`](Self::load_skill) and [`invoke`](Self::invoke) then name them all).
     ///
-    /// The compile-time hash index: one hash and, almost always, one string comparison,
+    /// By name, the compile-time hash index: one hash and, almost always, one string comparison,
     /// whatever the number of skills, and no allocation. A restricted registry then also
-    /// binary-searches its chosen positions (integers, not names).
+    /// binary-searches its chosen positions (integers, not names). A display name is looked for
+    /// among the skills only when no name matches.
     pub fn get(&self, name: &str) -> Option<&'static Skill> {
         self.find(name).map(|(_, skill)| skill)
     }
@@ -256,7 +304,7 @@ impl Registry {
         self.get(name)
             .filter(|s| s.model_invocable())
             .ok_or_else(|| {
-                UnknownSkill::new(
+                self.unknown_among(
                     name,
                     self.iter().filter(|s| s.model_invocable()).map(Skill::name),
                 )
@@ -271,15 +319,16 @@ impl Registry {
     /// the text as the user's turn, as Claude Code does (`agent::Agent::invoke`, with the
     /// `agent` feature, does that, and also runs `context: fork` skills in a child session).
     ///
-    /// `${CLAUDE_SKILL_DIR}` is left as written: use [`invoke_in`](Self::invoke_in) to write
-    /// the skill's files to disk and name their folder.
+    /// `${CLAUDE_*}` variables are left as written (see [`invoke_with`](Self::invoke_with)),
+    /// and so are the skill's `` !`command` `` and ```` ```! ```` blocks: nothing runs here (see
+    /// [`render_invocation`](Self::render_invocation)).
     ///
     /// Fails when this registry has no such skill (listing the ones a person may invoke and
     /// suggesting the closest), or when it says `user-invocable: false`. A skill with
     /// `disable-model-invocation: true` can be invoked: that flag only keeps the model from
     /// loading it.
     pub fn invoke(&self, name: &str, arguments: &str) -> Result<String, InvokeError> {
-        self.invoke_with_dir(name, arguments, None)
+        self.invoke_with(name, arguments, &InvokeOptions::default())
     }
 
     /// [`invoke`](Self::invoke), with the skill's files written under `resource_dir` (see
@@ -292,30 +341,44 @@ impl Registry {
         arguments: &str,
         resource_dir: &std::path::Path,
     ) -> Result<String, InvokeError> {
-        self.invoke_with_dir(name, arguments, Some(resource_dir))
+        let options = InvokeOptions {
+            resource_dir: Some(resource_dir),
+            ..InvokeOptions::default()
+        };
+        self.invoke_with(name, arguments, &options)
     }
 
-    fn invoke_with_dir(
+    /// [`invoke`](Self::invoke) with `options`: where to write the skill's files, and the
+    /// values of `${CLAUDE_SESSION_ID}`, `${CLAUDE_EFFORT}` and `${CLAUDE_PROJECT_DIR}`.
+    pub fn invoke_with(
         &self,
         name: &str,
         arguments: &str,
-        resource_dir: Option<&std::path::Path>,
+        options: &InvokeOptions<'_>,
     ) -> Result<String, InvokeError> {
+        Ok(self.render_invocation(name, arguments, options)?.text())
+    }
+
+    /// The text of [`invoke_with`](Self::invoke_with) before its shell commands are run: a
+    /// [`Rendering`] lists them (substituted as the text around them is) and puts their
+    /// outputs in place, for a caller that runs them.
+    pub fn render_invocation(
+        &self,
+        name: &str,
+        arguments: &str,
+        options: &InvokeOptions<'_>,
+    ) -> Result<Rendering, InvokeError> {
         let skill = self
             .get(name)
             .filter(|s| s.user_invocable())
             .ok_or_else(|| match self.get(name) {
                 Some(skill) => InvokeError::NotUserInvocable { name: skill.name() },
-                None => InvokeError::Unknown(UnknownSkill::new(
+                None => InvokeError::Unknown(self.unknown_among(
                     name,
                     self.iter().filter(|s| s.user_invocable()).map(Skill::name),
                 )),
             })?;
-        Ok(crate::invoke::invocation_text(
-            skill,
-            arguments,
-            resource_dir,
-        ))
+        Ok(Rendering::new(skill, Some(arguments), options))
     }
 
     /// The names of the skills the model may load that ship files besides `SKILL.md`, sorted:

@@ -127,8 +127,11 @@ unless stdout is a terminal."
         long_about = "Per skill and in total: description length (characters the catalog \
 shows), body lines, body bytes, estimated body tokens and resources (files beside SKILL.md); then \
 the catalog, sent in every request, against all bodies together, which progressive disclosure \
-sends only on `load_skill`; and the catalog against Codex's default skills budget (8,000 \
-characters) and, with --context-window, against 1% and 2% of that window. Tokens are estimated as \
+sends only on `load_skill`; the catalog against Codex's default skills budget (8,000 \
+characters) and Claude Code's skill listing budget (1% of the context window at 4 characters a \
+token: 8,000 characters for 200,000 tokens); the MCP server's instructions against the 2,048 \
+UTF-16 units Claude Code keeps, and how much of the catalog they hold; and, with \
+--context-window, the catalog against 1% and 2% of that window. Tokens are estimated as \
 characters / 4, rounded up."
     )]
     Stats {

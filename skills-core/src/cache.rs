@@ -79,6 +79,7 @@ const SOURCES: &[&str] = &[
     include_str!("links.rs"),
     include_str!("lint.rs"),
     include_str!("lock.rs"),
+    include_str!("mcp.rs"),
     include_str!("options.rs"),
     include_str!("render.rs"),
     include_str!("resources.rs"),

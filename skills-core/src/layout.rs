@@ -29,7 +29,7 @@
 /// The version of this format. The generated code asserts at compile time that the runtime it
 /// links reads the version the macro wrote, so a macro and a runtime of different releases are
 /// a compile error, not wrong data.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// What a [`Field`]'s data is, after the flag bit that says it is present.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +48,10 @@ pub enum Kind {
     /// count, and the slot of the hash over the skill's tree in the bundle's hashes; the hash of
     /// each file follows in the next slots, in the files' order.
     Resources,
+    /// Claude Code's shell commands of the body: the count, then for each the start and length
+    /// of the whole construct (`` !`...` `` or a ```` ```! ```` block) and the start and length
+    /// of its command, all from the skill's base.
+    Commands,
 }
 
 /// Defines [`Field`] with its `ALL` list and each field's [`Kind`], in record order.
@@ -133,6 +137,9 @@ fields! {
     /// The whole frontmatter as compact JSON text (`SkillDef::frontmatter_json`), written only
     /// by a macro built with its `frontmatter-json` feature (the MCP server's).
     Frontmatter: Text,
+    /// Claude Code's `` !`command` `` and ```` ```! ```` blocks of the body
+    /// (`ClaudeCodeFields::shell_commands`), recorded under `compat = "claude-code"`.
+    ShellCommands: Commands,
 }
 
 impl Field {
@@ -317,7 +324,7 @@ fn skip(bytes: &[u8], at: &mut usize, kind: Kind) {
         Kind::Text => 2,
         Kind::Resources => 3,
         Kind::List => 2 * read(bytes, at) as usize,
-        Kind::Pairs => 4 * read(bytes, at) as usize,
+        Kind::Pairs | Kind::Commands => 4 * read(bytes, at) as usize,
     };
     // Each number takes at least one byte: a damaged count cannot make this loop long.
     for _ in 0..numbers.min(bytes.len().saturating_sub(*at)) {

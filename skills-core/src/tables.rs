@@ -189,6 +189,7 @@ mod build {
                 let json = text.span(&skill.frontmatter_json);
                 fields.set(Field::Frontmatter, json.to_vec());
             }
+            fields.shell_commands(skill);
             if !skill.resources.is_empty() {
                 let slot = (bundle.skills.len() + tree_hashes.len() / HASH_LEN) as u32;
                 tree_hashes.extend(hex_bytes(&skill.tree_sha256));
@@ -336,6 +337,30 @@ mod build {
                 let p = position(Shell::ALL, &shell.value);
                 self.set(Field::Shell, p.into_iter().collect());
             }
+        }
+    }
+
+    impl Fields {
+        /// Claude Code's shell commands of the body, as ranges of the file (the body starts at
+        /// `skill.body.start`): the construct, then the command inside it.
+        fn shell_commands(&mut self, skill: &SkillDef) {
+            let commands = &skill.claude_code.shell_commands;
+            if commands.is_empty() {
+                return;
+            }
+            let body = skill.body();
+            let at = skill.body.start as u32;
+            let mut values = vec![commands.len() as u32];
+            for command in commands {
+                let inside = command.command_range(body);
+                values.extend([
+                    at + command.range.start as u32,
+                    command.range.len() as u32,
+                    at + inside.start as u32,
+                    inside.len() as u32,
+                ]);
+            }
+            self.set(Field::ShellCommands, values);
         }
     }
 

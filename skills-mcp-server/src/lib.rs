@@ -42,10 +42,16 @@
 //! }
 //! ```
 
+mod builder;
+mod claude_index;
 mod handler;
 mod http;
 mod index;
 mod mime;
+mod options;
+mod page;
+mod prompts;
+mod requests;
 mod server;
 mod uri;
 
@@ -54,5 +60,7 @@ pub use http::{
     DEFAULT_MAX_BUFFERED_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REQUEST_BODY_BYTES,
     HttpServerOptions,
 };
+pub use builder::SkillsServerBuilder;
+pub use options::{DEFAULT_PAGE_SIZE, DEFAULT_PROMPT_WORDS, DEFAULT_TTL};
 pub use server::SkillsServer;
 pub use uri::URI_SCHEME;

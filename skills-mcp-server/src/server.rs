@@ -10,6 +10,7 @@ use skills_bundle::Registry;
 
 use crate::http::HttpServerOptions;
 use crate::index::Index;
+use crate::options::Options;
 
 /// An MCP server of one [`Registry`]; cheap to clone (the digests and listings are computed
 /// once, on first use, and shared by every clone).
@@ -22,6 +23,7 @@ pub struct SkillsServer {
 
 struct Shared {
     registry: Registry,
+    options: Options,
     index: OnceLock<Index>,
 }
 
@@ -34,11 +36,11 @@ impl std::fmt::Debug for SkillsServer {
 }
 
 impl SkillsServer {
-    /// A server of `registry` (a `&'static Registry` or an owned, maybe restricted, one).
-    pub fn new(registry: impl Into<Registry>) -> Self {
+    pub(crate) fn with_options(registry: Registry, options: Options) -> Self {
         Self {
             shared: Arc::new(Shared {
-                registry: registry.into(),
+                registry,
+                options,
                 index: OnceLock::new(),
             }),
         }
@@ -47,6 +49,24 @@ impl SkillsServer {
     /// The registry served.
     pub fn registry(&self) -> &Registry {
         &self.shared.registry
+    }
+
+    /// The skills over the per-skill limits (see
+    /// [`SkillsServerBuilder::skill_limits`](crate::SkillsServerBuilder::skill_limits)), which
+    /// the Skills extension leaves out, each with its number of files and bytes. A program can
+    /// warn about them as it starts.
+    pub fn over_limits(&self) -> &[(&'static str, usize, u64)] {
+        &self.index().over_limits
+    }
+
+    /// The server's instructions: the catalog, or as much of it as fits in what Claude Code
+    /// keeps of a server's instructions (see `skills_core::mcp::instructions`).
+    pub fn instructions(&self) -> &str {
+        &self.index().instructions
+    }
+
+    pub(crate) fn options(&self) -> &Options {
+        &self.shared.options
     }
 
     /// Serves one client on standard input and output until it disconnects.
@@ -135,6 +155,8 @@ impl SkillsServer {
     /// The index, built on first use.
     pub(crate) fn index(&self) -> &Index {
         let shared = &*self.shared;
-        shared.index.get_or_init(|| Index::build(&shared.registry))
+        shared
+            .index
+            .get_or_init(|| Index::build(&shared.registry, &shared.options))
     }
 }

@@ -84,8 +84,8 @@ pub use skills_mcp_server as mcp;
 
 pub use skills_bundle::{
     CatalogEntry, DEFAULT_READ_LIMIT, EMPTY_CATALOG, Effort, InvokeError, Iter, LOAD_SKILL_TOOL,
-    Registry, Resource, ResourceError, Shell, Skill, SkillContext, SkillLoad, SkillLoader,
-    TriggerCase, UnknownSkill, build, default_resource_dir, invoke,
+    LoadRendering, Registry, Resource, ResourceError, Shell, Skill, SkillContext, SkillLoad,
+    SkillLoader, TriggerCase, UnknownSkill, build, default_resource_dir, invoke,
 };
 
 // The generated code's paths (`::skills_runtime::__private::...`): the bundle's.
