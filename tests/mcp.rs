@@ -1,7 +1,6 @@
 //! The `mcp_server` example and the demo bundle, driven by rmcp's own client: in process over
 //! a pipe, and the example binary over its stdio and over Streamable HTTP, and by the official
 //! Python SDK. Every served byte and digest is compared with the files on disk.
-#![cfg(feature = "mcp")]
 
 #[path = "mcp_client/example.rs"]
 mod example;
