@@ -55,12 +55,12 @@ mod requests;
 mod server;
 mod uri;
 
+pub use builder::SkillsServerBuilder;
 pub use http::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_BUFFERED_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REQUEST_BODY_BYTES,
     HttpServerOptions,
 };
-pub use builder::SkillsServerBuilder;
 pub use options::{DEFAULT_PAGE_SIZE, DEFAULT_PROMPT_WORDS, DEFAULT_TTL};
 pub use server::SkillsServer;
 pub use uri::URI_SCHEME;
