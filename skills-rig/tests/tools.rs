@@ -73,6 +73,19 @@ async fn a_first_load_is_the_registry_answer_and_a_second_the_loader_note() {
 }
 
 #[tokio::test]
+async fn a_fork_skill_is_loaded_as_its_instructions() {
+    // rig's loop has no child sessions: a `context: fork` skill's body is the answer.
+    let fork = "summarize";
+    assert_eq!(
+        SKILLS.get(fork).unwrap().context(),
+        skills_runtime::SkillContext::Fork
+    );
+    let load = SkillTools::new(&SKILLS).load_skill().unwrap();
+    let result = call(&load, json!({"name": fork})).await;
+    assert_eq!(text(&result), SKILLS.load_skill(fork).unwrap());
+}
+
+#[tokio::test]
 async fn an_unknown_name_fails_with_the_registry_error_text() {
     let load = SkillTools::new(&SKILLS).load_skill().unwrap();
     let result = call(&load, json!({"name": "code-reveiw"})).await;
