@@ -28,9 +28,16 @@ pub struct LoadSkillArgs {
     pub name: String,
 }
 
-impl LoadSkill {
-    pub(crate) fn new(tools: SkillTools, definition: Definition) -> Self {
-        LoadSkill { tools, definition }
+impl SkillTools {
+    /// The `load_skill` tool, or `None` when the registry has no skill the model may load
+    /// (the tool is then left out, as the agent and the MCP server leave it out).
+    pub fn load_skill(&self) -> Option<LoadSkill> {
+        let definition =
+            Definition::parse(self.skills().load_skill_tool_anthropic(), LoadSkill::NAME)?;
+        Some(LoadSkill {
+            tools: self.clone(),
+            definition,
+        })
     }
 }
 

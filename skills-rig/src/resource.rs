@@ -34,9 +34,18 @@ pub struct ReadSkillResourceArgs {
     pub limit: Option<usize>,
 }
 
-impl ReadSkillResource {
-    pub(crate) fn new(tools: SkillTools, definition: Definition) -> Self {
-        ReadSkillResource { tools, definition }
+impl SkillTools {
+    /// The `read_skill_resource` tool, or `None` when no skill the model may load ships files
+    /// besides `SKILL.md`.
+    pub fn read_skill_resource(&self) -> Option<ReadSkillResource> {
+        let definition = Definition::parse(
+            self.skills().read_resource_tool_anthropic(),
+            ReadSkillResource::NAME,
+        )?;
+        Some(ReadSkillResource {
+            tools: self.clone(),
+            definition,
+        })
     }
 }
 

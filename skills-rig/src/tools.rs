@@ -1,14 +1,10 @@
 //! [`SkillTools`]: a registry and one conversation's memory of the skills it loaded, shared by
-//! the two rig tools it hands out.
+//! the two rig tools it hands out ([`load_skill`](SkillTools::load_skill) and
+//! [`read_skill_resource`](SkillTools::read_skill_resource), each made in its tool's module).
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use rig_core::tool::Tool;
 use skills_bundle::{Registry, SkillLoad, SkillLoader, UnknownSkill};
-
-use crate::definition::Definition;
-use crate::load::LoadSkill;
-use crate::resource::ReadSkillResource;
 
 /// The skills of a [`Registry`] for one rig conversation: the `load_skill` and
 /// `read_skill_resource` tools and the preamble that lists the catalog.
@@ -47,24 +43,6 @@ impl SkillTools {
     /// [`Registry::system_prompt`]. Just `preamble` when no skill is shown to the model.
     pub fn preamble(&self, preamble: &str) -> String {
         self.skills.system_prompt(preamble)
-    }
-
-    /// The `load_skill` tool, or `None` when the registry has no skill the model may load
-    /// (the tool is then left out, as the agent and the MCP server leave it out).
-    pub fn load_skill(&self) -> Option<LoadSkill> {
-        let definition =
-            Definition::parse(self.skills.load_skill_tool_anthropic(), LoadSkill::NAME)?;
-        Some(LoadSkill::new(self.clone(), definition))
-    }
-
-    /// The `read_skill_resource` tool, or `None` when no skill the model may load ships files
-    /// besides `SKILL.md`.
-    pub fn read_skill_resource(&self) -> Option<ReadSkillResource> {
-        let definition = Definition::parse(
-            self.skills.read_resource_tool_anthropic(),
-            ReadSkillResource::NAME,
-        )?;
-        Some(ReadSkillResource::new(self.clone(), definition))
     }
 
     /// Whether `name` was loaded in this conversation.
