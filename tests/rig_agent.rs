@@ -2,8 +2,6 @@
 //! calls `load_skill`, rig's own tool loop runs our tool, and the next request carries the
 //! exact text `Registry::load_skill` returns. The first request is checked too: the preamble
 //! with the catalog, and the `load_skill` definition the registry renders.
-#![cfg(feature = "rig")]
-
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
