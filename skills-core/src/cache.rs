@@ -80,6 +80,7 @@ const SOURCES: &[&str] = &[
     include_str!("lint.rs"),
     include_str!("lock.rs"),
     include_str!("options.rs"),
+    include_str!("pack.rs"),
     include_str!("render.rs"),
     include_str!("resources.rs"),
     include_str!("shell_commands.rs"),
@@ -339,6 +340,7 @@ fn per_file_options(options: &Options) -> String {
         catalog_budget: _,
         lints,
         lock: _,
+        packs: _,
     } = options;
     format!(
         "{max_file_size:?} {allow_unknown_keys:?} {infer_missing_fields:?} {ignore:?} {compat:?} {lints:?}"

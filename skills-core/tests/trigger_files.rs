@@ -73,7 +73,7 @@ fn evals_are_never_resources_and_the_trigger_file_is_locked() {
     let options = Options::default();
     fs::write(
         dir.path().join("skills.lock"),
-        lock::render(&bundle.files, &options),
+        lock::render(&bundle.files, &options, &bundle.packs),
     )
     .unwrap();
     let locked = Options {

@@ -11,7 +11,10 @@ fn expand_dir(dir: &Path, invocation: &str) -> String {
     let roots: Vec<String> = args.roots.iter().map(syn::LitStr::value).collect();
     let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
     let bundle = skills_core::load(dir, &roots, &args.options);
-    let location = FileLocation { overridden: false };
+    let location = FileLocation {
+        overridden: false,
+        manifest_dir: dir.to_owned(),
+    };
     expand(&args, &bundle, &location, false).to_string()
 }
 
@@ -64,7 +67,10 @@ fn layout_of(dir: &Path) -> (Layout, skills_core::Bundle) {
 fn layout_with(dir: &Path, frontmatter_json: bool) -> (Layout, skills_core::Bundle) {
     let bundle = skills_core::load(dir, &["skills"], &skills_core::Options::default());
     let krate = crate::args::default_crate_path();
-    let location = FileLocation { overridden: false };
+    let location = FileLocation {
+        overridden: false,
+        manifest_dir: dir.to_owned(),
+    };
     let roots = ["skills".to_owned()];
     let layout = Layout::new(&krate, &bundle, &roots, &location, frontmatter_json);
     (layout, bundle)
@@ -232,7 +238,10 @@ fn a_name_far_from_its_base_puts_the_base_in_the_record() {
     let bundle = skills_core::load(dir.path(), &["skills"], &options.options);
     assert!(!bundle.has_errors(), "{:?}", bundle.diagnostics);
     let krate = crate::args::default_crate_path();
-    let location = FileLocation { overridden: false };
+    let location = FileLocation {
+        overridden: false,
+        manifest_dir: dir.path().to_owned(),
+    };
     let layout = Layout::new(&krate, &bundle, &["skills".to_owned()], &location, false);
     let entry = NameEntry::read(&layout.names, 0);
     assert_eq!(entry.from_base, NameEntry::FAR);
@@ -285,7 +294,7 @@ fn every_option_of_the_table_parses() {
          allowed_hosts = [\"docs.rs\"], crate = ::renamed, empty_body = \"deny\", \
          ascii_names = \"warn\", compat = \"claude-code\", catalog_budget = 8000, \
          lock = \"skills.lock\", missing_trigger_cases = \"warn\", dangling_code_path = \"deny\", \
-         portable = \"deny\", mcp_limits = \"allow\",",
+         portable = \"deny\", mcp_limits = \"allow\", packs = [\"acme-skills\"],",
     )
     .unwrap();
     let options = &args.options;
@@ -313,11 +322,12 @@ fn every_option_of_the_table_parses() {
     assert_eq!(options.compat, skills_core::claude_code::Compat::ClaudeCode);
     assert_eq!(options.catalog_budget, Some(8000));
     assert_eq!(options.lock.as_deref(), Some("skills.lock"));
+    assert_eq!(options.packs, ["acme-skills"]);
     // Every option of the table is in the call above.
     let call = "max_file_size max_bundle_size allow_unknown_keys infer_missing_fields ignore \
                 long_body similar_descriptions prompt_override external_urls allowed_hosts crate \
                 empty_body ascii_names compat catalog_budget lock missing_trigger_cases \
-                dangling_code_path portable mcp_limits";
+                dangling_code_path portable mcp_limits packs";
     for spec in skills_core::OPTIONS {
         assert!(
             call.split(' ').any(|name| name == spec.name),
@@ -369,7 +379,7 @@ fn a_lock_is_tracked_and_its_digest_recorded() {
 
     let bundle = skills_core::load(dir.path(), &["skills"], &skills_core::Options::default());
     let options = skills_core::Options::default();
-    let lock = skills_core::lock::render(&bundle.files, &options);
+    let lock = skills_core::lock::render(&bundle.files, &options, &bundle.packs);
     fs::write(dir.path().join("skills.lock"), &lock).unwrap();
     let locked = expand_dir(dir.path(), "\"skills\", lock = \"skills.lock\"");
     let digest = skills_core::digest::sha256_hex(lock.as_bytes());

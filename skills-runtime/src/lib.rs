@@ -117,6 +117,7 @@ pub use skills_bundle::__private;
 /// | `allowed_hosts = ["docs.rs"]` | `[]` | hosts (and their subdomains) that the `external_urls` lint accepts |
 /// | `crate = ::my_runtime` | `::skills_runtime` | path of the runtime crate in generated code, for a renamed dependency |
 /// | `lock = "skills.lock"` | `none` | lockfile (`sha256sum` format) every embedded file must match, with the options that decide what is embedded: a changed, new or removed file is a compile error until `skills lock` rewrites it; `Registry::lock_digest()` reports its SHA-256 |
+/// | `packs = ["acme-skills"]` | `[]` | skill packs (dependencies carrying a `skills/` folder) compiled with the roots and checked as one bundle: names, `requires`, `conflicts-with`, the budget and the lock cover them all; the crate's `build.rs` calls `skills_runtime::build::packs()` |
 ///
 /// Every problem in every file is its own compile error, pointing at the file and line.
 ///
