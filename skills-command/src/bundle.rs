@@ -28,8 +28,7 @@ pub fn load(source: &Source) -> Bundle {
     };
     let mut bundle = skills_core::load_packs(&base, &source.roots(), &packs, &source.options, None);
     if let Some(message) = unresolved {
-        let diagnostic = Diagnostic::error(skills_core::Code::UnknownPack, "Cargo.toml", message);
-        bundle.diagnostics.push(diagnostic);
+        bundle.diagnostics.push(skills_core::unknown_pack(message));
     }
     bundle.set_warnings(source.warnings);
     bundle

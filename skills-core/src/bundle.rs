@@ -573,3 +573,10 @@ fn read_error(error: ReadError, path: &str, limit: u64) -> Diagnostic {
         ReadError::Io(error) => Diagnostic::error(Code::Unreadable, path, format!("cannot read SKILL.md: {error}")),
     }
 }
+
+/// The error for a skill pack named by the `packs` option that is not among the crate's
+/// dependencies (`message` says which and how it was looked for).
+pub fn unknown_pack(message: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(Code::UnknownPack, "Cargo.toml", message)
+        .with_help("a pack is a crate in [dependencies] whose build script calls `skills_runtime::build::pack()`")
+}

@@ -85,7 +85,9 @@ pub mod triggers;
 mod yaml;
 
 #[cfg(feature = "validate")]
-pub use bundle::{Bundle, load, load_cached, load_one, load_one_with_packs, load_packs};
+pub use bundle::{
+    Bundle, load, load_cached, load_one, load_one_with_packs, load_packs, unknown_pack,
+};
 #[cfg(feature = "validate")]
 pub use diagnostic::{Code, Diagnostic, Severity};
 #[cfg(feature = "validate")]
