@@ -590,4 +590,110 @@ mod tests {
              --compat claude-code"
         );
     }
+
+    fn pack(version: &str) -> Pack {
+        Pack {
+            name: "acme-skills".into(),
+            version: version.into(),
+            dir: "/packs/acme".into(),
+        }
+    }
+
+    fn pack_files(version: &str, body: &[u8]) -> Vec<LockedFile> {
+        vec![
+            LockedFile::new(format!("acme-skills@{version}/skills/x/SKILL.md"), body),
+            LockedFile::new(format!("acme-skills@{version}/skills/y/SKILL.md"), b"y"),
+        ]
+    }
+
+    #[test]
+    fn a_new_pack_version_is_one_error_naming_both_versions_and_the_changed_files() {
+        let options = Options::default();
+        let text = render(&pack_files("1.4.0", b"x"), &options, &[pack("1.4.0")]);
+        assert!(text.contains("# pack acme-skills = 1.4.0\n"), "{text}");
+        let same = check(
+            &text,
+            "skills.lock",
+            &pack_files("1.4.0", b"x"),
+            &options,
+            &roots(),
+            &[pack("1.4.0")],
+        );
+        assert_eq!(same, []);
+        let mut now = pack_files("1.5.0", b"x2");
+        now.push(LockedFile::new("acme-skills@1.5.0/skills/z/SKILL.md", b"z"));
+        now.remove(1);
+        let found = check(
+            &text,
+            "skills.lock",
+            &now,
+            &options,
+            &roots(),
+            &[pack("1.5.0")],
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].code(), Code::LockPackVersion);
+        assert_eq!(
+            found[0].message(),
+            "pack `acme-skills` is 1.5.0 now, but the lock `skills.lock` was reviewed at 1.4.0; \
+             files that differ: `skills/x/SKILL.md` changed, `skills/y/SKILL.md` is gone, \
+             `skills/z/SKILL.md` is new"
+        );
+        assert!(
+            found[0]
+                .to_string()
+                .contains("skills lock --pack acme-skills")
+        );
+    }
+
+    #[test]
+    fn a_pack_missing_from_the_lock_or_dropped_from_the_build_is_an_error() {
+        let options = Options::default();
+        let without = render(&[], &options, &[]);
+        let found = check(
+            &without,
+            "skills.lock",
+            &pack_files("1.4.0", b"x"),
+            &options,
+            &roots(),
+            &[pack("1.4.0")],
+        );
+        let messages: Vec<&str> = found.iter().map(Diagnostic::message).collect();
+        assert_eq!(
+            messages,
+            [
+                "pack `acme-skills` 1.4.0 is not in the lock `skills.lock`: its 2 files were never reviewed"
+            ]
+        );
+        let with = render(&pack_files("1.4.0", b"x"), &options, &[pack("1.4.0")]);
+        let found = check(&with, "skills.lock", &[], &options, &roots(), &[]);
+        let messages: Vec<&str> = found.iter().map(Diagnostic::message).collect();
+        assert_eq!(
+            messages,
+            [
+                "pack `acme-skills` 1.4.0 is in the lock `skills.lock` but no longer embedded (2 files)"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_lock_of_format_1_is_read_and_a_newer_format_refused() {
+        let options = Options::default();
+        let text = render(&files(), &options, &[]);
+        let format_1 = text.replacen(" (lock format 2)", "", 1);
+        assert_ne!(format_1, text);
+        assert_eq!(
+            check(&format_1, "skills.lock", &files(), &options, &roots(), &[]),
+            []
+        );
+        let format_3 = text.replacen("(lock format 2)", "(lock format 3)", 1);
+        let found = check(&format_3, "skills.lock", &files(), &options, &roots(), &[]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].code(), Code::LockMalformed);
+        assert!(
+            found[0]
+                .message()
+                .contains("lock format this build does not know")
+        );
+    }
 }
