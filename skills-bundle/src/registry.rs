@@ -1,9 +1,9 @@
-//! [`Registry`]: the skills compiled into the binary, whole or restricted at run time.
+//! [`Registry`]: the skills compiled into the binary, whole, restricted or composed at run time.
 //!
-//! There is one type for both, so every question (the catalog, a skill, the tool definitions,
-//! `load_skill`, resources) is asked and answered one way. The representation differs only
-//! underneath: the whole bundle is the macro's constant data; a restricted registry adds the
-//! positions of its skills in that bundle and the strings rendered for them.
+//! There is one type for all three, so every question (the catalog, a skill, the tool
+//! definitions, `load_skill`, resources) is asked and answered one way. The representation
+//! differs only underneath: the whole bundle is the macro's constant data; a restricted or
+//! composed registry adds the list of its skills and the strings rendered for them.
 
 use std::fmt;
 use std::iter::FusedIterator;
@@ -13,7 +13,7 @@ use std::sync::Arc;
 use skills_core::render;
 
 use crate::bundle::{BundleData, EMPTY_BUNDLE, Skill, ToolJson};
-use crate::error::{InvokeError, ResourceError, UnknownSkill};
+use crate::error::{DuplicateSkill, InvokeError, ResourceError, UnknownSkill};
 use crate::tools;
 
 /// The skills compiled into the binary by `embed_skills!`, or a subset of
@@ -47,11 +47,14 @@ struct Bundle {
     data: &'static BundleData,
 }
 
-/// A run-time choice among a bundle's skills, and the strings rendered for it.
+/// A run-time choice of skills, and the strings rendered for it.
 struct Selection {
-    /// Indices into the bundle's skills, in range and ascending (so the skills stay sorted by
-    /// name); only [`Bundle::find`] produces them.
-    positions: Box<[usize]>,
+    /// The skills, sorted by name, without two of one name.
+    skills: Box<[&'static Skill]>,
+    /// For a subset of one bundle: the indices of `skills` in it, ascending (only
+    /// [`Bundle::find`] produces them), so a lookup is the bundle's hash index and an integer
+    /// search. `None` for skills of several bundles, looked up by name.
+    positions: Option<Box<[usize]>>,
     catalog: String,
     tools: ToolJson,
 }
@@ -71,13 +74,28 @@ impl Bundle {
 }
 
 impl Selection {
-    fn new(skills: &'static [Skill], positions: Box<[usize]>) -> Self {
-        let chosen = positions.iter().map(|&i| &skills[i]);
-        let entries: Vec<_> = chosen.clone().map(Skill::catalog_entry).collect();
+    /// `skills` sorted by name, without two of one name; `positions` as the field says.
+    fn new(skills: Box<[&'static Skill]>, positions: Option<Box<[usize]>>) -> Self {
+        let entries: Vec<_> = skills.iter().map(|s| s.catalog_entry()).collect();
         Selection {
             catalog: render::catalog_markdown(&entries),
-            tools: ToolJson::render(chosen),
+            tools: ToolJson::render(skills.iter().copied()),
+            skills,
             positions,
+        }
+    }
+
+    /// The chosen skill called `name`, given the bundle to look positions up in.
+    fn find(&self, bundle: &Bundle, name: &str) -> Option<&'static Skill> {
+        match &self.positions {
+            Some(positions) => {
+                let (position, skill) = bundle.find(name)?;
+                positions.binary_search(&position).ok().map(|_| skill)
+            }
+            None => {
+                let index = self.skills.binary_search_by(|s| s.name().cmp(name)).ok()?;
+                Some(self.skills[index])
+            }
         }
     }
 }
@@ -101,20 +119,19 @@ impl Registry {
     ///
     /// Every embedded file matched the lock, so this names the reviewed skill set the binary
     /// carries: print it in `--version` or logs, and compare it with `sha256sum skills.lock`.
-    /// A restricted registry reports its bundle's lock.
+    /// A restricted registry reports its bundle's lock; a [composed](Self::compose) one
+    /// reports none, as no one lock covers its bundles (each of them reports its own).
     pub const fn lock_digest(&self) -> Option<&'static str> {
         self.bundle.data.lock_digest
     }
 
-    /// The skill called `name` and its index in the bundle, if this registry has it. The only
-    /// lookup: every method that takes a name goes through it.
-    fn find(&self, name: &str) -> Option<(usize, &'static Skill)> {
-        let found = self.bundle.find(name)?;
-        let chosen = self
-            .selection
-            .as_ref()
-            .is_none_or(|selection| selection.positions.binary_search(&found.0).is_ok());
-        chosen.then_some(found)
+    /// The skill called `name`, if this registry has it. The only lookup: every method that
+    /// takes a name goes through it.
+    fn find(&self, name: &str) -> Option<&'static Skill> {
+        match &self.selection {
+            None => self.bundle.find(name).map(|(_, skill)| skill),
+            Some(selection) => selection.find(&self.bundle, name),
+        }
     }
 
     /// The error for a name this registry does not have: it lists this registry's skills.
@@ -141,9 +158,10 @@ impl Registry {
     ///
     /// The compile-time hash index: one hash and, almost always, one string comparison,
     /// whatever the number of skills, and no allocation. A restricted registry then also
-    /// binary-searches its chosen positions (integers, not names).
+    /// binary-searches its chosen positions (integers, not names); a composed one
+    /// binary-searches its names.
     pub fn get(&self, name: &str) -> Option<&'static Skill> {
-        self.find(name).map(|(_, skill)| skill)
+        self.find(name)
     }
 
     /// Whether this registry has a skill called `name`.
@@ -155,10 +173,7 @@ impl Registry {
     pub fn iter(&self) -> Iter<'_> {
         Iter(match &self.selection {
             None => Positions::All(self.bundle.skills().iter()),
-            Some(selection) => Positions::Chosen {
-                skills: self.bundle.skills(),
-                positions: selection.positions.iter(),
-            },
+            Some(selection) => Positions::Chosen(selection.skills.iter()),
         })
     }
 
@@ -171,7 +186,7 @@ impl Registry {
     pub fn len(&self) -> usize {
         self.selection
             .as_ref()
-            .map_or(self.bundle.skills().len(), |s| s.positions.len())
+            .map_or(self.bundle.skills().len(), |s| s.skills.len())
     }
 
     /// Whether there are no skills.
@@ -334,20 +349,79 @@ impl Registry {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
+        let composed = self
+            .selection
+            .as_ref()
+            .is_some_and(|selection| selection.positions.is_none());
+        if composed {
+            let mut skills = Vec::new();
+            for name in allow {
+                let name = name.as_ref();
+                skills.push(self.find(name).ok_or_else(|| self.unknown(name))?);
+            }
+            skills.sort_unstable_by_key(|skill| skill.name());
+            skills.dedup_by_key(|skill| skill.name());
+            return Ok(Registry {
+                bundle: self.bundle,
+                selection: Some(Arc::new(Selection::new(skills.into(), None))),
+            });
+        }
         let mut positions = Vec::new();
         for name in allow {
             let name = name.as_ref();
-            let (position, _) = self.find(name).ok_or_else(|| self.unknown(name))?;
+            if self.find(name).is_none() {
+                return Err(self.unknown(name));
+            }
+            let (position, _) = self.bundle.find(name).ok_or_else(|| self.unknown(name))?;
             positions.push(position);
         }
         positions.sort_unstable();
         positions.dedup();
+        let all = self.bundle.skills();
+        let skills = positions.iter().map(|&i| &all[i]).collect();
         Ok(Registry {
             bundle: self.bundle,
-            selection: Some(Arc::new(Selection::new(
-                self.bundle.skills(),
-                positions.into_boxed_slice(),
-            ))),
+            selection: Some(Arc::new(Selection::new(skills, Some(positions.into())))),
+        })
+    }
+
+    /// One registry of the skills of all `registries`, for a program that chooses its skill
+    /// packs by configuration at run time: each pack's registry (whole or
+    /// [restricted](Self::restrict)) and the program's own. Every method answers for all of
+    /// them; the skills stay sorted by name.
+    ///
+    /// Fails when two of the registries have a skill of the same name, naming it: one would
+    /// shadow the other, which is what compiling packs together with `embed_skills!` rejects
+    /// at build time too.
+    ///
+    /// ```
+    /// use skills_runtime::Registry;
+    /// static OWN: Registry = skills_runtime::embed_skills!("tests/skills");
+    ///
+    /// let empty = Registry::empty();
+    /// let both = Registry::compose([&OWN, &empty]).unwrap();
+    /// assert_eq!(both.names().collect::<Vec<_>>(), ["greet"]);
+    /// let twice = Registry::compose([&OWN, &OWN]).unwrap_err();
+    /// assert_eq!(twice.name(), "greet");
+    /// ```
+    pub fn compose<'a, I>(registries: I) -> Result<Registry, DuplicateSkill>
+    where
+        I: IntoIterator<Item = &'a Registry>,
+    {
+        let mut skills: Vec<&'static Skill> =
+            registries.into_iter().flat_map(Registry::iter).collect();
+        skills.sort_by_key(|skill| skill.name());
+        if let Some(pair) = skills
+            .windows(2)
+            .find(|pair| pair[0].name() == pair[1].name())
+        {
+            return Err(DuplicateSkill::new(pair[0].name()));
+        }
+        Ok(Registry {
+            bundle: Bundle {
+                data: &EMPTY_BUNDLE,
+            },
+            selection: Some(Arc::new(Selection::new(skills.into(), None))),
         })
     }
 }
@@ -387,10 +461,7 @@ pub struct Iter<'a>(Positions<'a>);
 #[derive(Clone, Debug)]
 enum Positions<'a> {
     All(slice::Iter<'static, Skill>),
-    Chosen {
-        skills: &'static [Skill],
-        positions: slice::Iter<'a, usize>,
-    },
+    Chosen(slice::Iter<'a, &'static Skill>),
 }
 
 impl Iterator for Iter<'_> {
@@ -399,14 +470,14 @@ impl Iterator for Iter<'_> {
     fn next(&mut self) -> Option<&'static Skill> {
         match &mut self.0 {
             Positions::All(skills) => skills.next(),
-            Positions::Chosen { skills, positions } => positions.next().map(|&i| &skills[i]),
+            Positions::Chosen(skills) => skills.next().copied(),
         }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         match &self.0 {
             Positions::All(skills) => skills.size_hint(),
-            Positions::Chosen { positions, .. } => positions.size_hint(),
+            Positions::Chosen(skills) => skills.size_hint(),
         }
     }
 }
@@ -415,7 +486,7 @@ impl DoubleEndedIterator for Iter<'_> {
     fn next_back(&mut self) -> Option<&'static Skill> {
         match &mut self.0 {
             Positions::All(skills) => skills.next_back(),
-            Positions::Chosen { skills, positions } => positions.next_back().map(|&i| &skills[i]),
+            Positions::Chosen(skills) => skills.next_back().copied(),
         }
     }
 }

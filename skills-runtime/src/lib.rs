@@ -77,9 +77,9 @@ pub use skills_agent as agent;
 pub use skills_mcp_server as mcp;
 
 pub use skills_bundle::{
-    CatalogEntry, DEFAULT_READ_LIMIT, EMPTY_CATALOG, Effort, InvokeError, Iter, LOAD_SKILL_TOOL,
-    Registry, Resource, ResourceError, Shell, Skill, SkillContext, SkillLoad, SkillLoader,
-    UnknownSkill, build, default_resource_dir, invoke,
+    CatalogEntry, DEFAULT_READ_LIMIT, DuplicateSkill, EMPTY_CATALOG, Effort, InvokeError, Iter,
+    LOAD_SKILL_TOOL, Registry, Resource, ResourceError, Shell, Skill, SkillContext, SkillLoad,
+    SkillLoader, UnknownSkill, build, default_resource_dir, invoke,
 };
 
 // The generated code's paths (`::skills_runtime::__private::...`): the bundle's.
