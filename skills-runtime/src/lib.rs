@@ -50,6 +50,15 @@
 //! the macro also caches each skill folder's checked result in `OUT_DIR`, so a rebuild re-reads
 //! only the folders that changed.
 //!
+//! # Skill packs
+//!
+//! A crate can carry a `skills/` folder for others to embed: with `links = "<its name>"` in its
+//! `Cargo.toml` and [`build::pack`] in its build script it publishes where the folder is. A crate
+//! that depends on it calls [`build::packs`] in its build script and names it in
+//! `embed_skills!("skills", packs = ["acme-skills"])`: the packs and its own folders are checked
+//! as one bundle (names, `requires`, the budget, the lock). At run time, a pack's own registry
+//! works alone and [`Registry::compose`] joins several.
+//!
 //! # Features
 //!
 //! With default features off this crate has no dependencies beyond its own macro, the static
