@@ -32,16 +32,20 @@ fn a_consumer_builds_from_the_packaged_crates_alone() {
     // The folder the other user-crate tests build in, so third-party dependencies build once.
     let target = workspace().join("target/user-crate");
     let packaged = target.join("package");
-    let mut package = Command::new(env!("CARGO"));
-    package
-        .args(["package", "--offline", "--no-verify", "--allow-dirty"])
+    // Every package: the runtime's optional dependencies are packages of the workspace too.
+    let output = Command::new(env!("CARGO"))
+        .args([
+            "package",
+            "--workspace",
+            "--offline",
+            "--no-verify",
+            "--allow-dirty",
+        ])
         .arg("--target-dir")
         .arg(&target)
-        .current_dir(workspace());
-    for name in PACKAGES {
-        package.args(["-p", name]);
-    }
-    let output = package.output().unwrap();
+        .current_dir(workspace())
+        .output()
+        .unwrap();
     assert!(
         output.status.success(),
         "cargo package failed:\n{}",
