@@ -39,7 +39,7 @@ pub fn display_root(root: &str) -> String {
 pub(crate) fn discover(root_path: &Path, shown_root: &str) -> (Vec<FoundSkill>, Vec<Diagnostic>) {
     let mut found = Vec::new();
     let mut diagnostics = Vec::new();
-    let real_root = match fs::canonicalize(&root_path) {
+    let real_root = match fs::canonicalize(root_path) {
         Ok(real) if real.is_dir() => real,
         Ok(_) => {
             diagnostics.push(Diagnostic::error(
@@ -61,7 +61,7 @@ pub(crate) fn discover(root_path: &Path, shown_root: &str) -> (Vec<FoundSkill>, 
             return (found, diagnostics);
         }
     };
-    let mut entries: Vec<_> = match fs::read_dir(&root_path) {
+    let mut entries: Vec<_> = match fs::read_dir(root_path) {
         Ok(entries) => entries.filter_map(Result::ok).collect(),
         Err(error) => {
             diagnostics.push(Diagnostic::error(
