@@ -11,8 +11,9 @@ the load generator and the start-up timer), then measures in one run, servers in
               to be a success. rmcp has no `load_skill` tool: its column for that row is the
               request its host makes to load a skill, `resources/read` of the SKILL.md (stated
               in the table).
-  startup     process start to the first answered `skills/list`: ours against the bare rmcp
-              server (and the skills-fs one, for information).
+  startup     process start to the first answered `skills/list` (wall time, and the server's
+              CPU time by then): ours against the bare rmcp server (and the skills-fs one, for
+              information).
 
 Prints Markdown tables with the ratio ours / peer. With `--baseline PATH` (an `mcp_server` built
 from another commit) that binary runs in the same rounds as a fourth server and a fourth start-up
@@ -90,6 +91,22 @@ def build() -> None:
         if "preserve-order" in command:
             # Cargo keeps both builds' artifacts; only the binary's name is shared.
             shutil.copy2(RELEASE / "skills_fs", SKILLS_FS_ORDERED[0])
+
+
+def stage_servers(args: argparse.Namespace) -> None:
+    """Copies every server binary into one folder and runs them from there. In an A/A run the
+    very same binary took ~10% more CPU to start from where the linker wrote it than from a
+    copy, so where a binary sits must not differ between the servers compared."""
+    folder = TARGET / "mcp-bench-servers"
+    folder.mkdir(parents=True, exist_ok=True)
+    for command in (OURS, SKILLS_FS, SKILLS_FS_ORDERED, BARE):
+        staged = folder / Path(command[0]).name
+        shutil.copy2(command[0], staged)
+        command[0] = str(staged)
+    if args.baseline:
+        staged = folder / "baseline_mcp_server"
+        shutil.copy2(args.baseline, staged)
+        args.baseline = str(staged)
 
 
 def start(command: list[str]) -> tuple[subprocess.Popen, str]:
@@ -215,6 +232,7 @@ def startup(args: argparse.Namespace) -> None:
     if args.baseline:
         candidates["baseline (`--baseline`)"] = (baseline_command(args), SKILL_MD)
     times: dict = {name: [] for name in candidates}
+    cpu: dict = {name: [] for name in candidates}
     names = list(candidates)
     for round_ in range(args.startup_rounds):
         order = names if round_ % 2 == 0 else names[::-1]
@@ -224,18 +242,22 @@ def startup(args: argparse.Namespace) -> None:
             run = subprocess.run([STARTUP, *extra, "--", *command], capture_output=True, text=True)
             if run.returncode != 0:
                 sys.exit(f"startup failed for {name}:\n{run.stderr}{run.stdout}")
-            times[name].append(float(run.stdout))
+            wall, cpu_us = run.stdout.split()
+            times[name].append(float(wall))
+            cpu[name].append(float(cpu_us))
     bare = statistics.median(times["bare rmcp server, no skills"])
+    bare_cpu = statistics.median(cpu["bare rmcp server, no skills"])
     print(f"\n{args.startup_rounds} interleaved rounds, µs from spawn to the first answered "
-          "`skills/list`:\n")
-    print("| server | median | p25 | p75 | min | ratio to bare |")
-    print("|---|---:|---:|---:|---:|---:|")
+          "`skills/list` (wall), and the server's CPU time by then (all its threads):\n")
+    print("| server | median | p25 | p75 | min | ratio to bare | CPU median | CPU ratio to bare |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name in names:
         ts = sorted(times[name])
         q = statistics.quantiles(ts, n=4)
         median = statistics.median(ts)
+        cpu_median = statistics.median(cpu[name])
         print(f"| {name} | {median:,.0f} | {q[0]:,.0f} | {q[2]:,.0f} | {ts[0]:,.0f} | "
-              f"{median / bare:.2f} |")
+              f"{median / bare:.2f} | {cpu_median:,.0f} | {cpu_median / bare_cpu:.2f} |")
 
 
 def main() -> None:
@@ -253,6 +275,7 @@ def main() -> None:
     args.startup_rounds = args.startup_rounds or (7 if args.quick else 201)
     if not args.no_build:
         build()
+    stage_servers(args)
     if args.only in (None, "throughput"):
         throughput(args)
     if args.only in (None, "startup"):

@@ -4,11 +4,16 @@
 //! cargo run --example agent -- [--provider anthropic|openai|demo] [--model M] [--workdir DIR]
 //!                              [--max-turns N] [--context-window TOKENS] [--yes]
 //!                              [--no-sandbox|--require-sandbox] [--session FILE] [--no-stream]
-//!                              [PROMPT...]
+//!                              [--raw-output] [PROMPT...]
 //! ```
 //!
 //! (`--help` lists the flags, `--version` prints the version and the SHA-256 of `skills.lock`,
 //! the lock of reviewed skill files the build checked.)
+//!
+//! `--eval` runs the trigger evals of the compiled-in skills against the provider instead
+//! (`--runs N`, `--threshold T`, `--isolated`, `--format table|json|markdown|junit`,
+//! `--min-recall R`, `--min-precision P`, `--baseline FILE`): an operator checks that a model
+//! server picks the right skills before trusting it. Exit 0 pass, 1 a gate failed, 2 an error.
 //!
 //! Environment: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`,
 //! `MODEL_ID`. Without `--provider`: Anthropic if `ANTHROPIC_API_KEY` is set, else the
@@ -17,7 +22,9 @@
 //! real loop, `load_skill` and tools ([`skills_demo::scripted`]).
 //!
 //! With a PROMPT it runs once and prints the answer on stdout as it is generated (replies are
-//! streamed; `--no-stream` reads each reply whole), with a status line per tool call on stderr;
+//! streamed; `--no-stream` reads each reply whole), with a status line per tool call on stderr.
+//! The model's text reaches the terminal with control characters and escape sequences shown
+//! escaped (`--raw-output` prints its bytes as sent);
 //! without one it is an interactive session. A prompt or line that starts with `/name` invokes that skill with the rest as its
 //! arguments, as a person's turn (`context: fork` skills run in a sub-agent, `allowed-tools`
 //! apply); `/` alone lists the skills a person may invoke. `bash`, `write_file` and `edit_file` ask for confirmation unless `--yes` is given
@@ -27,19 +34,20 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::{Arc, LazyLock};
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 use skills_demo::scripted::ScriptedModel;
-use skills_runtime::agent::provider::anthropic::{self, Anthropic};
-use skills_runtime::agent::provider::openai::{self, OpenAi};
+use skills_runtime::agent::eval::{self, Baseline, EvalOptions, Format, Gates};
+use skills_runtime::agent::provider::{self, ProviderKind};
 use skills_runtime::agent::{
     self, Agent, AgentEvent, BashOptions, DEFAULT_MAX_TURNS, HttpOptions, PermissionPolicy,
-    Provider, RunOutput, Sandbox, Session,
+    Provider, RunOutput, Sandbox, Session, TerminalEscaper,
 };
 
-// Only the reviewed files of `skills/` compile: `skills.lock` lists their SHA-256 (`skills lock`
-// rewrites it after a review).
+// Only the reviewed files of `skills/` compile: `skills.lock` lists their SHA-256 (`skills lock
+// --embed-evals` rewrites it after a review). The trigger cases are compiled in for `--eval`.
 static SKILLS: skills_runtime::Registry =
-    skills_runtime::embed_skills!("skills", lock = "skills.lock");
+    skills_runtime::embed_skills!("skills", lock = "skills.lock", embed_evals = true);
 
 /// `--version`: the package version and, when the skills were checked against a lock, the
 /// lock's SHA-256, naming the reviewed skill set this binary carries.
@@ -50,9 +58,6 @@ static VERSION: LazyLock<String> = LazyLock::new(|| match SKILLS.lock_digest() {
     ),
     None => env!("CARGO_PKG_VERSION").to_owned(),
 });
-
-const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
-const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1-mini";
 
 /// A single-binary agent with the skills of `skills/` compiled in.
 #[derive(Debug, Parser)]
@@ -88,11 +93,12 @@ struct Args {
     /// Approve every tool call without asking
     #[arg(short, long)]
     yes: bool,
-    /// Run bash without its Landlock confinement (it can then read and write whatever your user
-    /// can); the environment is still cleared
+    /// Run bash without its sandbox (it can then read and write whatever your user can); the
+    /// environment is still cleared
     #[arg(long, conflicts_with = "require_sandbox")]
     no_sandbox: bool,
-    /// Refuse to run bash where the kernel cannot confine it
+    /// Refuse to run bash where the kernel refuses the sandbox's namespaces (instead of the
+    /// fallback, which loses some guarantees)
     #[arg(long)]
     require_sandbox: bool,
     /// Keep the conversation in FILE (JSON Lines, appended as it goes) and continue the one
@@ -103,9 +109,60 @@ struct Args {
     /// reply is complete)
     #[arg(long)]
     no_stream: bool,
+    /// Run the trigger evals of the compiled-in skills against the provider and print the
+    /// report, instead of a task: exit 0 pass, 1 a gate failed, 2 an error
+    #[arg(long, conflicts_with_all = ["prompt", "session"])]
+    eval: bool,
+    /// With --eval: runs per case
+    #[arg(long, value_name = "N", default_value_t = 3,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    runs: u32,
+    /// With --eval: the share of runs at which a case triggers its skill
+    #[arg(long, value_name = "T", default_value_t = 0.5, value_parser = fraction)]
+    threshold: f64,
+    /// With --eval: offer only the skill under test in the catalog
+    #[arg(long)]
+    isolated: bool,
+    /// With --eval: table, json, markdown or junit
+    #[arg(long, value_name = "FORMAT", default_value = "table",
+          value_parser = PossibleValuesParser::new(Format::NAMES).try_map(|name| name.parse::<Format>()))]
+    format: Format,
+    /// With --eval: fail (exit 1) when a skill's recall is lower
+    #[arg(long, value_name = "R", value_parser = fraction)]
+    min_recall: Option<f64>,
+    /// With --eval: fail (exit 1) when a skill's precision is lower
+    #[arg(long, value_name = "P", value_parser = fraction)]
+    min_precision: Option<f64>,
+    /// With --eval: an earlier JSON report; fail (exit 1) when a case that passed there fails now
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<std::path::PathBuf>,
+    /// Print the model's text as sent, escape sequences and control characters included
+    /// (without it they are shown escaped, so the text cannot act on the terminal or forge an
+    /// approval prompt)
+    #[arg(long)]
+    raw_output: bool,
     /// Run once and print the answer; without it, an interactive session
     #[arg(trailing_var_arg = true)]
     prompt: Vec<String>,
+}
+
+/// The flags that only `--eval` reads.
+const EVAL_FLAGS: [&str; 7] = [
+    "runs",
+    "threshold",
+    "isolated",
+    "format",
+    "min_recall",
+    "min_precision",
+    "baseline",
+];
+
+/// A share from 0 to 1.
+fn fraction(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if (0.0..=1.0).contains(&value) => Ok(value),
+        _ => Err("expected a number from 0 to 1".to_owned()),
+    }
 }
 
 /// The values of `--provider`.
@@ -132,66 +189,90 @@ impl Args {
     }
 }
 
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+/// What `bash` calls get on this kernel; loudly what does not hold.
+fn print_confinement(sandbox: &Sandbox) {
+    match sandbox.probe() {
+        Ok(Some(confinement)) if confinement.lost().is_empty() => {
+            eprintln!("bash: {confinement}; cleared environment");
+        }
+        Ok(Some(confinement)) => eprintln!("WARNING: bash is {confinement}"),
+        Ok(None) => eprintln!(
+            "WARNING: bash is NOT sandboxed (--no-sandbox): commands can read and write whatever \
+             your user can; the environment is still cleared"
+        ),
+        Err(e) => eprintln!("WARNING: bash will not run: {e}"),
+    }
 }
 
-/// The provider the flags and environment ask for, and a line describing it.
-fn make_provider(args: &Args) -> Result<(Arc<dyn Provider>, String), String> {
-    let choice = match args.provider {
-        Some(p) => p,
-        None if env("ANTHROPIC_API_KEY").is_some() => ProviderChoice::Anthropic,
-        None if env("OPENAI_API_KEY").is_some() || env("OPENAI_BASE_URL").is_some() => {
-            ProviderChoice::OpenAi
-        }
-        None => ProviderChoice::Demo,
+/// The provider the flags and environment ask for, a line describing it, and the address it
+/// talks to.
+fn make_provider(args: &Args) -> Result<(Arc<dyn Provider>, String, String), String> {
+    let kind = match args.provider {
+        Some(ProviderChoice::Anthropic) => Some(ProviderKind::Anthropic),
+        Some(ProviderChoice::OpenAi) => Some(ProviderKind::OpenAi),
+        Some(ProviderChoice::Demo) => None,
+        None => ProviderKind::detect(provider::env_var),
     };
-    let model = |default: &str| {
-        args.model
-            .clone()
-            .or_else(|| env("MODEL_ID"))
-            .unwrap_or_else(|| default.to_owned())
-    };
-    match choice {
-        ProviderChoice::Anthropic => {
-            let key = env("ANTHROPIC_API_KEY")
-                .ok_or("--provider anthropic needs ANTHROPIC_API_KEY to be set")?;
-            let base =
-                env("ANTHROPIC_BASE_URL").unwrap_or_else(|| anthropic::DEFAULT_BASE_URL.into());
-            let model = model(DEFAULT_ANTHROPIC_MODEL);
-            let provider = Anthropic::with_options(key, &model, &base, HttpOptions::default())
-                .map_err(|e| e.to_string())?;
-            Ok((
-                Arc::new(provider),
-                format!("anthropic, model {model}, {base}"),
-            ))
+    match kind {
+        Some(kind) => {
+            let selected = provider::select(
+                kind,
+                args.model.as_deref(),
+                provider::env_var,
+                HttpOptions::default(),
+            )
+            .map_err(|e| e.to_string())?;
+            let description = selected.to_string();
+            Ok((selected.provider, description, selected.base_url))
         }
-        ProviderChoice::OpenAi => {
-            let key = env("OPENAI_API_KEY");
-            let base = env("OPENAI_BASE_URL");
-            if key.is_none() && base.is_none() {
-                return Err(
-                    "--provider openai needs OPENAI_API_KEY, or OPENAI_BASE_URL for a \
-                            local server"
-                        .into(),
-                );
-            }
-            let base = base.unwrap_or_else(|| openai::DEFAULT_BASE_URL.into());
-            let model = model(DEFAULT_OPENAI_MODEL);
-            let provider = OpenAi::new(key, &model, &base, HttpOptions::default())
-                .map_err(|e| e.to_string())?;
-            Ok((
-                Arc::new(provider),
-                format!("openai-compatible, model {model}, {base}"),
-            ))
-        }
-        ProviderChoice::Demo => Ok((
+        None => Ok((
             Arc::new(ScriptedModel::with_skills(&SKILLS)),
             "demo: an offline, scripted stand-in for a model (no API key found). It drives \
              the real loop, load_skill and tools. Set ANTHROPIC_API_KEY, OPENAI_API_KEY or \
              OPENAI_BASE_URL to use a real model."
                 .into(),
+            String::new(),
         )),
+    }
+}
+
+/// `--eval`: the trigger evals of the compiled-in cases against this agent's provider, with
+/// exactly the requests this agent sends; the report on stdout, a line per run on stderr.
+async fn evaluate(agent: &Agent, args: &Args, endpoint: String) -> ExitCode {
+    let baseline = match &args.baseline {
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| Baseline::from_json(&text).map_err(|e| e.to_string()))
+        {
+            Ok(baseline) => Some(baseline),
+            Err(error) => {
+                eprintln!("error: baseline {}: {error}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
+    let options = EvalOptions {
+        runs: args.runs,
+        threshold: args.threshold,
+        isolated: args.isolated,
+        endpoint,
+        ..EvalOptions::default()
+    };
+    match eval::run(agent, &options, |progress| eprintln!("{progress}")).await {
+        Ok(mut report) => {
+            report.check(&Gates {
+                min_recall: args.min_recall,
+                min_precision: args.min_precision,
+                baseline,
+            });
+            print!("{}", report.render(args.format));
+            ExitCode::from(report.verdict().exit_code())
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
+        }
     }
 }
 
@@ -203,23 +284,33 @@ fn approver() -> skills_runtime::agent::Approver {
     })
 }
 
-/// Prints a run as it goes: the assistant's text on stdout as it arrives, and one status line
-/// per tool call on stderr when it has its result. What the model sent and the tool printed is
-/// escaped and cut in those lines, so it cannot act on the terminal.
-#[derive(Default)]
+/// Prints a run as it goes: the assistant's text on stdout as it arrives (escaped, unless
+/// `--raw-output`), and one status line per tool call on stderr when it has its result. What
+/// the model sent and the tool printed is escaped and cut in those lines, so it cannot act on
+/// the terminal.
 struct Printer {
+    /// The escaper of the model's text; `None` prints it raw.
+    escaper: Option<TerminalEscaper>,
     /// Text was printed since the last line end.
     mid_line: bool,
 }
 
 impl Printer {
+    fn new(raw_output: bool) -> Self {
+        Printer {
+            escaper: (!raw_output).then(TerminalEscaper::new),
+            mid_line: false,
+        }
+    }
+
     fn event(&mut self, event: &AgentEvent<'_>) {
         match event {
             AgentEvent::TextDelta(text) => {
-                let mut stdout = std::io::stdout().lock();
-                let _ = stdout.write_all(text.as_bytes());
-                let _ = stdout.flush();
-                self.mid_line = !text.ends_with('\n');
+                let shown = match &mut self.escaper {
+                    Some(escaper) => escaper.push(text),
+                    None => (*text).to_owned(),
+                };
+                self.print(&shown);
             }
             // A tool line or an approval question starts on a line of its own.
             AgentEvent::ToolCallStarted { .. } | AgentEvent::TurnFinished { .. } => self.end_line(),
@@ -249,7 +340,21 @@ impl Printer {
         }
     }
 
+    fn print(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(text.as_bytes());
+        let _ = stdout.flush();
+        self.mid_line = !text.ends_with('\n');
+    }
+
+    /// Ends the text so far (what the escaper held back) and its line.
     fn end_line(&mut self) {
+        if let Some(rest) = self.escaper.as_mut().map(TerminalEscaper::finish) {
+            self.print(&rest);
+        }
         if std::mem::take(&mut self.mid_line) {
             let _ = writeln!(std::io::stdout());
         }
@@ -300,8 +405,13 @@ fn invocable_skills() -> String {
 }
 
 /// Runs `prompt` (or the `/name` command), printing the answer as it arrives.
-async fn ask(agent: &Agent, session: &mut Session, prompt: &str) -> Result<(), String> {
-    let mut printer = Printer::default();
+async fn ask(
+    agent: &Agent,
+    session: &mut Session,
+    prompt: &str,
+    raw_output: bool,
+) -> Result<(), String> {
+    let mut printer = Printer::new(raw_output);
     let on_event = |event: &AgentEvent<'_>| printer.event(event);
     let result = match skill_command(prompt) {
         Some(("", _)) => {
@@ -321,16 +431,44 @@ async fn ask(agent: &Agent, session: &mut Session, prompt: &str) -> Result<(), S
             eprintln!("{}", summary(&out));
             Ok(())
         }
-        Err(e) => Err(e.to_string()),
+        // An error can quote what the server sent.
+        Err(e) => Err(agent::terminal_text(&e.to_string())),
     }
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    // First, before any thread starts: the sandbox of every `bash` call is this binary started
+    // again, and in such a copy this line builds the sandbox and never returns.
+    agent::sandbox::enter();
+    match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime.block_on(run()),
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> ExitCode {
     // Help and `--version` exit 0, a bad flag exits 2 with the usage.
     let matches = Args::command().version(VERSION.as_str()).get_matches();
     let args = Args::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
-    let (provider, description) = match make_provider(&args) {
+    // The eval flags have defaults, so clap's `requires` cannot tell them given: ask how each
+    // got its value.
+    if !args.eval {
+        let given = EVAL_FLAGS
+            .iter()
+            .find(|id| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine));
+        if let Some(id) = given {
+            Args::command()
+                .error(
+                    clap::error::ErrorKind::MissingRequiredArgument,
+                    format!("--{} is a flag of --eval", id.replace('_', "-")),
+                )
+                .exit();
+        }
+    }
+    let (provider, description, endpoint) = match make_provider(&args) {
         Ok(p) => p,
         Err(message) => {
             eprintln!("error: {message}");
@@ -373,12 +511,16 @@ async fn main() -> ExitCode {
         }
     };
     eprintln!("provider: {description}");
-    let confinement = args.sandbox().probe(agent.workdir());
-    if confinement.is_full() {
-        eprintln!("bash: {confinement}, no network, cleared environment");
-    } else {
-        eprintln!("WARNING: bash is {confinement}");
+    if args.eval {
+        return evaluate(&agent, &args, endpoint).await;
     }
+    if args.raw_output {
+        eprintln!(
+            "WARNING: --raw-output: the model's text reaches the terminal as sent; it can move \
+             the cursor, write the clipboard and draw a fake approval prompt"
+        );
+    }
+    print_confinement(&args.sandbox());
     eprintln!(
         "skills: {} in the catalog ({} characters of prompt); workdir: {}",
         SKILLS.len(),
@@ -405,7 +547,7 @@ async fn main() -> ExitCode {
 
     if !interactive {
         let prompt = args.prompt.join(" ");
-        return match ask(&agent, &mut session, &prompt).await {
+        return match ask(&agent, &mut session, &prompt, args.raw_output).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(message) => {
                 eprintln!("error: {message}");
@@ -438,7 +580,7 @@ async fn main() -> ExitCode {
         if matches!(prompt, "exit" | "quit") {
             break;
         }
-        match ask(&agent, &mut session, prompt).await {
+        match ask(&agent, &mut session, prompt, args.raw_output).await {
             Ok(()) => println!(),
             // The session keeps every message; the user can go on.
             Err(message) => eprintln!("error: {message}"),

@@ -12,7 +12,9 @@
 //! ```
 //!
 //! Over HTTP it prints `listening on http://ADDR/mcp` once the socket is bound (port 0 picks a
-//! free one), then answers every POST statelessly, at any path.
+//! free one), then answers every POST statelessly, at any path, within the default limits of
+//! `HttpServerOptions` (timeouts for slow clients, caps on connections and request bodies, no
+//! foreign `Origin`).
 
 use std::net::SocketAddr;
 
@@ -31,6 +33,9 @@ struct Args {
     /// Serve only these skills (repeatable); all of them by default.
     #[arg(long = "skill", value_name = "NAME")]
     skills: Vec<String>,
+    /// Entries per page of skills/list, resources/list and resources/directory/read.
+    #[arg(long, value_name = "N", default_value_t = skills_runtime::mcp::DEFAULT_PAGE_SIZE)]
+    page_size: usize,
 }
 
 #[tokio::main]
@@ -41,7 +46,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         SKILLS.restrict(&args.skills)?
     };
-    let server = SkillsServer::new(registry);
+    let server = SkillsServer::builder(registry)
+        .page_size(args.page_size)
+        .build();
+    for (name, files, bytes) in server.over_limits() {
+        // Stderr: a host shows it in its server log; stdout is the protocol over stdio.
+        eprintln!(
+            "warning: skill {name} ({files} files, {bytes} bytes) is over the Skills \
+             extension's per-skill limits and is served only as resources and through the tools"
+        );
+    }
     match args.http {
         None => server.serve_stdio().await?,
         Some(addr) => {

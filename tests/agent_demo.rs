@@ -1,6 +1,5 @@
 //! The scripted, offline `demo` model of this package driving the real loop, tools and
 //! `load_skill` end to end.
-#![cfg(feature = "agent")]
 
 #[path = "../skills-agent/tests/agent_support/mod.rs"]
 mod agent_support;

@@ -1,6 +1,11 @@
 //! The example agent binary driven by a hostile model: a mock OpenAI-compatible server on
-//! 127.0.0.1 scripts the tool calls an attacker would send, and the test checks what came back
+//! 127.0.0.1 scripts the tool calls an attacker would send, and the tests check what came back
 //! to the "model" and what happened on disk and to processes.
+//!
+//! Here, the file tools, the flood of calls and the first `bash` attacks; in
+//! `attacks_example/`, one test per attack on the kernel's side of `bash` (network, local
+//! services, root, processes, files), each run as the test user, as `nobody` and where the
+//! kernel refuses user namespaces (`attacks_example/support.rs`).
 //!
 //! The binary is the one `cargo test` builds for the `agent` example, found beside this test's
 //! own executable.
@@ -9,30 +14,23 @@
 #[path = "../skills-agent/tests/agent_support/mod.rs"]
 mod agent_support;
 
-use std::path::{Path, PathBuf};
+mod attacks_example {
+    pub mod files;
+    pub mod local;
+    pub mod network;
+    pub mod processes;
+    pub mod root;
+    pub mod support;
+}
+
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use agent_support::OPENAI_KEY;
 use agent_support::api_mock::{ApiMock, json_reply};
-use agent_support::{OPENAI_KEY, process_alive as alive};
+use attacks_example::support::{example_binary, marker, running_with, tool_call};
 use serde_json::{Value, json};
-use skills_runtime::agent::Sandbox;
 use wiremock::ResponseTemplate;
-
-/// `target/<profile>/examples/agent`, next to `target/<profile>/deps/<this test>`.
-fn example_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe.parent().and_then(Path::parent).unwrap();
-    profile.join("examples").join("agent")
-}
-
-fn tool_call(id: &str, name: &str, arguments: Value) -> Value {
-    json!({
-        "id": id,
-        "type": "function",
-        "function": {"name": name, "arguments": arguments.to_string()}
-    })
-}
 
 fn turn(calls: Vec<Value>) -> ResponseTemplate {
     json_reply(
@@ -92,8 +90,11 @@ async fn every_attack_fails_safely_through_the_example_binary() {
         .unwrap();
     assert!(fifo.success());
 
-    let bash = "cat /etc/passwd; cat ../outside/secret; echo \"KEY=[$OPENAI_API_KEY]\"; \
-                sleep 1000 & echo pid=$!; setsid sleep 1001 & echo pid=$!; echo end";
+    let (background, session) = (marker(), marker());
+    let bash = format!(
+        "cut -d: -f1 /etc/passwd; cat ../outside/secret; echo \"KEY=[$OPENAI_API_KEY]\"; \
+         sleep {background} & setsid sleep {session} & echo end"
+    );
     let first = vec![
         tool_call("c-bash", "bash", json!({ "command": bash })),
         tool_call("c-up", "read_file", json!({"path": "../outside/secret"})),
@@ -185,14 +186,24 @@ async fn every_attack_fails_safely_through_the_example_binary() {
     let shell = result("c-bash");
     assert!(shell.contains("KEY=[]"), "{shell}");
     assert!(shell.contains("end"), "{shell}");
-    if Sandbox::default().probe(&work).is_full() {
-        assert!(!shell.contains("root:"), "{shell}");
-    } else {
-        eprintln!("SKIPPED the Landlock part: the kernel cannot confine bash");
+    // None of the host's accounts but root, nobody and the caller shows (the sandbox has a
+    // passwd of its own, or none to read in the fallback).
+    let me = std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m));
+    let me = me.unwrap().to_string();
+    for line in std::fs::read_to_string("/etc/passwd").unwrap().lines() {
+        let fields: Vec<&str> = line.split(':').collect();
+        if let [name, _, uid, ..] = fields[..]
+            && !["0", "65534", me.as_str()].contains(&uid)
+        {
+            assert!(!shell.lines().any(|l| l == name), "{name} shows: {shell}");
+        }
     }
-    for pid in shell.lines().filter_map(|l| l.strip_prefix("pid=")) {
-        let pid: u32 = pid.parse().unwrap();
-        assert!(!alive(pid), "{pid} outlived the bash call");
+    for marker in [background, session] {
+        let left = running_with(&marker);
+        assert!(
+            left.is_empty(),
+            "sleep {marker} outlived the bash call: {left:?}"
+        );
     }
     for id in [
         "c-up", "c-link", "c-hard", "c-fifo", "c-write", "c-edit", "c-glob1",

@@ -1,7 +1,6 @@
 //! The example agent's command line: help, version, and the flags it refuses, run on the binary
 //! `cargo test` builds for the `agent` example (found beside this test's own executable). None
 //! of these runs reaches a model.
-#![cfg(feature = "agent")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -52,6 +51,7 @@ fn help_lists_every_flag_and_version_prints_the_package_version() {
         "--no-sandbox",
         "--require-sandbox",
         "--session",
+        "--raw-output",
         "[PROMPT]...",
         "anthropic",
         "openai",

@@ -1,13 +1,15 @@
 //! The `mcp_server` example and the demo bundle, driven by rmcp's own client: in process over
 //! a pipe, and the example binary over its stdio and over Streamable HTTP, and by the official
 //! Python SDK. Every served byte and digest is compared with the files on disk.
-#![cfg(feature = "mcp")]
 
+#[path = "mcp_client/example.rs"]
+mod example;
 #[path = "../skills-mcp-server/tests/support/mod.rs"]
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use example::{example_binary, serve_http};
 use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, DIRECTORY_MIME_TYPE, ErrorCode,
@@ -22,13 +24,6 @@ use support::{Client, args, check_files, connect, protocol_error, text_of};
 
 static SKILLS: Registry = skills_runtime::embed_skills!("skills");
 
-/// `target/<profile>/examples/mcp_server`, beside this test's `deps` folder.
-fn example_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe.parent().and_then(Path::parent).unwrap();
-    profile.join("examples").join("mcp_server")
-}
-
 /// The stateless revision's `server/discover` carries the catalog and capabilities too. (Over
 /// HTTP, rmcp 3.11's client sends it without the `_meta` fields the server requires and gets
 /// -32602, so only the pipe and stdio run this.)
@@ -38,7 +33,10 @@ async fn check_discover(client: &Client) {
     meta.set_client_info(Implementation::new("tests", "1.0.0"));
     meta.set_client_capabilities(ClientCapabilities::default());
     let discovered = client.discover(meta).await.unwrap();
-    assert_eq!(discovered.instructions.as_deref(), Some(SKILLS.catalog()));
+    assert_eq!(
+        discovered.instructions.as_deref(),
+        Some(SkillsServer::new(&SKILLS).instructions())
+    );
     assert!(discovered.capabilities.supports_directory_read());
     assert!(discovered.capabilities.tools.is_some());
 }
@@ -90,9 +88,17 @@ async fn check_demo(client: &Client) {
         Value::Object((*tools[0].input_schema).clone()),
         anthropic["input_schema"]
     );
-    assert_eq!(
+    // The agent's description points at its system prompt, which an MCP host never shows.
+    assert_ne!(
         tools[0].description.as_deref(),
         anthropic["description"].as_str()
+    );
+    assert!(
+        !tools[0]
+            .description
+            .as_deref()
+            .unwrap()
+            .contains("Skills available")
     );
     let anthropic: Value =
         serde_json::from_str(SKILLS.read_resource_tool_anthropic().unwrap()).unwrap();
@@ -333,26 +339,7 @@ async fn the_example_serves_over_stdio() {
 
 #[tokio::test]
 async fn the_example_serves_streamable_http_statelessly() {
-    use tokio::io::AsyncBufReadExt;
-
-    let mut child = tokio::process::Command::new(example_binary())
-        .args(["--http", "127.0.0.1:0"])
-        .stdout(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn the mcp_server example");
-    let mut line = String::new();
-    tokio::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .await
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_owned();
-    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-
+    let (mut child, url) = serve_http().await;
     let client =
         ().serve(StreamableHttpClientTransport::from_uri(url))
             .await
@@ -379,9 +366,11 @@ fn the_python_sdk_reads_the_example_over_stdio() {
         return;
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client/python_sdk.py");
+    // Pages of two, so that both listings take several.
     let output = std::process::Command::new(&python)
         .arg(script)
         .arg(example_binary())
+        .args(["--page-size", "2"])
         .output()
         .expect("run the Python client");
     assert!(
@@ -391,7 +380,10 @@ fn the_python_sdk_reads_the_example_over_stdio() {
     );
     let seen: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(seen["server"], "skills-runtime");
-    assert_eq!(seen["instructions"], SKILLS.catalog());
+    assert_eq!(
+        seen["instructions"],
+        SkillsServer::new(&SKILLS).instructions()
+    );
     let mut expected: Vec<String> = SKILLS
         .iter()
         .flat_map(|skill| {
@@ -422,4 +414,45 @@ fn the_python_sdk_reads_the_example_over_stdio() {
         .map(|s| s.name())
         .collect();
     assert_eq!(seen["prompts"], json!(prompts));
+
+    // The 2026-07-28 session: pages of two through every skill and file, each with the cache
+    // hints; a cursor the server did not issue is invalid params.
+    let modern = &seen["modern"];
+    assert!(
+        modern["supported_versions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("2026-07-28"))
+    );
+    let skills: Vec<String> = SKILLS
+        .iter()
+        .filter(|s| s.model_invocable())
+        .map(|s| format!("skill://{}/SKILL.md", s.name()))
+        .collect();
+    let pages = modern["skill_pages"].as_array().unwrap();
+    assert_eq!(pages.len(), skills.len().div_ceil(2));
+    assert!(pages.iter().all(|p| p.as_array().unwrap().len() <= 2));
+    let flat: Vec<&Value> = pages.iter().flat_map(|p| p.as_array().unwrap()).collect();
+    assert_eq!(json!(flat), json!(skills));
+    let resources: Vec<&Value> = modern["resource_pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p.as_array().unwrap())
+        .collect();
+    let mut resources: Vec<String> = resources
+        .iter()
+        .map(|r| r.as_str().unwrap().to_owned())
+        .collect();
+    resources.sort();
+    assert_eq!(json!(resources), json!(expected));
+    let hints = json!({"resultType": "complete", "ttlMs": 3_600_000, "cacheScope": "public"});
+    for hinted in modern["list_hints"].as_array().unwrap().iter().chain([
+        &modern["discover"],
+        &modern["read_hints"],
+        &modern["tools_hints"],
+    ]) {
+        assert_eq!(hinted, &hints);
+    }
+    assert_eq!(modern["foreign_cursor_error"], -32602);
 }

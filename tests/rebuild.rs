@@ -142,8 +142,8 @@ fn changes_to_skills_reach_the_binary() {
         "a new folder rebuilds thanks to the build.rs line"
     );
 
-    // A trigger file is checked like every file but not embedded: the build.rs line is what
-    // makes an edit to it alone rebuild.
+    // A trigger file is checked like every file but not embedded (an edit to it alone rebuilds
+    // without the build.rs line too: see the test below).
     let triggers = user.path("skills/alpha/evals/triggers.json");
     std::thread::sleep(Duration::from_millis(1100));
     fs::create_dir_all(triggers.parent().unwrap()).unwrap();
@@ -184,6 +184,67 @@ fn changes_to_skills_reach_the_binary() {
         "{stderr}"
     );
     assert!(stderr.contains("must be quoted"), "{stderr}");
+}
+
+/// A program that prints its skills' trigger cases, with `embed_skills!` options `options`.
+fn cases_main_rs(options: &str) -> String {
+    format!(
+        "static SKILLS: agent_skills::Registry =\n    agent_skills::embed_skills!(\"skills\", crate = ::agent_skills{options});\n\n\
+         fn main() {{\n    println!(\"embedded {{}}\", SKILLS.trigger_cases_embedded());\n    \
+         for skill in SKILLS.iter() {{\n        for case in skill.trigger_cases() {{\n            \
+         println!(\"[{{}}] {{}} {{}}\", skill.name(), case.query, case.should_trigger);\n        }}\n    }}\n}}\n"
+    )
+}
+
+#[test]
+fn a_trigger_file_alone_rebuilds_and_its_cases_reach_the_binary_only_when_asked() {
+    let user = UserCrate::new("user-evals");
+    // No build script: what rebuilds on an edit is the macro's own tracking of the file.
+    fs::remove_file(user.path("build.rs")).unwrap();
+    user.write_skill("alpha", "Alpha body.");
+    let triggers = user.path("skills/alpha/evals/triggers.json");
+    fs::create_dir_all(triggers.parent().unwrap()).unwrap();
+    let cases = |marker: &str| {
+        format!("[{{\"query\": \"do the alpha thing {marker}\", \"should_trigger\": true}}]\n")
+    };
+    fs::write(&triggers, cases("zq17")).unwrap();
+    fs::write(
+        user.path("src/main.rs"),
+        cases_main_rs(", embed_evals = true"),
+    )
+    .unwrap();
+    assert_eq!(
+        user.run(),
+        "embedded true\n[alpha] do the alpha thing zq17 true\n"
+    );
+    let binary = || fs::read(user_target_dir().join("debug").join("user-evals")).unwrap();
+    let holds = |bytes: &[u8], text: &[u8]| bytes.windows(text.len()).any(|w| w == text);
+    assert!(holds(&binary(), b"do the alpha thing zq17"));
+
+    std::thread::sleep(Duration::from_millis(1100));
+    fs::write(&triggers, cases("zq18")).unwrap();
+    assert_eq!(
+        user.run(),
+        "embedded true\n[alpha] do the alpha thing zq18 true\n",
+        "an edit of the trigger file alone rebuilds"
+    );
+
+    std::thread::sleep(Duration::from_millis(1100));
+    fs::write(user.path("src/main.rs"), cases_main_rs("")).unwrap();
+    assert_eq!(user.run(), "embedded false\n");
+    assert!(
+        !holds(&binary(), b"zq18"),
+        "without embed_evals nothing of the cases is in the binary"
+    );
+    std::thread::sleep(Duration::from_millis(1100));
+    fs::write(&triggers, "[{\"query\": \"\", \"should_trigger\": true}]\n").unwrap();
+    let output = user.cargo("build");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "a broken case fails the build");
+    assert!(
+        stderr.contains("--> skills/alpha/evals/triggers.json:1:12"),
+        "{stderr}"
+    );
 }
 
 /// What a build shows: the program's output when it builds, the compiler's errors when not.

@@ -12,6 +12,7 @@ use crate::conversation::{Conversation, Usage};
 use crate::error::{AgentError, ConfigError};
 use crate::provider::api::{Provider, ToolDefinitions};
 use crate::session::Session;
+use crate::session_file::SessionFiles;
 use crate::settings::Settings;
 use crate::tools::{LOAD_SKILL, READ_SKILL_RESOURCE, ToolContext};
 use crate::transcript::Transcript;
@@ -37,6 +38,33 @@ pub(crate) struct SkillTools {
     pub(crate) load_skill: bool,
     /// Whether `read_skill_resource` is offered.
     pub(crate) read_resource: bool,
+    /// What the configuration allows, whatever the skills.
+    pub(crate) offer: SkillOffer,
+}
+
+/// Which skill tools the configuration allows ([`AgentBuilder::without_load_skill`] and
+/// [`AgentBuilder::only_tools`]); the skills decide whether they are offered.
+///
+/// [`AgentBuilder::without_load_skill`]: crate::AgentBuilder::without_load_skill
+/// [`AgentBuilder::only_tools`]: crate::AgentBuilder::only_tools
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SkillOffer {
+    pub(crate) load_skill: bool,
+    pub(crate) read_resource: bool,
+}
+
+impl SkillTools {
+    /// `load_skill` when some skill is listed; `read_skill_resource` beside it when some skill
+    /// ships files besides `SKILL.md`; each as far as `offer` allows.
+    pub(crate) fn new(skills: Registry, offer: SkillOffer) -> SkillTools {
+        let any = !skills.is_empty();
+        SkillTools {
+            load_skill: offer.load_skill && any,
+            read_resource: offer.read_resource && any && !skills.names_with_resources().is_empty(),
+            skills,
+            offer,
+        }
+    }
 }
 
 impl fmt::Debug for Agent {
@@ -123,6 +151,20 @@ impl Agent {
         })
     }
 
+    /// This agent with other skills: what [`AgentBuilder::skills`](crate::AgentBuilder::skills)
+    /// with `skills` would have built, the rest of the configuration the same. The trigger
+    /// evals offer one skill at a time this way
+    /// ([`EvalOptions::isolated`](crate::eval::EvalOptions::isolated)).
+    pub fn with_skills(&self, skills: impl Into<Registry>) -> Result<Agent, AgentError> {
+        Agent::assemble(
+            self.settings.clone(),
+            SkillTools::new(skills.into(), self.skills.offer),
+            self.context.clone(),
+            self.model,
+            self.effort,
+        )
+    }
+
     /// The system prompt sent with every request.
     pub fn system_prompt(&self) -> &str {
         &self.system
@@ -148,13 +190,19 @@ impl Agent {
         self.context.workdir()
     }
 
-    /// A new, empty conversation.
+    /// A new, empty conversation, with a new [`id`](Session::id).
     pub fn session(&self) -> Session {
+        let id = crate::session::new_session_id();
+        let loader = SkillLoader::new(self.skills.skills.clone())
+            .with_session_id(Some(id.clone()))
+            .with_effort(self.effort)
+            .with_project_dir(Some(self.context.workdir().to_owned()));
         Session {
+            id,
             conversation: Conversation::new(),
             loader: match &self.settings.resource_dir {
-                Some(dir) => SkillLoader::new(self.skills.skills.clone()).with_resource_dir(dir),
-                None => SkillLoader::new(self.skills.skills.clone()),
+                Some(dir) => loader.with_resource_dir(dir),
+                None => loader,
             },
             tracker: self.settings.tracker.clone(),
             usage: Usage::default(),
@@ -163,6 +211,7 @@ impl Agent {
             recorded_loaded: BTreeSet::new(),
             recorded_active: 0,
             sizes: SizeCache::default(),
+            files: SessionFiles::new(self.context.root(), self.settings.max_transcript_bytes),
         }
     }
 
@@ -171,14 +220,18 @@ impl Agent {
     /// gets the short note, not the text again) and the skills active in it; later messages
     /// are appended to the same file. A missing file starts a new, empty session there.
     ///
-    /// A last line cut short by a crash, and an assistant turn whose tool results were never
-    /// written, are dropped with a `tracing` warning and cut from the file; a damaged line
-    /// elsewhere fails with [`AgentError::Transcript`]. A recorded skill this agent does not
-    /// have is skipped with a warning. Token usage and the failure tracker start afresh.
+    /// The file is input like any other ([`transcript`](crate#transcripts)): a path through a
+    /// symbolic link in the working directory, a FIFO, a device, a file with several hard links
+    /// or one over [`AgentBuilder::max_transcript_bytes`](crate::AgentBuilder::max_transcript_bytes)
+    /// fails with [`AgentError::Transcript`] before anything is read. A last line cut short by
+    /// a crash, and an assistant turn whose tool results were never written, are skipped with
+    /// a `tracing` warning and stay in the file; a damaged line elsewhere fails with
+    /// [`AgentError::Transcript`]. A recorded skill this agent does not have is skipped with a
+    /// warning. Token usage and the failure tracker start afresh.
     pub fn resume(&self, path: impl AsRef<Path>) -> Result<Session, AgentError> {
         let path = path.as_ref();
-        let (transcript, replayed) = Transcript::open(path)?;
         let mut session = self.session();
+        let (transcript, replayed) = Transcript::open(path, &session.files)?;
         for line in replayed {
             for name in &line.skills_loaded {
                 match self.skills.skills.get(name) {

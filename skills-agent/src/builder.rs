@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use skills_bundle::Registry;
 
-use crate::agent::Agent;
+use crate::agent::{Agent, SkillOffer, SkillTools};
 use crate::error::{AgentError, ConfigError};
 use crate::permission::{Hooks, PermissionPolicy};
 use crate::provider::api::Provider;
@@ -87,10 +87,12 @@ impl AgentBuilder {
         self
     }
 
-    /// Settings of the built-in `bash` tool, among them its kernel sandbox (confined by
-    /// default; [`BashOptions::unconfined`] switches it off,
-    /// [`Sandbox::required`](crate::Sandbox::required) refuses to run unconfined). Replaces
-    /// the `bash` tool in the list, or adds it when absent.
+    /// Settings of the built-in `bash` tool, among them its sandbox (namespaces, seccomp, limits
+    /// and Landlock by default, the fallback where the kernel refuses the namespaces;
+    /// [`BashOptions::unconfined`] switches it off,
+    /// [`Sandbox::required`](crate::Sandbox::required) refuses to run without the namespaces).
+    /// Replaces the `bash` tool in the list, or adds it when absent. The program's `main` calls
+    /// [`sandbox::enter`](crate::sandbox::enter) first.
     pub fn bash(mut self, options: BashOptions) -> Self {
         self.settings.tools.retain(|t| t.name() != "bash");
         self.settings.tools.push(Arc::new(Bash::new(options)));
@@ -159,7 +161,8 @@ impl AgentBuilder {
     /// after it. Then the other calls that passed run concurrently, at most `max` at a time; one
     /// failing does not stop the others. Last, in call order, the failure tracker records the
     /// outcomes, the `after` hooks run and the results go back to the model in the order of the
-    /// calls. `bash` calls still run one at a time (the sandbox serializes them).
+    /// calls. `bash` calls run in parallel too in the namespace sandbox; in its fallback and
+    /// with the sandbox off they run one at a time (their processes are swept by time window).
     ///
     /// 1 runs each call to its end before the next one is checked, as a sequential loop does.
     pub fn max_parallel_tools(mut self, max: usize) -> Self {
@@ -185,7 +188,9 @@ impl AgentBuilder {
     /// [`Session::active_skills`](crate::Session::active_skills)) the calls its `allowed-tools`
     /// covers are pre-approved: a tool whose permission is
     /// [`Permission::Ask`](crate::Permission::Ask) runs without asking; `Bash(git diff:*)` covers
-    /// only the `bash` calls whose command matches it (never a chained one).
+    /// only the `bash` calls whose command is `git diff` and plain words (never one the shell
+    /// would expand, substitute, glob, chain or redirect; see
+    /// [`plain_words`](skills_core::allowed_tools::plain_words)).
     /// [`Permission::Deny`](crate::Permission::Deny) always wins.
     ///
     /// Strict: while an active skill lists `allowed-tools`, only the listed tools (and
@@ -193,6 +198,24 @@ impl AgentBuilder {
     /// active skill's entry covers is refused. Skills without `allowed-tools` restrict nothing.
     pub fn strict_allowed_tools(mut self, strict: bool) -> Self {
         self.settings.strict_allowed_tools = strict;
+        self
+    }
+
+    /// Whether a skill's `` !`command` `` and ```` ```! ```` blocks run when it is invoked or
+    /// loaded, as Claude Code runs them (default `false`).
+    ///
+    /// On: each command (with the invocation's arguments and `${CLAUDE_*}` variables
+    /// substituted) runs through the `bash` tool, the way a model's call would, under the
+    /// sandbox, the permission policy, the approver, the hooks and the skill's `allowed-tools`
+    /// (which pre-approve its own commands, as in Claude Code), one after the other before
+    /// anything is sent to the model; each output takes the place of its command. A command
+    /// that is refused, does not run or exits with a non-zero status fails the whole
+    /// invocation with [`AgentError::SkillCommand`] (a load: an error result for the model),
+    /// and nothing of the skill reaches the model.
+    ///
+    /// Off: the text reaches the model with the commands as written.
+    pub fn run_skill_commands(mut self, run: bool) -> Self {
+        self.settings.run_skill_commands = run;
         self
     }
 
@@ -232,6 +255,16 @@ impl AgentBuilder {
         self
     }
 
+    /// The largest transcript [`Agent::resume`] reads, in bytes (default
+    /// [`DEFAULT_MAX_TRANSCRIPT_BYTES`](crate::DEFAULT_MAX_TRANSCRIPT_BYTES), 64 MiB). A larger
+    /// file fails with [`AgentError::Transcript`] of kind
+    /// [`FileTooLarge`](std::io::ErrorKind::FileTooLarge), before any of it is read. Writing
+    /// is not capped: a session that grows past it is resumed with a larger limit.
+    pub fn max_transcript_bytes(mut self, bytes: u64) -> Self {
+        self.settings.max_transcript_bytes = bytes;
+        self
+    }
+
     /// The failure tracker each new session starts from.
     pub fn failure_tracker(mut self, tracker: FailureTracker) -> Self {
         self.settings.tracker = tracker;
@@ -254,14 +287,16 @@ impl AgentBuilder {
                 source,
             })?
             .allow_hard_links(allow_hard_links);
-        let mut load_skill = load_skill && !skills.is_empty();
-        // Offered with load_skill when some skill ships files besides SKILL.md.
-        let mut read_resource = load_skill && !skills.names_with_resources().is_empty();
+        let mut offer = SkillOffer {
+            load_skill,
+            read_resource: load_skill,
+        };
         if let Some(only) = &only_tools {
+            let offered = SkillTools::new(skills.clone(), offer);
             for name in only {
                 let known = settings.tools.iter().any(|t| t.name() == name)
-                    || (name == LOAD_SKILL && load_skill)
-                    || (name == READ_SKILL_RESOURCE && read_resource);
+                    || (name == LOAD_SKILL && offered.load_skill)
+                    || (name == READ_SKILL_RESOURCE && offered.read_resource);
                 if !known {
                     return Err(ConfigError::UnknownTool { name: name.clone() }.into());
                 }
@@ -269,8 +304,8 @@ impl AgentBuilder {
             settings
                 .tools
                 .retain(|t| only.iter().any(|n| n == t.name()));
-            load_skill &= only.iter().any(|n| n == LOAD_SKILL);
-            read_resource &= only.iter().any(|n| n == READ_SKILL_RESOURCE);
+            offer.load_skill &= only.iter().any(|n| n == LOAD_SKILL);
+            offer.read_resource &= only.iter().any(|n| n == READ_SKILL_RESOURCE);
         }
         let mut seen = BTreeSet::new();
         for tool in &settings.tools {
@@ -284,11 +319,12 @@ impl AgentBuilder {
                 .into());
             }
         }
-        let skills = crate::agent::SkillTools {
-            skills,
-            load_skill,
-            read_resource,
-        };
-        Agent::assemble(settings, skills, context, None, None)
+        Agent::assemble(
+            settings,
+            SkillTools::new(skills, offer),
+            context,
+            None,
+            None,
+        )
     }
 }

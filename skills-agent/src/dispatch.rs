@@ -180,7 +180,11 @@ impl Agent {
     /// The checks before a call runs, in order: the tool exists, the failure tracker lets it
     /// run, the policy and the active skills allow it (asking the approver for an `Ask`), the
     /// `before` hooks do not deny it. Returns what to run.
-    fn check(&self, session: &mut Session, call: &ToolCall) -> Result<Target, ToolError> {
+    pub(crate) fn check(
+        &self,
+        session: &mut Session,
+        call: &ToolCall,
+    ) -> Result<Target, ToolError> {
         let is_load_skill = self.skills.load_skill && call.name == LOAD_SKILL;
         let is_read_resource = self.skills.read_resource && call.name == READ_SKILL_RESOURCE;
         let tool = self.settings.tools.iter().find(|t| t.name() == call.name);
@@ -244,7 +248,7 @@ impl Agent {
 
     /// Runs a call that passed [`check`](Self::check) and records its outcome with the failure
     /// tracker (refusals are not recorded: the tool itself did not fail).
-    async fn run_checked(
+    pub(crate) async fn run_checked(
         &self,
         session: &mut Session,
         call: &ToolCall,

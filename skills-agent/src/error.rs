@@ -269,7 +269,69 @@ pub enum AgentError {
     /// the budget may cut shortened; it was not sent, and nothing was cut (see
     /// [`AgentBuilder::context_window`](crate::AgentBuilder::context_window)).
     ContextOverflow(ContextOverflow),
+    /// A shell command of the invoked skill did not run or failed (see
+    /// [`AgentBuilder::run_skill_commands`](crate::AgentBuilder::run_skill_commands)); nothing
+    /// was sent to the model.
+    SkillCommand(SkillCommandError),
 }
+
+/// Why a skill's `` !`command` `` or ```` ```! ```` block did not give its output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkillCommandError {
+    /// The skill.
+    pub skill: &'static str,
+    /// The command, as it was to run (after the substitutions).
+    pub command: String,
+    /// What happened.
+    pub failure: SkillCommandFailure,
+}
+
+/// What went wrong with a skill's shell command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SkillCommandFailure {
+    /// The agent offers no `bash` tool to run it with.
+    NoBash,
+    /// `bash` did not run it: the permission policy, the approver, a hook or the skill's
+    /// `allowed-tools` in strict mode refused it, or the tool failed (timeout, sandbox).
+    NotRun(crate::tools::ToolError),
+    /// It ran and exited with this status; `output` is what it printed.
+    Exit {
+        /// The exit status.
+        code: i32,
+        /// Its output (stdout and stderr, as `bash` returns them).
+        output: String,
+    },
+    /// A signal ended it; `output` is what it printed.
+    Signal {
+        /// Its output.
+        output: String,
+    },
+}
+
+impl fmt::Display for SkillCommandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "skill `{}`: the shell command `{}` ",
+            self.skill, self.command
+        )?;
+        match &self.failure {
+            SkillCommandFailure::NoBash => {
+                f.write_str("was not run: the agent has no bash tool to run it with")
+            }
+            SkillCommandFailure::NotRun(error) => write!(f, "was not run: {}", error.message),
+            SkillCommandFailure::Exit { code, output } => {
+                write!(f, "failed with exit code {code}: {}", output.trim_end())
+            }
+            SkillCommandFailure::Signal { output } => {
+                write!(f, "was ended by a signal: {}", output.trim_end())
+            }
+        }
+    }
+}
+
+impl std::error::Error for SkillCommandError {}
 
 impl fmt::Display for AgentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -293,6 +355,7 @@ impl fmt::Display for AgentError {
                 source,
             } => write!(f, "transcript {}: {source}", path.display()),
             AgentError::ContextOverflow(overflow) => overflow.fmt(f),
+            AgentError::SkillCommand(error) => error.fmt(f),
         }
     }
 }
@@ -305,6 +368,7 @@ impl std::error::Error for AgentError {
             AgentError::Invoke(error) => Some(error),
             AgentError::Transcript { source, .. } => Some(source),
             AgentError::ContextOverflow(overflow) => Some(overflow),
+            AgentError::SkillCommand(error) => Some(error),
             AgentError::TurnLimit { .. } => None,
         }
     }

@@ -37,18 +37,29 @@
 //!   calls that change the session run in call order; the results go back in call order.
 //! - A session can be kept in a JSON Lines transcript, one message a line, appended as the run
 //!   goes, with the skills it loaded ([`Session::with_transcript`]), and continued from it in
-//!   another process ([`Agent::resume`]); the format and what a damaged file does are under
-//!   [Transcripts](#transcripts).
+//!   another process ([`Agent::resume`]); the format, how the file is opened (no symbolic links
+//!   in the working directory, regular files only, a size cap, never truncated) and what a
+//!   damaged file does are under [Transcripts](#transcripts).
+//! - Text for a terminal ([`terminal_text`], [`TerminalEscaper`] for a stream,
+//!   [`terminal_line`]): escape sequences, control characters, a lone `\r`, bidirectional and
+//!   invisible characters shown escaped, so the model's text cannot write the clipboard, move
+//!   the cursor or hide a line. [`ask_user`] opens every approval prompt with
+//!   [`APPROVAL_MARKER`], which escaped text cannot draw. The library prints nothing itself: a
+//!   program that wants the model's bytes raw leaves these out.
 //! - File tools open every path beneath the working directory (`openat2` `RESOLVE_BENEATH`);
-//!   `bash` runs under Landlock with a cleared environment, and no process it starts outlives
-//!   the call ([`Sandbox`], [`Bash`]). A failing tool returns an error result to the model
-//!   instead of failing the run ([`ToolError`]).
+//!   every `bash` call runs in a sandbox of its own (new user, network, PID, IPC and mount
+//!   namespaces, seccomp, resource limits and Landlock; [`Sandbox`], [`sandbox`]) with a cleared
+//!   environment, and no process it starts outlives the call ([`Bash`]). The program's `main`
+//!   calls [`sandbox::enter`] first ([below](#the-entry-line)). A failing tool returns an error
+//!   result to the model instead of failing the run ([`ToolError`]).
 //! - Skills in a conversation. A skill the model loads, or a person invokes with
 //!   [`Agent::invoke`] (`/name arguments`, rendered by
 //!   [`Registry::invoke`](skills_bundle::Registry::invoke)),
 //!   becomes *active* for the rest of the session ([`Session::active_skills`]). While it is, the
 //!   calls its `allowed-tools` covers are pre-approved (`Ask` tools run without asking; a
-//!   `Bash(pattern)` entry covers only matching, unchained commands), and with
+//!   `Bash(pattern)` entry covers only matching commands made of plain words, nothing the shell
+//!   would expand, substitute, glob, chain or redirect:
+//!   [`plain_words`](skills_core::allowed_tools::plain_words)), and with
 //!   [`AgentBuilder::strict_allowed_tools`] only those tools are offered and run. A `Deny` in the
 //!   [`PermissionPolicy`] always wins. A `disable-model-invocation` skill is neither shown to the
 //!   model nor loadable by it; a `user-invocable: false` one cannot be invoked.
@@ -73,9 +84,39 @@
 //!   active skills. The cuts are reported ([`RunOutput::context_shortened`]), kept in the session
 //!   and its transcript; a request that cannot fit fails before it is sent
 //!   ([`AgentError::ContextOverflow`]).
+//! - Trigger evals ([`eval`]): does the model load the right skill? Each skill's trigger cases,
+//!   compiled in with `embed_evals = true`, asked as the first turn of a fresh session with
+//!   exactly this agent's system prompt and tools; recall, precision, false triggers and
+//!   confusions per skill, gates for CI, a cache on disk.
 //! - `tracing` events: `model request` (provider, model, tokens, retries), `tool call`
 //!   (tool, outcome, size, time), `skill loaded` (name, version, hash prefix) and `context
 //!   shortened` (message, tool, bytes before and after).
+//!
+//! # The entry line
+//!
+//! The sandbox of a `bash` call is built by the program's own binary, started again as a small
+//! entry point (a process with threads cannot create the user namespace, and nothing here uses
+//! `unsafe`). So a program that runs the agent calls [`sandbox::enter`] as the first line of a
+//! plain `main`, before any thread starts, and builds its tokio runtime after it:
+//!
+//! ```no_run
+//! fn main() {
+//!     skills_runtime::agent::sandbox::enter(); // returns at once; never returns in a stage
+//!     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+//!     runtime.block_on(run());
+//! }
+//!
+//! async fn run() {
+//!     // build the agent and run it
+//! }
+//! ```
+//!
+//! Without the line, every `bash` call fails with an error that names it (the sandbox's
+//! [`SandboxError::EntryMissing`](sandbox::SandboxError::EntryMissing)), rather than start a
+//! second copy of the program. [`Sandbox::probe`] says at start-up what the calls will get: the
+//! namespaces, or the fallback where the kernel refuses unprivileged user namespaces, and which
+//! guarantees the fallback loses. [`SandboxMode::Off`] ([`BashOptions::unconfined`]) runs
+//! commands without a sandbox, with a warning per call.
 //!
 //! # The context budget
 //!
@@ -139,15 +180,37 @@
 //! {"shortened":[{"message":2,"call_id":"t1","content":"[shortened to save context: ...]"}]}
 //! ```
 //!
+//! The file is untrusted input (the model can write in the working directory, and a person may
+//! keep the session there), so it is opened as follows, by [`Agent::resume`] and
+//! [`Session::with_transcript`] alike, and any refusal is an [`AgentError::Transcript`] before
+//! a byte is read or written:
+//! - The path is walked a folder at a time: symbolic links are followed in folders outside the
+//!   working directory (the person's own layout), never at or below it, and the file itself is
+//!   never one, wherever it is.
+//! - It must be a regular file with a single link; it is opened without blocking, so a FIFO or
+//!   a device is refused at once.
+//! - A file over [`AgentBuilder::max_transcript_bytes`] (default
+//!   [`DEFAULT_MAX_TRANSCRIPT_BYTES`], 64 MiB) is refused by its size, unread.
+//! - Nothing is ever truncated or replaced: [`Session::with_transcript`] only creates a new file
+//!   (an existing one is an error), and [`Agent::resume`] appends.
+//!
 //! Reading back ([`Agent::resume`]):
 //! - A last line without its newline is a write cut short by a crash: when it does not parse it
-//!   is dropped with a `tracing` warning, and the file is cut back to the line before, so later
-//!   lines start clean. A line that does not parse anywhere else is an error
-//!   ([`AgentError::Transcript`]): the file was damaged or edited, and guessing would lose more.
+//!   is skipped with a `tracing` warning and kept in the file, ended by a line break, followed by
+//!   a line that names it (below), so later lines start clean and nothing of the file is lost.
+//!   A line that does not parse anywhere else is an error ([`AgentError::Transcript`]): the
+//!   file was damaged or edited, and guessing would lose more.
 //! - An assistant turn with tool calls and no results after it is the turn in flight at the
-//!   crash: it is dropped the same way (the API refuses tool calls without results).
+//!   crash: it is skipped the same way (the API refuses tool calls without results).
 //! - A skill this binary no longer has is skipped with a warning.
 //! - A `shortened` entry naming no tool result read so far is an error, as a damaged line.
+//!
+//! The line that names a line a resume skipped (1-based, as editors count), which every later
+//! resume skips too:
+//!
+//! ```json
+//! {"skipped":{"line":5,"reason":"cut short (a crash while writing it)"}}
+//! ```
 
 mod agent;
 mod budget;
@@ -155,6 +218,7 @@ mod builder;
 mod conversation;
 mod dispatch;
 mod error;
+pub mod eval;
 mod events;
 mod permission;
 pub mod provider;
@@ -162,8 +226,11 @@ mod redact;
 mod retry;
 mod run;
 mod session;
+mod session_file;
 mod settings;
+mod skill_commands;
 mod skill_tools;
+mod terminal;
 mod tools;
 mod transcript;
 
@@ -173,6 +240,11 @@ use std::pin::Pin;
 /// A boxed, sendable future: what the object-safe async methods of [`Tool`] and [`Provider`]
 /// (and the retry [`Sleeper`]) return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The sandbox of the `bash` tool: the crate `skills-sandbox`, whose entry line
+/// [`sandbox::enter`] a program calls first in `main` (see [the entry line](crate#the-entry-line)).
+#[doc(inline)]
+pub use skills_sandbox as sandbox;
 
 pub use agent::Agent;
 pub use budget::{
@@ -185,12 +257,13 @@ pub use conversation::{
     AssistantTurn, Conversation, Message, ToolCall, ToolResult, Usage, WireFormat,
 };
 pub use error::{
-    AgentError, ApiError, ApiErrorKind, ConfigError, ContextOverflow, kind_for_status,
+    AgentError, ApiError, ApiErrorKind, ConfigError, ContextOverflow, SkillCommandError,
+    SkillCommandFailure, kind_for_status,
 };
 pub use events::{AgentEvent, ContextShortened, EventSink};
 pub use permission::{
     AfterHook, Approver, BeforeHook, CallDescription, HookDecision, Hooks, Permission,
-    PermissionPolicy, ask_user, terminal_line,
+    PermissionPolicy, ask_user,
 };
 pub use provider::api::{Provider, Request, Response, ToolDefinitions};
 pub use provider::http::{
@@ -201,11 +274,11 @@ pub use retry::{RetryPolicy, Sleeper};
 pub use run::RunOutput;
 pub use session::Session;
 pub use settings::{
-    DEFAULT_MAX_PARALLEL_TOOLS, DEFAULT_MAX_TOOL_CALLS_PER_TURN, DEFAULT_MAX_TURNS,
-    DEFAULT_PREAMBLE,
+    DEFAULT_MAX_PARALLEL_TOOLS, DEFAULT_MAX_TOOL_CALLS_PER_TURN, DEFAULT_MAX_TRANSCRIPT_BYTES,
+    DEFAULT_MAX_TURNS, DEFAULT_PREAMBLE,
 };
+pub use terminal::{APPROVAL_MARKER, TerminalEscaper, terminal_line, terminal_text};
 pub use tools::{
-    Bash, BashOptions, Confinement, EditFile, FailureTracker, Glob, LOAD_SKILL,
-    READ_SKILL_RESOURCE, ReadFile, SYSTEM_READ_ONLY, Sandbox, SandboxMode, Tool, ToolContext,
-    ToolError, ToolErrorKind, WriteFile, builtin_tools,
+    Bash, BashOptions, EditFile, FailureTracker, Glob, LOAD_SKILL, READ_SKILL_RESOURCE, ReadFile,
+    Sandbox, SandboxMode, Tool, ToolContext, ToolError, ToolErrorKind, WriteFile, builtin_tools,
 };

@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::conversation::{ToolCall, ToolResult};
+use crate::conversation::{ToolCall, ToolResult};
+use crate::terminal::{APPROVAL_MARKER, escape_line as escape, terminal_line};
 
 /// What happens when the model calls a tool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -146,8 +147,9 @@ impl Hooks {
 ///
 /// - every control character (C0 but the line break, DEL, C1) and every invisible formatting
 ///   character (bidirectional overrides and isolates, zero-width characters, tag characters,
-///   variation selectors and the like) is shown escaped: `\r`, `\t`, `\x1b`, `\u{202e}`. A
-///   backslash already in the text is shown as is.
+///   variation selectors and the like) is shown escaped: `\r`, `\t`, `\x1b`, `\u{202e}`, as
+///   [`terminal_line`] does, and so is the flag of [`APPROVAL_MARKER`]. A backslash already in
+///   the text is shown as is.
 /// - Multi-line text is shown line by line behind a gutter (`  | `), so a line the model wrote
 ///   cannot pass for the prompt's own.
 /// - `bash` shows its command; `write_file` its path, size in bytes and lines, and content;
@@ -202,16 +204,18 @@ impl fmt::Display for CallDescription {
     }
 }
 
-/// Asks a person whether `call` may run: writes its [`CallDescription::brief`] to `output`, then
-/// reads answers from `input` until one decides. `y` or `yes` allows; `v` or `view` writes the
-/// [`full`](CallDescription::full) description and asks again; anything else, or the end of
-/// the input, refuses.
+/// Asks a person whether `call` may run: writes [`APPROVAL_MARKER`] (a reset of the terminal's
+/// attributes and a marker that escaped model text cannot draw) and the call's
+/// [`CallDescription::brief`] to `output`, then reads answers from `input` until one decides.
+/// `y` or `yes` allows; `v` or `view` writes the [`full`](CallDescription::full) description
+/// and asks again; anything else, or the end of the input, refuses.
 pub fn ask_user(
     call: &ToolCall,
     mut input: impl BufRead,
     mut output: impl Write,
 ) -> io::Result<bool> {
     let description = CallDescription::new(call);
+    output.write_all(APPROVAL_MARKER.as_bytes())?;
     output.write_all(description.brief().as_bytes())?;
     loop {
         let question = if description.is_abridged() {
@@ -234,59 +238,6 @@ pub fn ask_user(
         }
         output.write_all(description.full().as_bytes())?;
     }
-}
-
-/// `text` as one line that is safe to print on a terminal: escaped as [`CallDescription`]
-/// escapes (the line break too, as `\n`), and cut after `max_chars` characters with a
-/// `[+N more characters]` marker.
-pub fn terminal_line(text: &str, max_chars: usize) -> String {
-    let cut = text.char_indices().nth(max_chars).map(|(at, _)| at);
-    let mut out = escape(&text[..cut.unwrap_or(text.len())]);
-    if let Some(at) = cut {
-        out.push_str(&format!(
-            " [+{} more characters]",
-            text[at..].chars().count()
-        ));
-    }
-    out
-}
-
-/// Whether `c` must not reach a terminal raw: it moves the cursor or changes how what follows
-/// is shown, or it cannot be seen.
-fn needs_escape(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            u32::from(c),
-            0x00AD // soft hyphen
-                | 0x034F // combining grapheme joiner
-                | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x0890..=0x0891 | 0x08E2
-                | 0x115F | 0x1160 | 0x17B4 | 0x17B5 | 0x180B..=0x180F
-                | 0x200B..=0x200F // zero-width characters, left-to-right and right-to-left marks
-                | 0x2028..=0x202E // line and paragraph separators, bidirectional embeddings
-                | 0x2060..=0x206F // word joiner, invisible operators, bidirectional isolates
-                | 0x3164 | 0xFE00..=0xFE0F | 0xFEFF | 0xFFA0 | 0xFFF0..=0xFFFB
-                | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3
-                | 0x1D173..=0x1D17A
-                | 0xE0000..=0xE0FFF // tag characters, variation selectors supplement
-        )
-}
-
-/// `text` with every character of [`needs_escape`] written as an escape.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if needs_escape(c) && u32::from(c) < 0x80 => {
-                out.push_str(&format!("\\x{:02x}", u32::from(c)));
-            }
-            c if needs_escape(c) => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// The part of `text` [`CallDescription::brief`] shows: `(head, hidden characters, tail)`,
@@ -443,16 +394,6 @@ fn pretty(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn escapes_what_a_terminal_would_act_on_or_hide() {
-        assert_eq!(
-            escape("a\rb\x1b[2K\t\x00\x7f\u{9b}\u{202e}\u{2066}\u{200b}\u{feff}\u{e0041}é"),
-            "a\\rb\\x1b[2K\\t\\x00\\x7f\\u{9b}\\u{202e}\\u{2066}\\u{200b}\\u{feff}\\u{e0041}é"
-        );
-        assert_eq!(terminal_line("a\nb", 10), "a\\nb");
-        assert_eq!(terminal_line("héllo", 2), "hé [+3 more characters]");
-    }
 
     #[test]
     fn excerpt_keeps_head_and_tail_and_counts_the_rest() {

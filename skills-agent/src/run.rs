@@ -5,14 +5,13 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use skills_bundle::__private::unknown_skill;
-use skills_bundle::{InvokeError, SkillContext};
+use skills_bundle::SkillContext;
 
 use crate::agent::Agent;
 use crate::conversation::{Message, ToolResult, Usage};
 use crate::error::AgentError;
 use crate::events::{AgentEvent, ContextShortened};
-use crate::provider::api::Request;
+use crate::provider::api::{Request, Response};
 use crate::session::Session;
 
 /// What a successful [`Agent::run`] produced.
@@ -67,51 +66,10 @@ impl Agent {
         let mut state = RunState::default();
         let mut tool_calls = 0u32;
         for turn in 1..=self.settings.max_turns {
-            let narrowed = self.offered_tools(session);
-            let offered = narrowed.as_ref().unwrap_or(&self.definitions);
-            let cuts = session.fit_context(&self.budget, offered, turn)?;
-            for cut in &cuts {
-                on_event(&AgentEvent::ContextShortened { cut });
-            }
-            state.context_shortened.extend(cuts);
             let started = Instant::now();
-            // The provider streams into the caller's callback; whether it sent any text decides
-            // whether the loop sends the turn's text itself.
-            let streamed_text = AtomicBool::new(false);
-            let result = {
-                let callback = Mutex::new(&mut *on_event);
-                let sink = |event: &AgentEvent<'_>| {
-                    if matches!(event, AgentEvent::TextDelta(_)) {
-                        streamed_text.store(true, Ordering::Relaxed);
-                    }
-                    let mut callback = callback.lock().unwrap_or_else(|e| e.into_inner());
-                    (*callback)(event);
-                };
-                let request = Request {
-                    model: self.model,
-                    effort: self.effort,
-                    events: if self.settings.stream {
-                        Some(&sink)
-                    } else {
-                        None
-                    },
-                    ..Request::new(&self.system, offered, session.conversation.messages())
-                };
-                self.settings.provider.complete(request).await
-            };
-            let response = match result {
-                Ok(response) => response,
-                Err(error) => {
-                    tracing::error!(
-                        provider = self.settings.provider.name(),
-                        model = self.settings.provider.model(),
-                        turn,
-                        error = %error,
-                        "model request failed"
-                    );
-                    return Err(AgentError::Api(error));
-                }
-            };
+            let (response, streamed_text) = self
+                .request_turn(session, turn, &mut state, on_event)
+                .await?;
             state.usage.add(&response.usage);
             session.usage.add(&response.usage);
             tracing::debug!(
@@ -125,7 +83,7 @@ impl Agent {
             // "stop" next to tool calls.
             let calls = response.turn.tool_calls.clone();
             let text = response.turn.text.clone();
-            if !streamed_text.into_inner() && !text.is_empty() {
+            if !streamed_text && !text.is_empty() {
                 on_event(&AgentEvent::TextDelta(&text));
             }
             let usage = response.usage;
@@ -180,6 +138,76 @@ impl Agent {
         })
     }
 
+    /// The model's reply to `prompt` as the first turn of a fresh session, and nothing else:
+    /// the request [`run`](Self::run) would send first (this agent's system prompt and tools,
+    /// the context budget, streamed when the agent streams), with no tool call run and no
+    /// session kept. What the trigger evals ask ([`eval`](crate::eval)).
+    pub async fn first_reply(&self, prompt: &str) -> Result<Response, AgentError> {
+        let mut session = self.session();
+        session.push(Message::User(prompt.to_owned()))?;
+        let mut state = RunState::default();
+        let (response, _) = self
+            .request_turn(&mut session, 1, &mut state, &mut |_| {})
+            .await?;
+        Ok(response)
+    }
+
+    /// One model request for the next turn of `session`: the context budget first (its cuts
+    /// reported and kept in `state`), then the provider, streaming into `on_event` when the
+    /// agent streams. Returns the reply and whether its text was streamed.
+    async fn request_turn(
+        &self,
+        session: &mut Session,
+        turn: u32,
+        state: &mut RunState,
+        on_event: &mut (dyn FnMut(&AgentEvent<'_>) + Send),
+    ) -> Result<(Response, bool), AgentError> {
+        let narrowed = self.offered_tools(session);
+        let offered = narrowed.as_ref().unwrap_or(&self.definitions);
+        let cuts = session.fit_context(&self.budget, offered, turn)?;
+        for cut in &cuts {
+            on_event(&AgentEvent::ContextShortened { cut });
+        }
+        state.context_shortened.extend(cuts);
+        // The provider streams into the caller's callback; whether it sent any text decides
+        // whether the loop sends the turn's text itself.
+        let streamed_text = AtomicBool::new(false);
+        let result = {
+            let callback = Mutex::new(&mut *on_event);
+            let sink = |event: &AgentEvent<'_>| {
+                if matches!(event, AgentEvent::TextDelta(_)) {
+                    streamed_text.store(true, Ordering::Relaxed);
+                }
+                let mut callback = callback.lock().unwrap_or_else(|e| e.into_inner());
+                (*callback)(event);
+            };
+            let request = Request {
+                model: self.model,
+                effort: self.effort,
+                events: if self.settings.stream {
+                    Some(&sink)
+                } else {
+                    None
+                },
+                ..Request::new(&self.system, offered, session.conversation.messages())
+            };
+            self.settings.provider.complete(request).await
+        };
+        match result {
+            Ok(response) => Ok((response, streamed_text.into_inner())),
+            Err(error) => {
+                tracing::error!(
+                    provider = self.settings.provider.name(),
+                    model = self.settings.provider.model(),
+                    turn,
+                    error = %error,
+                    "model request failed"
+                );
+                Err(AgentError::Api(error))
+            }
+        }
+    }
+
     /// Sends [`AgentEvent::TurnFinished`] for the last assistant turn of `session`.
     fn turn_finished(
         &self,
@@ -202,7 +230,7 @@ impl Agent {
     /// - An ordinary skill becomes active in `session` (its `allowed-tools` apply from the first
     ///   request on; see [`Session::active_skills`]) and counts as loaded, then the loop runs as
     ///   for [`run`](Self::run).
-    /// - A `context: fork` skill runs in a child session instead (see the module docs): its
+    /// - A `context: fork` skill runs in a child session instead (see the crate docs): its
     ///   answer is the output, and `session`'s conversation gets the person's `/name arguments`
     ///   and that answer, not the skill's text.
     ///
@@ -229,23 +257,29 @@ impl Agent {
         arguments: &str,
         mut on_event: impl FnMut(&AgentEvent<'_>) + Send,
     ) -> Result<RunOutput, AgentError> {
-        let text = match &self.settings.resource_dir {
-            Some(dir) => self.skills.skills.invoke_in(name, arguments, dir),
-            None => self.skills.skills.invoke(name, arguments),
+        let rendering = self
+            .skills
+            .skills
+            .render_invocation(name, arguments, &self.invoke_options(session))
+            .map_err(AgentError::Invoke)?;
+        let skill = rendering.skill();
+        let forked = skill.context() == SkillContext::Fork;
+        // Its commands run with its `allowed-tools` in force (as in Claude Code); a forked
+        // skill is active in its child only, so it is active here just for them.
+        let was_active = session.active.len();
+        session.activate(skill);
+        let finished = self.finish_rendering(session, &rendering).await;
+        if forked {
+            session.active.truncate(was_active);
         }
-        .map_err(AgentError::Invoke)?;
-        // `invoke` found the skill, so `get` does too; the error is only the type's fallback.
-        let registry = &self.skills.skills;
-        let skill = registry.get(name).ok_or_else(|| {
-            AgentError::Invoke(InvokeError::Unknown(unknown_skill(name, registry.names())))
-        })?;
+        let text = finished.map_err(AgentError::SkillCommand)?;
         tracing::info!(
             skill = skill.name(),
             version = skill.version().unwrap_or(""),
             fork = skill.context() == SkillContext::Fork,
             "skill invoked"
         );
-        if skill.context() == SkillContext::Fork {
+        if forked {
             let (output, answer) = self.run_fork(skill, &text).await?;
             if !output.text.is_empty() {
                 on_event(&AgentEvent::TextDelta(&output.text));

@@ -12,6 +12,7 @@ use crate::conversation::{Conversation, Message, Usage};
 use crate::error::AgentError;
 use crate::events::ContextShortened;
 use crate::provider::api::ToolDefinitions;
+use crate::session_file::SessionFiles;
 use crate::tools::FailureTracker;
 use crate::transcript::Transcript;
 
@@ -19,6 +20,8 @@ use crate::transcript::Transcript;
 /// usage.
 #[derive(Debug)]
 pub struct Session {
+    /// What `${CLAUDE_SESSION_ID}` is in the skills this session loads or invokes.
+    pub(crate) id: String,
     pub(crate) conversation: Conversation,
     pub(crate) loader: SkillLoader,
     pub(crate) tracker: FailureTracker,
@@ -33,9 +36,60 @@ pub struct Session {
     pub(crate) recorded_active: usize,
     /// The context budget's size of each message.
     pub(crate) sizes: SizeCache,
+    /// How its transcript file is opened and read.
+    pub(crate) files: SessionFiles,
+}
+
+/// A new session id: 128 bits in the form of a UUID, from the process's random hash keys, the
+/// time and a counter (unique, not secret).
+pub(crate) fn new_session_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let count = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let half = |salt: u64| {
+        let mut hasher = std::hash::RandomState::new().build_hasher();
+        hasher.write_u128(nanos);
+        hasher.write_u64(count);
+        hasher.write_u32(std::process::id());
+        hasher.write_u64(salt);
+        hasher.finish()
+    };
+    let bits = (u128::from(half(1)) << 64) | u128::from(half(2));
+    // Version 4 and the RFC 4122 variant, so it reads as what it stands for.
+    let bits = (bits & !(0xf << 76) & !(0x3 << 62)) | (0x4 << 76) | (0x2 << 62);
+    let hex = format!("{bits:032x}");
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
 }
 
 impl Session {
+    /// The session's id: what `${CLAUDE_SESSION_ID}` is in the skills it loads or invokes. A
+    /// new session gets a new one (a resumed one too); [`with_id`](Self::with_id) sets it.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// This session with `id` as its id (a caller that keeps sessions under names of its own,
+    /// or resumes one and wants its old id back).
+    pub fn with_id(mut self, id: impl Into<String>) -> Session {
+        self.id = id.into();
+        let loader = std::mem::replace(
+            &mut self.loader,
+            SkillLoader::new(skills_bundle::Registry::empty()),
+        );
+        self.loader = loader.with_session_id(Some(self.id.clone()));
+        self
+    }
+
     /// The conversation so far (kept whole, also after an error).
     pub fn conversation(&self) -> &Conversation {
         &self.conversation
@@ -62,14 +116,18 @@ impl Session {
         &self.active
     }
 
-    /// Keeps this session in a JSON Lines transcript at `path`, replacing what the file held: the
-    /// messages so far are written now, every later one as it is pushed, each line with the skills
-    /// that became loaded or active with it. [`Agent::resume`](crate::Agent::resume) reads it back.
-    /// The format and what a damaged file does are in [`transcript`](crate#transcripts).
+    /// Keeps this session in a JSON Lines transcript at `path`, a new file: the messages so far
+    /// are written now, every later one as it is pushed, each line with the skills that became
+    /// loaded or active with it. [`Agent::resume`](crate::Agent::resume) reads it back (and
+    /// continues an existing file). The format, how the file is opened and what a damaged file
+    /// does are in [`transcript`](crate#transcripts).
     ///
-    /// A write that fails stops the run with [`AgentError::Transcript`].
+    /// Fails with [`AgentError::Transcript`] when something is at `path` already (of kind
+    /// [`AlreadyExists`](std::io::ErrorKind::AlreadyExists): nothing is replaced), when the path
+    /// goes through a symbolic link in the working directory or ends in one, and when a write
+    /// fails (which also stops a run).
     pub fn with_transcript(mut self, path: impl AsRef<Path>) -> Result<Session, AgentError> {
-        self.transcript = Some(Transcript::create(path.as_ref())?);
+        self.transcript = Some(Transcript::create(path.as_ref(), &self.files)?);
         self.recorded_loaded.clear();
         self.recorded_active = 0;
         let count = self.conversation.len();

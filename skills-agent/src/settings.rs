@@ -19,6 +19,10 @@ pub const DEFAULT_MAX_TOOL_CALLS_PER_TURN: usize = 64;
 /// Default limit on the tool calls of one assistant turn that run at the same time.
 pub const DEFAULT_MAX_PARALLEL_TOOLS: usize = 4;
 
+/// Default limit on the size of a transcript [`Agent::resume`](crate::Agent::resume) reads:
+/// 64 MiB.
+pub const DEFAULT_MAX_TRANSCRIPT_BYTES: u64 = 64 * 1024 * 1024;
+
 /// The default preamble of the system prompt.
 pub const DEFAULT_PREAMBLE: &str = "You are a capable software agent working in a project \
 directory. Use the tools to inspect and change files and run commands; paths are relative to \
@@ -42,12 +46,14 @@ pub(crate) struct Settings {
     pub(crate) tracker: FailureTracker,
     pub(crate) resource_dir: Option<PathBuf>,
     pub(crate) strict_allowed_tools: bool,
+    pub(crate) run_skill_commands: bool,
     pub(crate) fork_max_turns: u32,
     pub(crate) stream: bool,
     /// The context window and the reply reserve set on the builder, if any; otherwise the
     /// budget takes the defaults of the provider and model.
     pub(crate) context_window: Option<u64>,
     pub(crate) reply_reserve: Option<u64>,
+    pub(crate) max_transcript_bytes: u64,
 }
 
 impl Settings {
@@ -65,10 +71,12 @@ impl Settings {
             tracker: FailureTracker::default(),
             resource_dir: None,
             strict_allowed_tools: false,
+            run_skill_commands: false,
             fork_max_turns: DEFAULT_MAX_TURNS,
             stream: false,
             context_window: None,
             reply_reserve: None,
+            max_transcript_bytes: DEFAULT_MAX_TRANSCRIPT_BYTES,
         }
     }
 }

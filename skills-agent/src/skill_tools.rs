@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use skills_bundle::{Registry, Skill, SkillContext, SkillLoad};
+use skills_bundle::{LoadRendering, Registry, Skill, SkillContext};
 use skills_core::allowed_tools::Entry;
 
 use crate::BoxFuture;
-use crate::agent::{Agent, SkillTools};
+use crate::agent::{Agent, SkillOffer, SkillTools};
 use crate::conversation::Message;
 use crate::error::AgentError;
 use crate::run::{RunOutput, RunState};
@@ -32,32 +32,47 @@ impl Agent {
         if let Some(skill) = fork {
             return self.load_forked(session, skill, state).await;
         }
-        match session.loader.load(name) {
-            Ok(load) => {
-                let skill = load.skill();
-                let first = matches!(load, SkillLoad::Loaded { .. });
-                tracing::info!(
-                    skill = skill.name(),
-                    version = skill.version().unwrap_or(""),
-                    sha256 = &skill.sha256()[..skill.sha256().len().min(12)],
-                    first_load = first,
-                    chars = load.text().len(),
-                    "skill loaded"
-                );
-                if first {
-                    state.skills_loaded.push(skill.name());
-                }
+        let (skill, text, first) = match session.loader.load_rendering(name) {
+            Ok(LoadRendering::Loaded(rendering)) => {
+                let skill = rendering.skill();
+                // Active before its commands run, so that its `allowed-tools` cover them.
                 session.activate(skill);
-                Ok(load.text().to_owned())
+                match self.finish_rendering(session, &rendering).await {
+                    Ok(text) => (skill, text, true),
+                    Err(error) => {
+                        // Not loaded after all: the next call tries again.
+                        session.loader.forget(skill.name());
+                        session.active.retain(|s| s.name() != skill.name());
+                        tracing::warn!(skill = skill.name(), %error, "skill shell command failed");
+                        return Err(ToolError::new(ToolErrorKind::Denied, error.to_string())
+                            .suggest(
+                                "do the task without this skill, or tell the user what failed",
+                            ));
+                    }
+                }
             }
+            Ok(LoadRendering::AlreadyLoaded { skill, text }) => (skill, text, false),
             Err(unknown) => {
                 let error = ToolError::new(ToolErrorKind::UnknownSkill, unknown.to_string());
-                Err(match unknown.suggestion() {
+                return Err(match unknown.suggestion() {
                     Some(closest) => error.suggest(format!("call load_skill with \"{closest}\"")),
                     None => error.suggest("pick a name from the catalog in the system prompt"),
-                })
+                });
             }
+        };
+        tracing::info!(
+            skill = skill.name(),
+            version = skill.version().unwrap_or(""),
+            sha256 = &skill.sha256()[..skill.sha256().len().min(12)],
+            first_load = first,
+            chars = text.len(),
+            "skill loaded"
+        );
+        if first {
+            state.skills_loaded.push(skill.name());
         }
+        session.activate(skill);
+        Ok(text)
     }
 
     /// `read_skill_resource`: a file shipped with a skill, served from the binary.
@@ -110,11 +125,14 @@ impl Agent {
         skill: &'static Skill,
         state: &mut RunState,
     ) -> Result<String, ToolError> {
-        let task = skills_bundle::__private::invocation_text(
-            skill,
-            "",
-            self.settings.resource_dir.as_deref(),
-        );
+        let rendering = skill.render(Some(""), &self.invoke_options(session));
+        let task = self
+            .finish_rendering(session, &rendering)
+            .await
+            .map_err(|error| {
+                ToolError::new(ToolErrorKind::Denied, error.to_string())
+                    .suggest("do the task without this skill, or tell the user what failed")
+            })?;
         tracing::info!(
             skill = skill.name(),
             version = skill.version().unwrap_or(""),
@@ -175,11 +193,13 @@ impl Agent {
             resource_dir: None,
             ..self.settings.clone()
         };
-        let skills = SkillTools {
-            skills: Registry::empty(),
-            load_skill: false,
-            read_resource: false,
-        };
+        let skills = SkillTools::new(
+            Registry::empty(),
+            SkillOffer {
+                load_skill: false,
+                read_resource: false,
+            },
+        );
         Agent::assemble(
             settings,
             skills,

@@ -1,8 +1,9 @@
 //! Session transcripts: a conversation on disk as JSON Lines, so a session can be resumed
 //! (the format is in the crate docs, under "Transcripts").
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -11,13 +12,16 @@ use serde_json::Value;
 use crate::conversation::{AssistantTurn, Message, ToolCall, ToolResult, WireFormat};
 use crate::error::AgentError;
 use crate::events::ContextShortened;
+use crate::session_file::{Open, SessionFiles};
 
-/// One line of a transcript: a message, or the notes of shortened tool results.
+/// One line of a transcript: a message, the notes of shortened tool results, or the record of
+/// an earlier line a resume left out.
 #[derive(Serialize)]
 #[serde(untagged)]
 enum Line {
     Message(MessageLine),
     Shortened { shortened: Vec<ShortenedEntry> },
+    Skipped { skipped: SkippedEntry },
 }
 
 #[derive(Deserialize)]
@@ -25,21 +29,48 @@ struct ShortenedLine {
     shortened: Vec<ShortenedEntry>,
 }
 
+#[derive(Deserialize)]
+struct SkippedLine {
+    skipped: SkippedEntry,
+}
+
+/// An earlier line left in the file but not replayed: cut short by a crash, or a turn whose
+/// tool results were never written.
+#[derive(Serialize, Deserialize)]
+struct SkippedEntry {
+    /// Its 1-based line number.
+    line: usize,
+    reason: String,
+}
+
 impl Line {
-    /// Parses a line; a line that is neither kind reports why it is not a message line, the
-    /// common kind.
-    fn parse(text: &str) -> Result<Line, serde_json::Error> {
-        match serde_json::from_str::<MessageLine>(text) {
+    /// Parses a line; a line that is no kind reports why it is not a message line, the common
+    /// kind.
+    fn parse(text: &[u8]) -> Result<Line, serde_json::Error> {
+        match serde_json::from_slice::<MessageLine>(text) {
             Ok(line) => Ok(Line::Message(line)),
-            Err(error) => match serde_json::from_str::<ShortenedLine>(text) {
-                Ok(line) => Ok(Line::Shortened {
-                    shortened: line.shortened,
-                }),
-                Err(_) => Err(error),
-            },
+            Err(error) => {
+                if let Ok(line) = serde_json::from_slice::<ShortenedLine>(text) {
+                    Ok(Line::Shortened {
+                        shortened: line.shortened,
+                    })
+                } else if let Ok(line) = serde_json::from_slice::<SkippedLine>(text) {
+                    Ok(Line::Skipped {
+                        skipped: line.skipped,
+                    })
+                } else {
+                    Err(error)
+                }
+            }
         }
     }
 }
+
+/// Why a cut last line is skipped.
+const CUT_SHORT: &str = "cut short (a crash while writing it)";
+/// Why a last turn with tool calls and no results is skipped.
+const IN_FLIGHT: &str =
+    "an assistant turn whose tool results were never written (a crash in its turn)";
 
 /// A tool result's content replaced by the context budget.
 #[derive(Serialize, Deserialize)]
@@ -224,46 +255,71 @@ fn damaged(path: &Path, line: usize, message: String) -> AgentError {
 }
 
 impl Transcript {
-    /// Creates `path` (replacing what it held).
-    pub(crate) fn create(path: &Path) -> Result<Transcript, AgentError> {
-        let file = File::create(path).map_err(|e| io_error(path, e))?;
+    /// Creates `path`, a new file (an existing one is an error: nothing is replaced).
+    pub(crate) fn create(path: &Path, files: &SessionFiles) -> Result<Transcript, AgentError> {
+        let file = files.open(path, Open::New).map_err(|e| io_error(path, e))?;
         Ok(Transcript {
             path: path.to_owned(),
             file,
         })
     }
 
-    /// Opens `path` and reads its messages (see the module docs for damaged files); a missing
-    /// file is created empty. Later lines are appended after the last message kept.
-    pub(crate) fn open(path: &Path) -> Result<(Transcript, Vec<Replayed>), AgentError> {
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
+    /// Opens `path` and reads its messages (see the crate docs, under "Transcripts", for
+    /// damaged files); a missing file is created empty. Nothing is cut from the file: what is
+    /// not replayed stays, named by a `skipped` line appended after it, and later lines are
+    /// appended at the end.
+    pub(crate) fn open(
+        path: &Path,
+        files: &SessionFiles,
+    ) -> Result<(Transcript, Vec<Replayed>), AgentError> {
+        let mut file = files
+            .open(path, Open::Existing)
             .map_err(|e| io_error(path, e))?;
-        let mut text = String::new();
-        file.read_to_string(&mut text)
-            .map_err(|e| io_error(path, e))?;
-        // (message, byte offset where its line starts)
-        let mut replayed: Vec<(Replayed, usize)> = Vec::new();
-        let mut keep = 0;
-        let mut start = 0;
-        let mut number = 0;
-        let mut newline_missing = false;
-        while start < text.len() {
-            number += 1;
-            let (line, end, complete) = match text[start..].find('\n') {
-                Some(at) => (&text[start..start + at], start + at + 1, true),
-                None => (&text[start..], text.len(), false),
+        let bytes = files.read(&mut file).map_err(|e| io_error(path, e))?;
+        // (1-based number, text, whether its line break is there)
+        let mut lines: Vec<(usize, &[u8], bool)> = Vec::new();
+        let mut rest = &bytes[..];
+        while !rest.is_empty() {
+            let (line, after, complete) = match rest.iter().position(|&b| b == b'\n') {
+                Some(at) => (&rest[..at], &rest[at + 1..], true),
+                None => (rest, &rest[rest.len()..], false),
             };
-            if line.trim().is_empty() {
-                start = end;
-                keep = end;
+            lines.push((lines.len() + 1, line, complete));
+            rest = after;
+        }
+        let parsed: Vec<Option<Result<Line, serde_json::Error>>> = lines
+            .iter()
+            .map(|(_, text, _)| (!text.trim_ascii().is_empty()).then(|| Line::parse(text)))
+            .collect();
+        // The lines an earlier resume left out.
+        let mut skipped = BTreeSet::new();
+        for ((number, _, _), line) in lines.iter().zip(&parsed) {
+            if let Some(Ok(Line::Skipped { skipped: entry })) = line {
+                if entry.line == 0 || entry.line >= *number {
+                    return Err(damaged(
+                        path,
+                        *number,
+                        format!(
+                            "a skipped line names line {}, which is not an earlier line; the \
+                             file is damaged",
+                            entry.line
+                        ),
+                    ));
+                }
+                skipped.insert(entry.line);
+            }
+        }
+        // (message, its line number)
+        let mut replayed: Vec<(Replayed, usize)> = Vec::new();
+        let mut skip: Vec<(usize, &str)> = Vec::new();
+        for ((number, _, complete), line) in lines.iter().zip(parsed) {
+            let (number, complete) = (*number, *complete);
+            let Some(line) = line else { continue };
+            if skipped.contains(&number) {
                 continue;
             }
-            match Line::parse(line) {
+            match line {
+                Ok(Line::Skipped { .. }) => {}
                 Ok(Line::Shortened { shortened }) => {
                     for entry in shortened {
                         let result = replayed
@@ -287,8 +343,6 @@ impl Transcript {
                             })?;
                         result.content = entry.content;
                     }
-                    keep = end;
-                    newline_missing = !complete;
                 }
                 Ok(Line::Message(parsed)) => {
                     replayed.push((
@@ -297,10 +351,8 @@ impl Transcript {
                             skills_loaded: parsed.skills_loaded,
                             skills_active: parsed.skills_active,
                         },
-                        start,
+                        number,
                     ));
-                    keep = end;
-                    newline_missing = !complete;
                 }
                 Err(e) if !complete => {
                     tracing::warn!(
@@ -308,8 +360,9 @@ impl Transcript {
                         line = number,
                         error = %e,
                         "transcript: the last line was cut short (a crash while writing); \
-                         dropped it"
+                         kept in the file, skipped"
                     );
+                    skip.push((number, CUT_SHORT));
                 }
                 Err(e) => {
                     return Err(damaged(
@@ -319,34 +372,38 @@ impl Transcript {
                     ));
                 }
             }
-            start = end;
         }
         // The turn in flight at a crash: tool calls whose results were never written.
-        if let Some((last, at)) = replayed.last()
+        if let Some((last, number)) = replayed.last()
             && matches!(&last.message, Message::Assistant(turn) if !turn.tool_calls.is_empty())
         {
             tracing::warn!(
                 path = %path.display(),
+                line = number,
                 "transcript: the last assistant turn has tool calls without results (a crash \
-                 in its turn); dropped it"
+                 in its turn); kept in the file, skipped"
             );
-            keep = *at;
-            newline_missing = false;
+            skip.push((*number, IN_FLIGHT));
             replayed.pop();
         }
-        let truncate = |file: &mut File, len: usize| -> io::Result<()> {
-            file.set_len(len as u64)?;
-            file.seek(SeekFrom::End(0))?;
-            Ok(())
-        };
-        truncate(&mut file, keep).map_err(|e| io_error(path, e))?;
-        if newline_missing {
-            file.write_all(b"\n").map_err(|e| io_error(path, e))?;
-        }
-        let transcript = Transcript {
+        let mut transcript = Transcript {
             path: path.to_owned(),
             file,
         };
+        if lines.last().is_some_and(|(_, _, complete)| !complete) {
+            transcript
+                .file
+                .write_all(b"\n")
+                .map_err(|e| io_error(path, e))?;
+        }
+        for (line, reason) in skip {
+            transcript.write_line(&Line::Skipped {
+                skipped: SkippedEntry {
+                    line,
+                    reason: reason.to_owned(),
+                },
+            })?;
+        }
         Ok((transcript, replayed.into_iter().map(|(r, _)| r).collect()))
     }
 

@@ -104,21 +104,21 @@ async fn a_resumed_session_sends_the_earlier_messages_and_keeps_its_skills() {
 }
 
 #[tokio::test]
-async fn a_last_line_cut_short_is_dropped_with_a_warning() {
+async fn a_last_line_cut_short_is_kept_in_the_file_and_skipped() {
     let dir = project();
     let path = dir.path().join("session.jsonl");
     first_run(dir.path(), &path).await;
-    let whole = std::fs::read_to_string(&path).unwrap();
-    std::fs::write(
-        &path,
-        format!("{whole}{{\"message\":{{\"role\":\"user\",\"te"),
-    )
-    .unwrap();
+    let whole = std::fs::read(&path).unwrap();
+    // A crash in the middle of a line, even in the middle of a character.
+    let mut cut = whole.clone();
+    cut.extend_from_slice("{\"message\":{\"role\":\"user\",\"text\":\"caf\u{e9}".as_bytes());
+    cut.pop();
+    std::fs::write(&path, &cut).unwrap();
 
-    let server = ApiMock::start(vec![]).await;
+    let server = ApiMock::start(vec![final_text("again")]).await;
     let agent = agent(&server, dir.path());
     let (logs, guard) = capture();
-    let session = agent.resume(&path).unwrap();
+    let mut session = agent.resume(&path).unwrap();
     drop(guard);
     assert_eq!(session.conversation().len(), 4);
     assert!(session.has_loaded("code-review"));
@@ -127,12 +127,23 @@ async fn a_last_line_cut_short_is_dropped_with_a_warning() {
         warnings.iter().any(|w| w.contains("cut short")),
         "{warnings:?}"
     );
-    // The partial line is cut from the file, so the next line starts clean.
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), whole);
+    // Nothing is cut from the file: the partial line stays, on a line of its own, and a line
+    // after it says it was skipped.
+    let mut expected = cut.clone();
+    expected.extend_from_slice(
+        b"\n{\"skipped\":{\"line\":5,\"reason\":\"cut short (a crash while writing it)\"}}\n",
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), expected);
+    // The session goes on after it, and resumes again with everything but the partial line.
+    agent.run(&mut session, "more").await.unwrap();
+    drop(session);
+    let again = agent.resume(&path).unwrap();
+    assert_eq!(again.conversation().len(), 6);
+    assert!(std::fs::read(&path).unwrap().starts_with(&cut));
 }
 
 #[tokio::test]
-async fn a_turn_cut_before_its_tool_results_is_dropped() {
+async fn a_turn_cut_before_its_tool_results_is_skipped() {
     let dir = project();
     let path = dir.path().join("session.jsonl");
     first_run(dir.path(), &path).await;
@@ -149,10 +160,17 @@ async fn a_turn_cut_before_its_tool_results_is_dropped() {
         matches!(&session.conversation().messages()[0], Message::User(t) if t == "review src/lib.rs")
     );
     assert!(!session.has_loaded("code-review"));
+    // The turn stays in the file, named by a `skipped` line.
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
-        format!("{}\n", whole.lines().next().unwrap())
+        format!(
+            "{two}{{\"skipped\":{{\"line\":2,\"reason\":\"an assistant turn whose tool results \
+             were never written (a crash in its turn)\"}}}}\n"
+        )
     );
+    drop(session);
+    let again = agent.resume(&path).unwrap();
+    assert_eq!(again.conversation().len(), 1);
 }
 
 #[tokio::test]

@@ -11,7 +11,7 @@
 
 use std::sync::OnceLock;
 
-use skills_core::layout::{self, Field, Header, Kind, NameEntry};
+use skills_core::layout::{self, Field, Header, Kind, NameEntry, TriggerEntry};
 
 /// One bundle as the macro embeds it.
 pub struct BundleData {
@@ -38,8 +38,20 @@ pub struct BundleData {
     pub catalog: &'static str,
     /// SHA-256 (hex) of the lock the bundle was checked against, with `lock = "..."`.
     pub lock_digest: Option<&'static str>,
+    /// The trigger cases, with `embed_evals = true`.
+    pub triggers: Option<Triggers>,
     /// What is computed on first use.
     pub cache: &'static Cache,
+}
+
+/// The trigger cases of a bundle built with `embed_evals = true`
+/// (`skills_core::layout::TriggerEntry` describes the table).
+#[derive(Clone, Copy)]
+pub struct Triggers {
+    /// Per skill the number of its cases, then an entry per case.
+    pub table: &'static [u8],
+    /// Every query, end to end, in the table's order.
+    pub queries: &'static str,
 }
 
 /// One skill, validated and embedded at build time.
@@ -67,20 +79,22 @@ pub struct Resource {
     pub(crate) executable: bool,
 }
 
-/// The JSON definitions of the two skill tools, Anthropic then OpenAI shape; empty strings
-/// where a tool is left out (no skill listed, or none with files).
-pub(crate) struct ToolJson {
-    pub(crate) load_skill: [Box<str>; 2],
-    pub(crate) read_resource: [Box<str>; 2],
-}
+/// The JSON definition of one skill tool, Anthropic then OpenAI shape; empty strings when the
+/// tool is left out (no skill to list).
+pub(crate) type ToolJson = [Box<str>; 2];
 
 /// Strings derived from a bundle on first use, kept for the life of the process.
 pub struct Cache {
     hex: OnceLock<Box<str>>,
     paths: OnceLock<Joined>,
     lists: OnceLock<Lists>,
-    /// The skill tools' definitions (see `tools.rs`).
-    pub(crate) tools: OnceLock<ToolJson>,
+    cases: OnceLock<Cases>,
+    /// The skill tools' definitions (see `tools.rs`), each rendered when first asked for.
+    pub(crate) load_skill: OnceLock<ToolJson>,
+    pub(crate) read_resource: OnceLock<ToolJson>,
+    /// The skills of a bundle built at run time (see `built.rs`): its data is made before the
+    /// skills that point at it, so it cannot hold them itself.
+    pub(crate) skills: OnceLock<&'static [Skill]>,
 }
 
 impl Cache {
@@ -90,7 +104,10 @@ impl Cache {
             hex: OnceLock::new(),
             paths: OnceLock::new(),
             lists: OnceLock::new(),
-            tools: OnceLock::new(),
+            cases: OnceLock::new(),
+            load_skill: OnceLock::new(),
+            read_resource: OnceLock::new(),
+            skills: OnceLock::new(),
         }
     }
 }
@@ -127,6 +144,23 @@ struct Lists {
     strings: Vec<&'static str>,
     pairs: Vec<(&'static str, &'static str)>,
     first: Vec<[usize; 2]>,
+}
+
+/// One trigger case compiled in with `embed_evals = true`: a query for which the model should,
+/// or should not, load its skill (see [`Skill::trigger_cases`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TriggerCase {
+    /// What the user asks.
+    pub query: &'static str,
+    /// Whether the model should load the skill for it.
+    pub should_trigger: bool,
+}
+
+/// Every trigger case of the bundle, skill after skill, and where each skill's run of cases
+/// starts and ends.
+struct Cases {
+    cases: Vec<TriggerCase>,
+    ends: Vec<usize>,
 }
 
 /// The `[Skill; N]` of a bundle, each with its index and the start of its record (read from
@@ -176,10 +210,58 @@ pub(crate) static EMPTY_BUNDLE: BundleData = BundleData {
     resources: &[],
     catalog: skills_core::render::EMPTY_CATALOG,
     lock_digest: None,
+    triggers: None,
     cache: &EMPTY_CACHE,
 };
 
 impl BundleData {
+    /// Every skill, sorted by name: the macro's array, or those of a bundle built at run time.
+    pub(crate) fn skills(&self) -> &'static [Skill] {
+        match self.cache.skills.get() {
+            Some(skills) => skills,
+            None => self.skills,
+        }
+    }
+
+    /// The trigger cases of skill `i` (none when they are not embedded), decoded for the whole
+    /// bundle on first use.
+    pub(crate) fn trigger_cases(&self, i: usize) -> &'static [TriggerCase] {
+        let Some(triggers) = self.triggers else {
+            return &[];
+        };
+        let skills = self.skills().len();
+        let decoded = self.cache.cases.get_or_init(|| {
+            let mut decoded = Cases {
+                cases: Vec::new(),
+                ends: Vec::with_capacity(skills),
+            };
+            let (mut at, mut query_at) = (0, 0);
+            for _ in 0..skills {
+                let count = layout::read(triggers.table, &mut at);
+                // Each entry takes at least a byte: a damaged count cannot make this loop long.
+                for _ in 0..(count as usize).min(triggers.table.len().saturating_sub(at)) {
+                    let entry = TriggerEntry::read(triggers.table, &mut at);
+                    let end = query_at + entry.query_len as usize;
+                    decoded.cases.push(TriggerCase {
+                        query: triggers.queries.get(query_at..end).unwrap_or(""),
+                        should_trigger: entry.should_trigger,
+                    });
+                    query_at = end;
+                }
+                decoded.ends.push(decoded.cases.len());
+            }
+            decoded
+        });
+        let start = match i.checked_sub(1) {
+            Some(before) => decoded.ends.get(before).copied(),
+            None => Some(0),
+        };
+        start
+            .zip(decoded.ends.get(i).copied())
+            .and_then(|(start, end)| decoded.cases.get(start..end))
+            .unwrap_or(&[])
+    }
+
     /// The name of skill `i` (empty when out of range: the tables come from the macro).
     pub(crate) fn name(&self, i: usize) -> &'static str {
         let entry = NameEntry::read(self.names, i);
@@ -279,6 +361,28 @@ impl Record {
         Some([(); 3].map(|()| self.read(&mut at) as usize))
     }
 
+    /// A [`Kind::Commands`] field: per command, the range of its construct and of the command,
+    /// as slices of the skill's text with the construct's start from the base.
+    pub(crate) fn commands(&self, field: Field) -> Vec<(usize, &'static str, &'static str)> {
+        let Some(mut at) = self.find(field) else {
+            return Vec::new();
+        };
+        let count = self.read(&mut at) as usize;
+        // Each number takes at least one byte: a damaged count cannot make this long.
+        let count = count.min(self.data.records.len().saturating_sub(at));
+        (0..count)
+            .map(|_| {
+                let construct = [self.read(&mut at), self.read(&mut at)];
+                let command = [self.read(&mut at), self.read(&mut at)];
+                (
+                    construct[0] as usize,
+                    self.slice(construct),
+                    self.slice(command),
+                )
+            })
+            .collect()
+    }
+
     /// Every string of the record's lists, in order, and every metadata pair.
     fn lists(
         &self,
@@ -326,6 +430,12 @@ impl Skill {
         Record::of(self)
     }
 
+    /// This skill in its bundle's `'static` list (a `Skill` is a copyable view of it).
+    pub(crate) fn as_static(&self) -> &'static Skill {
+        let skills: &'static [Skill] = self.data.skills;
+        skills.get(self.index as usize).unwrap_or(&skills[0])
+    }
+
     /// The source path: from the record when it is unusual, else `<root>/<name>/SKILL.md`,
     /// composed once for the whole bundle.
     pub(crate) fn path(&self) -> &'static str {
@@ -337,9 +447,9 @@ impl Skill {
         let paths = data.cache.paths.get_or_init(|| {
             let mut joined = Joined {
                 text: String::new(),
-                ends: Vec::with_capacity(data.skills.len()),
+                ends: Vec::with_capacity(data.skills().len()),
             };
-            for skill in data.skills {
+            for skill in data.skills() {
                 let record = skill.record();
                 if !record.header().has(Field::SourcePath) {
                     let root = record.number(Field::Root).unwrap_or(0);
@@ -386,9 +496,9 @@ impl Skill {
             let mut lists = Lists {
                 strings: Vec::new(),
                 pairs: Vec::new(),
-                first: Vec::with_capacity(data.skills.len()),
+                first: Vec::with_capacity(data.skills().len()),
             };
-            for skill in data.skills {
+            for skill in data.skills() {
                 lists.first.push([lists.strings.len(), lists.pairs.len()]);
                 skill.record().lists(&mut lists.strings, &mut lists.pairs);
             }
@@ -432,6 +542,7 @@ mod tests {
         resources: &[],
         catalog: "",
         lock_digest: None,
+        triggers: None,
         cache: &CACHE,
     };
     static SKILLS: [Skill; 2] = skills::<2>(&DATA, &[0, 0, 0, 0, NEAR.len() as u8, 0, 0, 0]);

@@ -40,6 +40,7 @@ impl std::error::Error for DuplicateSkill {}
 pub struct UnknownSkill {
     requested: String,
     available: Vec<&'static str>,
+    ambiguous: Vec<&'static str>,
 }
 
 impl UnknownSkill {
@@ -47,7 +48,23 @@ impl UnknownSkill {
         UnknownSkill {
             requested: requested.to_owned(),
             available: available.collect(),
+            ambiguous: Vec::new(),
         }
+    }
+
+    /// The same error, for a name that is the display name of every skill in `skills` (two or
+    /// more): no one of them is meant more than another.
+    pub(crate) fn ambiguous_among(mut self, skills: Vec<&'static str>) -> Self {
+        if skills.len() > 1 {
+            self.ambiguous = skills;
+        }
+        self
+    }
+
+    /// The skills whose display name the requested name is, when there are several (so it names
+    /// none of them); empty otherwise.
+    pub fn ambiguous(&self) -> &[&'static str] {
+        &self.ambiguous
     }
 
     /// The name that was asked for.
@@ -68,6 +85,15 @@ impl UnknownSkill {
 
 impl fmt::Display for UnknownSkill {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.ambiguous.is_empty() {
+            return write!(
+                f,
+                "\"{}\" is the display name of {} skills: {}. Use the name of the one you mean.",
+                self.requested,
+                self.ambiguous.len(),
+                self.ambiguous.join(", ")
+            );
+        }
         f.write_str(&render::unknown_skill_message(
             &self.requested,
             &self.available,

@@ -13,6 +13,8 @@
 //! ```
 
 pub mod build;
+#[cfg(feature = "folders")]
+mod built;
 mod bundle;
 mod error;
 pub mod invoke;
@@ -26,9 +28,9 @@ mod tools;
 #[path = "private.rs"]
 pub mod __private;
 
-pub use bundle::{Resource, Skill};
+pub use bundle::{Resource, Skill, TriggerCase};
 pub use error::{DuplicateSkill, InvokeError, ResourceError, UnknownSkill};
-pub use load::{SkillLoad, SkillLoader};
+pub use load::{LoadRendering, SkillLoad, SkillLoader};
 pub use registry::{Iter, Registry};
 pub use resources::{DEFAULT_READ_LIMIT, default_resource_dir};
 pub use skills_core::claude_code::{Effort, Shell, SkillContext};

@@ -2,11 +2,11 @@
 //! (`skills-agent`) and the MCP server (`skills-mcp-server`) need beyond the public API. They
 //! may change in any release.
 
-use std::path::Path;
-
 use skills_core::layout::Field;
 
-pub use crate::bundle::{BundleData, Cache, resource, skills};
+#[cfg(feature = "folders")]
+pub use crate::built::{BuildError, registry_from_bundle};
+pub use crate::bundle::{BundleData, Cache, Triggers, resource, skills};
 use crate::{Registry, Skill, SkillLoader, UnknownSkill};
 
 /// The registry of a bundle. The macro sorted the skills by name (no duplicates) and built
@@ -38,12 +38,6 @@ pub fn mark_loaded(loader: &mut SkillLoader, skill: &'static Skill) {
     loader.mark_loaded(skill);
 }
 
-/// The text of a person's invocation of `skill` with `arguments`, naming `resource_dir` when
-/// the skill's files were written there (what `Registry::invoke_in` returns).
-pub fn invocation_text(skill: &Skill, arguments: &str, resource_dir: Option<&Path>) -> String {
-    crate::invoke::invocation_text(skill, arguments, resource_dir)
-}
-
 /// The frontmatter of `skill` as compact JSON text, every key in the author's order, written
 /// at build time; `None` when the macro was built without its `frontmatter-json` feature
 /// (`skills-mcp-server` turns it on).
@@ -63,4 +57,9 @@ pub fn unknown_skill(
     available: impl Iterator<Item = &'static str>,
 ) -> UnknownSkill {
     UnknownSkill::new(requested, available)
+}
+
+/// The tables of `registry`'s bundle, to compare a registry built at run time with the macro's.
+pub fn bundle_data(registry: &Registry) -> &'static BundleData {
+    registry.bundle_data()
 }

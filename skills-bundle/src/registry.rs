@@ -8,12 +8,13 @@
 use std::fmt;
 use std::iter::FusedIterator;
 use std::slice;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use skills_core::render;
 
 use crate::bundle::{BundleData, EMPTY_BUNDLE, Skill, ToolJson};
 use crate::error::{DuplicateSkill, InvokeError, ResourceError, UnknownSkill};
+use crate::invoke::{InvokeOptions, Rendering};
 use crate::tools;
 
 /// The skills compiled into the binary by `embed_skills!`, or a subset of
@@ -51,17 +52,21 @@ struct Bundle {
 struct Selection {
     /// The skills, sorted by name, without two of one name.
     skills: Box<[&'static Skill]>,
-    /// For a subset of one bundle: the indices of `skills` in it, ascending (only
-    /// [`Bundle::find`] produces them), so a lookup is the bundle's hash index and an integer
-    /// search. `None` for skills of several bundles, looked up by name.
+    /// For a subset of one bundle: the indices of `skills` in it, ascending, so a lookup by
+    /// name is the bundle's hash index and an integer search. `None` for skills of several
+    /// bundles, looked up by name.
     positions: Option<Box<[usize]>>,
+    /// Whether the trigger cases of the bundle(s) the skills come from were compiled in.
+    trigger_cases_embedded: bool,
     catalog: String,
-    tools: ToolJson,
+    load_skill: ToolJson,
+    /// Rendered on the first call, as the bundle's (see `tools.rs`).
+    read_resource: OnceLock<ToolJson>,
 }
 
 impl Bundle {
     fn skills(&self) -> &'static [Skill] {
-        self.data.skills
+        self.data.skills()
     }
 
     /// The skill called `name` and its index: one hash and, almost always, one string
@@ -69,23 +74,30 @@ impl Bundle {
     fn find(&self, name: &str) -> Option<(usize, &'static Skill)> {
         let data = self.data;
         let position = skills_core::index::lookup(data.index, name, |i| data.name(i))?;
-        data.skills.get(position).map(|skill| (position, skill))
+        data.skills().get(position).map(|skill| (position, skill))
     }
 }
 
 impl Selection {
     /// `skills` sorted by name, without two of one name; `positions` as the field says.
-    fn new(skills: Box<[&'static Skill]>, positions: Option<Box<[usize]>>) -> Self {
+    fn new(
+        skills: Box<[&'static Skill]>,
+        positions: Option<Box<[usize]>>,
+        trigger_cases_embedded: bool,
+    ) -> Self {
         let entries: Vec<_> = skills.iter().map(|s| s.catalog_entry()).collect();
         Selection {
             catalog: render::catalog_markdown(&entries),
-            tools: ToolJson::render(skills.iter().copied()),
+            load_skill: tools::load_skill(&entries),
+            read_resource: OnceLock::new(),
             skills,
             positions,
+            trigger_cases_embedded,
         }
     }
 
-    /// The chosen skill called `name`, given the bundle to look positions up in.
+    /// The chosen skill called `name` (a name, not a display name), given the bundle to look
+    /// positions up in.
     fn find(&self, bundle: &Bundle, name: &str) -> Option<&'static Skill> {
         match &self.positions {
             Some(positions) => {
@@ -125,18 +137,67 @@ impl Registry {
         self.bundle.data.lock_digest
     }
 
-    /// The skill called `name`, if this registry has it. The only lookup: every method that
-    /// takes a name goes through it.
-    fn find(&self, name: &str) -> Option<&'static Skill> {
+    /// Whether the skills' trigger cases were compiled in (`embed_skills!(..., embed_evals =
+    /// true)`). Without them every [`Skill::trigger_cases`] is empty, whatever the skills' files
+    /// hold: this tells "not embedded" from "no cases". A restricted registry reports its
+    /// bundle's; a [composed](Self::compose) one whether any of its registries had them (the
+    /// skills of the others then have no cases).
+    pub fn trigger_cases_embedded(&self) -> bool {
         match &self.selection {
+            None => self.bundle.data.triggers.is_some(),
+            Some(selection) => selection.trigger_cases_embedded,
+        }
+    }
+
+    /// The bundle's data (whole, whatever the selection; a composed registry's is empty).
+    pub(crate) fn bundle_data(&self) -> &'static BundleData {
+        self.bundle.data
+    }
+
+    /// The skill called `name`, if this registry has it: by its name, else by its display name
+    /// when exactly one of this registry's skills has that one. The only lookup: every method
+    /// that takes a name goes through it.
+    fn find(&self, name: &str) -> Option<&'static Skill> {
+        let by_name = match &self.selection {
             None => self.bundle.find(name).map(|(_, skill)| skill),
             Some(selection) => selection.find(&self.bundle, name),
+        };
+        if by_name.is_some() {
+            return by_name;
         }
+        match self.display_named(name).as_slice() {
+            [only] => Some(*only),
+            _ => None,
+        }
+    }
+
+    /// The skills of this registry whose display name (one that differs from their name) is
+    /// `name`. Only looked at when no skill is called `name`, so a name always wins over a display
+    /// name.
+    fn display_named(&self, name: &str) -> Vec<&'static Skill> {
+        self.iter()
+            .filter(|skill| skill.display_name() == name && skill.name() != name)
+            .collect()
+    }
+
+    /// The error for `name`, a name this registry does not resolve, listing `available`: also
+    /// naming the skills `name` is the display name of, when there are several.
+    pub(crate) fn unknown_among(
+        &self,
+        name: &str,
+        available: impl Iterator<Item = &'static str>,
+    ) -> UnknownSkill {
+        let ambiguous = self
+            .display_named(name)
+            .into_iter()
+            .map(Skill::name)
+            .collect();
+        UnknownSkill::new(name, available).ambiguous_among(ambiguous)
     }
 
     /// The error for a name this registry does not have: it lists this registry's skills.
     pub(crate) fn unknown(&self, name: &str) -> UnknownSkill {
-        UnknownSkill::new(name, self.names())
+        self.unknown_among(name, self.names())
     }
 
     /// The Markdown catalog, one line per skill (`- name: description`); `(no skills found)`
@@ -154,12 +215,17 @@ impl Registry {
         render::catalog_xml(&entries)
     }
 
-    /// The skill called `name`, if this registry has it.
+    /// The skill called `name`, if this registry has it; else the skill whose display name
+    /// (Claude Code's `name: Agent Development` in `agent-development/`) is `name`, when only one
+    /// skill has it. A name always wins: a display name that is another skill's name finds that
+    /// other skill, and a display name that several skills share finds none (the errors of
+    /// [`load_skill`](Self::load_skill) and [`invoke`](Self::invoke) then name them all).
     ///
-    /// The compile-time hash index: one hash and, almost always, one string comparison,
+    /// By name, the compile-time hash index: one hash and, almost always, one string comparison,
     /// whatever the number of skills, and no allocation. A restricted registry then also
     /// binary-searches its chosen positions (integers, not names); a composed one
-    /// binary-searches its names.
+    /// binary-searches its names. A display name is looked for among the skills only when no
+    /// name matches.
     pub fn get(&self, name: &str) -> Option<&'static Skill> {
         self.find(name)
     }
@@ -201,18 +267,28 @@ impl Registry {
         render::system_prompt(preamble, self.catalog(), render::listed(&entries).count())
     }
 
-    /// The definitions of the skill tools: the bundle's, rendered on the first call in the
-    /// process, or the restricted registry's, rendered when it was made.
-    fn tool_json(&self) -> &ToolJson {
+    /// `load_skill`'s definition: the bundle's, rendered on the first call in the process, or
+    /// the restricted registry's, rendered when it was made.
+    fn load_skill_json(&self) -> &ToolJson {
         match &self.selection {
             None => {
                 let data = self.bundle.data;
-                data.cache
-                    .tools
-                    .get_or_init(|| ToolJson::render(data.skills.iter()))
+                data.cache.load_skill.get_or_init(|| {
+                    let entries: Vec<_> = data.skills().iter().map(Skill::catalog_entry).collect();
+                    tools::load_skill(&entries)
+                })
             }
-            Some(selection) => &selection.tools,
+            Some(selection) => &selection.load_skill,
         }
+    }
+
+    /// `read_skill_resource`'s definition, rendered on the first call.
+    fn read_resource_json(&self) -> &ToolJson {
+        let cell = match &self.selection {
+            None => &self.bundle.data.cache.read_resource,
+            Some(selection) => &selection.read_resource,
+        };
+        cell.get_or_init(|| tools::read_resource(self.iter()))
     }
 
     /// The `load_skill` tool definition in the Anthropic shape (`input_schema`), as JSON text
@@ -220,13 +296,13 @@ impl Registry {
     /// none (the tool is left out). Rendered once: for the whole bundle on the first call in
     /// the process, for a restricted registry when it is made.
     pub fn load_skill_tool_anthropic(&self) -> Option<&str> {
-        tools::offered(&self.tool_json().load_skill[0])
+        tools::offered(&self.load_skill_json()[0])
     }
 
     /// The `load_skill` tool definition in the OpenAI shape (`function.parameters`); `None`
     /// when no skill is listed.
     pub fn load_skill_tool_openai(&self) -> Option<&str> {
-        tools::offered(&self.tool_json().load_skill[1])
+        tools::offered(&self.load_skill_json()[1])
     }
 
     /// The `load_skill` result for `name`, or an error that lists the skills the model is shown
@@ -244,7 +320,7 @@ impl Registry {
         self.get(name)
             .filter(|s| s.model_invocable())
             .ok_or_else(|| {
-                UnknownSkill::new(
+                self.unknown_among(
                     name,
                     self.iter().filter(|s| s.model_invocable()).map(Skill::name),
                 )
@@ -259,15 +335,16 @@ impl Registry {
     /// the text as the user's turn, as Claude Code does (`agent::Agent::invoke`, with the
     /// `agent` feature, does that, and also runs `context: fork` skills in a child session).
     ///
-    /// `${CLAUDE_SKILL_DIR}` is left as written: use [`invoke_in`](Self::invoke_in) to write
-    /// the skill's files to disk and name their folder.
+    /// `${CLAUDE_*}` variables are left as written (see [`invoke_with`](Self::invoke_with)),
+    /// and so are the skill's `` !`command` `` and ```` ```! ```` blocks: nothing runs here (see
+    /// [`render_invocation`](Self::render_invocation)).
     ///
     /// Fails when this registry has no such skill (listing the ones a person may invoke and
     /// suggesting the closest), or when it says `user-invocable: false`. A skill with
     /// `disable-model-invocation: true` can be invoked: that flag only keeps the model from
     /// loading it.
     pub fn invoke(&self, name: &str, arguments: &str) -> Result<String, InvokeError> {
-        self.invoke_with_dir(name, arguments, None)
+        self.invoke_with(name, arguments, &InvokeOptions::default())
     }
 
     /// [`invoke`](Self::invoke), with the skill's files written under `resource_dir` (see
@@ -280,30 +357,44 @@ impl Registry {
         arguments: &str,
         resource_dir: &std::path::Path,
     ) -> Result<String, InvokeError> {
-        self.invoke_with_dir(name, arguments, Some(resource_dir))
+        let options = InvokeOptions {
+            resource_dir: Some(resource_dir),
+            ..InvokeOptions::default()
+        };
+        self.invoke_with(name, arguments, &options)
     }
 
-    fn invoke_with_dir(
+    /// [`invoke`](Self::invoke) with `options`: where to write the skill's files, and the
+    /// values of `${CLAUDE_SESSION_ID}`, `${CLAUDE_EFFORT}` and `${CLAUDE_PROJECT_DIR}`.
+    pub fn invoke_with(
         &self,
         name: &str,
         arguments: &str,
-        resource_dir: Option<&std::path::Path>,
+        options: &InvokeOptions<'_>,
     ) -> Result<String, InvokeError> {
+        Ok(self.render_invocation(name, arguments, options)?.text())
+    }
+
+    /// The text of [`invoke_with`](Self::invoke_with) before its shell commands are run: a
+    /// [`Rendering`] lists them (substituted as the text around them is) and puts their
+    /// outputs in place, for a caller that runs them.
+    pub fn render_invocation(
+        &self,
+        name: &str,
+        arguments: &str,
+        options: &InvokeOptions<'_>,
+    ) -> Result<Rendering, InvokeError> {
         let skill = self
             .get(name)
             .filter(|s| s.user_invocable())
             .ok_or_else(|| match self.get(name) {
                 Some(skill) => InvokeError::NotUserInvocable { name: skill.name() },
-                None => InvokeError::Unknown(UnknownSkill::new(
+                None => InvokeError::Unknown(self.unknown_among(
                     name,
                     self.iter().filter(|s| s.user_invocable()).map(Skill::name),
                 )),
             })?;
-        Ok(crate::invoke::invocation_text(
-            skill,
-            arguments,
-            resource_dir,
-        ))
+        Ok(Rendering::new(skill, Some(arguments), options))
     }
 
     /// The names of the skills the model may load that ship files besides `SKILL.md`, sorted:
@@ -317,12 +408,12 @@ impl Registry {
     /// [`names_with_resources`](Self::names_with_resources), or `None` when no skill of this
     /// registry ships files (the tool is then left out). Rendered once, as `load_skill`'s.
     pub fn read_resource_tool_anthropic(&self) -> Option<&str> {
-        tools::offered(&self.tool_json().read_resource[0])
+        tools::offered(&self.read_resource_json()[0])
     }
 
     /// The `read_skill_resource` tool (OpenAI shape), or `None` when no skill ships files.
     pub fn read_resource_tool_openai(&self) -> Option<&str> {
-        tools::offered(&self.tool_json().read_resource[1])
+        tools::offered(&self.read_resource_json()[1])
     }
 
     /// Handles `read_skill_resource(skill, path, offset, limit)`: see [`Skill::read_resource`].
@@ -349,39 +440,31 @@ impl Registry {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
+        let mut skills = Vec::new();
+        for name in allow {
+            let name = name.as_ref();
+            skills.push(self.find(name).ok_or_else(|| self.unknown(name))?);
+        }
+        skills.sort_unstable_by_key(|skill| skill.name());
+        skills.dedup_by_key(|skill| skill.name());
         let composed = self
             .selection
             .as_ref()
             .is_some_and(|selection| selection.positions.is_none());
-        if composed {
-            let mut skills = Vec::new();
-            for name in allow {
-                let name = name.as_ref();
-                skills.push(self.find(name).ok_or_else(|| self.unknown(name))?);
-            }
-            skills.sort_unstable_by_key(|skill| skill.name());
-            skills.dedup_by_key(|skill| skill.name());
-            return Ok(Registry {
-                bundle: self.bundle,
-                selection: Some(Arc::new(Selection::new(skills.into(), None))),
-            });
-        }
-        let mut positions = Vec::new();
-        for name in allow {
-            let name = name.as_ref();
-            if self.find(name).is_none() {
-                return Err(self.unknown(name));
-            }
-            let (position, _) = self.bundle.find(name).ok_or_else(|| self.unknown(name))?;
-            positions.push(position);
-        }
-        positions.sort_unstable();
-        positions.dedup();
-        let all = self.bundle.skills();
-        let skills = positions.iter().map(|&i| &all[i]).collect();
+        // Of one bundle: the positions there too (sorted as the names are), for lookups.
+        let positions = (!composed).then(|| {
+            skills
+                .iter()
+                .filter_map(|skill| self.bundle.find(skill.name()).map(|(i, _)| i))
+                .collect()
+        });
         Ok(Registry {
             bundle: self.bundle,
-            selection: Some(Arc::new(Selection::new(skills, Some(positions.into())))),
+            selection: Some(Arc::new(Selection::new(
+                skills.into(),
+                positions,
+                self.trigger_cases_embedded(),
+            ))),
         })
     }
 
@@ -392,7 +475,8 @@ impl Registry {
     ///
     /// Fails when two of the registries have a skill of the same name, naming it: one would
     /// shadow the other, which is what compiling packs together with `embed_skills!` rejects
-    /// at build time too.
+    /// at build time too. Display names resolve across all of them, as in one bundle: a display
+    /// name that skills of two registries share is ambiguous, and the errors name both.
     ///
     /// ```
     /// use skills_runtime::Registry;
@@ -408,8 +492,12 @@ impl Registry {
     where
         I: IntoIterator<Item = &'a Registry>,
     {
-        let mut skills: Vec<&'static Skill> =
-            registries.into_iter().flat_map(Registry::iter).collect();
+        let mut skills: Vec<&'static Skill> = Vec::new();
+        let mut trigger_cases_embedded = false;
+        for registry in registries {
+            skills.extend(registry.iter());
+            trigger_cases_embedded |= registry.trigger_cases_embedded();
+        }
         skills.sort_by_key(|skill| skill.name());
         if let Some(pair) = skills
             .windows(2)
@@ -421,7 +509,11 @@ impl Registry {
             bundle: Bundle {
                 data: &EMPTY_BUNDLE,
             },
-            selection: Some(Arc::new(Selection::new(skills.into(), None))),
+            selection: Some(Arc::new(Selection::new(
+                skills.into(),
+                None,
+                trigger_cases_embedded,
+            ))),
         })
     }
 }

@@ -102,6 +102,25 @@ impl Skill {
         crate::Shell::ALL.get(position).copied()
     }
 
+    /// Claude Code's `` !`command` `` and ```` ```! ```` blocks of the body, in order, as the
+    /// build found them (under `compat = "claude-code"`; none otherwise). Nothing runs them
+    /// here: see [`Rendering`](crate::invoke::Rendering).
+    pub fn shell_commands(&self) -> Vec<crate::invoke::ShellCommand> {
+        let record = self.record();
+        let body_start = record.header().body[0] as usize;
+        record
+            .commands(Field::ShellCommands)
+            .into_iter()
+            .filter_map(|(start, construct, command)| {
+                let start = start.checked_sub(body_start)?;
+                Some(crate::invoke::ShellCommand {
+                    range: start..start + construct.len(),
+                    command,
+                })
+            })
+            .collect()
+    }
+
     /// The `description`, as written in the frontmatter (after YAML decoding).
     pub fn description(&self) -> &'static str {
         let record = self.record();
@@ -189,33 +208,39 @@ impl Skill {
         self.list(Field::ConflictsWith)
     }
 
+    /// The skill's trigger cases (`evals/triggers.json`) in file order: queries for which the
+    /// model should, or should not, load it. Compiled in only with `embed_skills!(...,
+    /// embed_evals = true)`, and never shown to the model; empty otherwise (see
+    /// [`Registry::trigger_cases_embedded`](crate::Registry::trigger_cases_embedded)).
+    pub fn trigger_cases(&self) -> &'static [crate::TriggerCase] {
+        self.data.trigger_cases(self.index as usize)
+    }
+
+    /// This skill's text for `arguments` (`None`: a load by the model, which substitutes the
+    /// `${CLAUDE_*}` variables only), with its files written first when `options` says where:
+    /// what [`Registry::render_invocation`](crate::Registry::render_invocation) gives once it
+    /// found the skill and a person may invoke it.
+    pub fn render(
+        &self,
+        arguments: Option<&str>,
+        options: &crate::invoke::InvokeOptions<'_>,
+    ) -> crate::invoke::Rendering {
+        crate::invoke::Rendering::new(self, arguments, options)
+    }
+
     /// The text the `load_skill` tool returns for this skill: the body inside
     /// `<skill name="..." version="...">` ... `</skill>` (the version only when set), then the
     /// list of its resource files when it has any.
+    /// (`${CLAUDE_*}` and shell commands stay as written; a [`SkillLoader`](crate::SkillLoader)
+    /// can substitute the variables.)
     pub fn load_result(&self) -> String {
-        self.load_result_with_dir(None)
+        self.render(None, &crate::invoke::InvokeOptions::default())
+            .text()
     }
 
-    /// The `load_skill` result, naming `resource_dir` as where the skill's files were written.
-    pub(crate) fn load_result_with_dir(&self, resource_dir: Option<&str>) -> String {
-        let resources: Vec<_> = self
-            .resources()
-            .iter()
-            .map(|r| skills_core::render::ResourceEntry {
-                path: r.path(),
-                size: r.size(),
-            })
-            .collect();
-        skills_core::render::load_skill_result(
-            self.name(),
-            self.version(),
-            self.body(),
-            &resources,
-            resource_dir,
-        )
-    }
-
-    pub(crate) fn catalog_entry(&self) -> skills_core::render::CatalogEntry<'static> {
+    /// What the catalog shows of this skill: its name, description, `when_to_use` and
+    /// `when-not-to-use`, and whether the model is shown it at all.
+    pub fn catalog_entry(&self) -> crate::CatalogEntry<'static> {
         let record = self.record();
         skills_core::render::CatalogEntry {
             name: self.name(),

@@ -1,40 +1,40 @@
 //! The JSON definitions of the two skill tools, `load_skill` and `read_skill_resource`, in
-//! both API shapes: rendered once per registry, for the whole bundle on first use (into its
-//! cache) and for a restricted registry when it is made, with the renderers the macro uses.
+//! both API shapes, with the renderers the macro uses: each rendered once per registry, for the
+//! whole bundle when first asked for (into its cache), for a restricted registry when made.
+//! Apart, so that a program that never asks for `read_skill_resource` does not carry its code.
 
 use skills_core::render;
 
 use crate::bundle::{Skill, ToolJson};
 
-impl ToolJson {
-    /// The definitions for `skills` (sorted by name): `load_skill` lists the skills the model
-    /// is shown, `read_skill_resource` those of them that ship files; empty strings for a tool
-    /// with no skill to list.
-    pub(crate) fn render<'a>(skills: impl Iterator<Item = &'a Skill> + Clone) -> ToolJson {
-        let entries: Vec<_> = skills.clone().map(Skill::catalog_entry).collect();
-        let listed = render::listed_names(&entries);
-        let with_files = names_with_resources(skills);
-        let both =
-            |names: &[&str], anthropic: fn(&[&str]) -> String, openai: fn(&[&str]) -> String| {
-                if names.is_empty() {
-                    [Box::default(), Box::default()]
-                } else {
-                    [anthropic(names).into(), openai(names).into()]
-                }
-            };
-        ToolJson {
-            load_skill: both(
-                &listed,
-                render::load_skill_tool_anthropic,
-                render::load_skill_tool_openai,
-            ),
-            read_resource: both(
-                &with_files,
-                render::read_resource_tool_anthropic,
-                render::read_resource_tool_openai,
-            ),
-        }
+/// `load_skill` listing the skills of `entries` (sorted by name) the model is shown.
+pub(crate) fn load_skill(entries: &[render::CatalogEntry<'_>]) -> ToolJson {
+    both(
+        &render::listed_names(entries),
+        render::load_skill_tool_anthropic,
+        render::load_skill_tool_openai,
+    )
+}
+
+/// `read_skill_resource` listing the skills of `skills` the model is shown that ship files.
+pub(crate) fn read_resource<'a>(skills: impl Iterator<Item = &'a Skill>) -> ToolJson {
+    both(
+        &names_with_resources(skills),
+        render::read_resource_tool_anthropic,
+        render::read_resource_tool_openai,
+    )
+}
+
+/// Both shapes of a tool listing `names`, or two empty strings when there are none.
+fn both(
+    names: &[&str],
+    anthropic: fn(&[&str]) -> String,
+    openai: fn(&[&str]) -> String,
+) -> ToolJson {
+    if names.is_empty() {
+        return [Box::default(), Box::default()];
     }
+    [anthropic(names).into(), openai(names).into()]
 }
 
 /// The names of `skills` the model may load that ship files besides `SKILL.md`: what

@@ -24,7 +24,111 @@ fn the_folder_is_the_name_and_the_display_name_is_kept() {
     assert_eq!(agent.name(), "agent-development");
     assert_eq!(agent.display_name(), "Agent Development");
     assert_eq!(SKILLS.get("deploy").unwrap().display_name(), "deploy");
-    assert!(SKILLS.get("Agent Development").is_none());
+    // A display name finds its skill, everywhere a name is taken.
+    assert_eq!(SKILLS.get("Agent Development"), Some(agent));
+    assert!(
+        SKILLS
+            .load_skill("Agent Development")
+            .unwrap()
+            .starts_with("<skill name=\"agent-development\"")
+    );
+    assert_eq!(
+        SKILLS
+            .restrict(["Agent Development"])
+            .unwrap()
+            .names()
+            .collect::<Vec<_>>(),
+        ["agent-development"]
+    );
+    assert!(
+        SKILLS.get("agent development").is_none(),
+        "exactly as written"
+    );
+}
+
+/// Display names that are not unambiguous: two skills share one (`writer` and `agents` are both
+/// `Agent Writer`), and one is another skill's name (`review` is `checks`, the name of the
+/// folder `checks/`, whose own display name is `Run Checks`).
+static DISPLAY: Registry = skills_runtime::embed_skills!(
+    "../tests/fixtures/claude-code-display-names",
+    compat = "claude-code"
+);
+
+#[test]
+fn a_display_name_shared_or_taken_by_a_name_is_not_resolved_to_it() {
+    assert!(DISPLAY.get("Agent Writer").is_none());
+    let error = DISPLAY.load_skill("Agent Writer").unwrap_err();
+    assert_eq!(error.ambiguous(), ["agents", "writer"]);
+    assert_eq!(
+        error.to_string(),
+        "\"Agent Writer\" is the display name of 2 skills: agents, writer. Use the name of the one \
+         you mean."
+    );
+    let error = DISPLAY.invoke("Agent Writer", "").unwrap_err();
+    assert!(
+        error.to_string().contains("display name of 2 skills"),
+        "{error}"
+    );
+    // A restricted view that keeps only one of them resolves it.
+    let view = DISPLAY.restrict(["writer"]).unwrap();
+    assert_eq!(view.get("Agent Writer").unwrap().name(), "writer");
+
+    // A name always wins over a display name.
+    assert_eq!(DISPLAY.get("checks").unwrap().name(), "checks");
+    assert_eq!(DISPLAY.get("Run Checks").unwrap().name(), "checks");
+    assert!(
+        DISPLAY
+            .load_skill("checks")
+            .unwrap()
+            .contains("CHECKS-BODY")
+    );
+    // An unknown name is no ambiguity.
+    assert!(
+        DISPLAY
+            .load_skill("nothing")
+            .unwrap_err()
+            .ambiguous()
+            .is_empty()
+    );
+}
+
+#[test]
+fn display_names_resolve_across_composed_registries_as_in_one_bundle() {
+    let writer = DISPLAY.restrict(["writer"]).unwrap();
+    let with_claude = Registry::compose([&writer, &SKILLS]).unwrap();
+    assert_eq!(with_claude.get("Agent Writer").unwrap().name(), "writer");
+    assert_eq!(
+        with_claude.get("Agent Development").unwrap().name(),
+        "agent-development"
+    );
+    assert_eq!(
+        with_claude
+            .restrict(["Agent Writer"])
+            .unwrap()
+            .names()
+            .collect::<Vec<_>>(),
+        ["writer"]
+    );
+
+    // One display name in two composed registries: neither, and the error names both.
+    let agents = DISPLAY.restrict(["agents"]).unwrap();
+    let shared = Registry::compose([&writer, &agents]).unwrap();
+    assert!(shared.get("Agent Writer").is_none());
+    let error = shared.load_skill("Agent Writer").unwrap_err();
+    assert_eq!(error.ambiguous(), ["agents", "writer"]);
+    let error = shared.invoke("Agent Writer", "").unwrap_err();
+    assert!(
+        error.to_string().contains("display name of 2 skills"),
+        "{error}"
+    );
+
+    // `review`'s display name is `checks`: it finds `review` until a skill is called `checks`.
+    let review = DISPLAY.restrict(["review"]).unwrap();
+    let alone = Registry::compose([&review]).unwrap();
+    assert_eq!(alone.get("checks").unwrap().name(), "review");
+    let checks = DISPLAY.restrict(["checks"]).unwrap();
+    let named = Registry::compose([&review, &checks]).unwrap();
+    assert_eq!(named.get("checks").unwrap().name(), "checks");
 }
 
 #[test]

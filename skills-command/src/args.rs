@@ -5,9 +5,10 @@
 //! Every mistake is a clap error (exit code 2) that says what was wrong and, for a misspelled
 //! subcommand, flag or value, what was probably meant.
 
-use clap::builder::{NonEmptyStringValueParser, PossibleValuesParser};
+use clap::builder::{NonEmptyStringValueParser, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
+use skills_agent::eval::Format;
 use skills_core::lint::{LINT_NAMES, Lint};
 use skills_core::options::{self, Flag, Kind, LINT_LEVEL_FLAGS, OPTIONS, OptionSpec, Value};
 use skills_core::{Level, Options};
@@ -126,8 +127,11 @@ unless stdout is a terminal."
         long_about = "Per skill and in total: description length (characters the catalog \
 shows), body lines, body bytes, estimated body tokens and resources (files beside SKILL.md); then \
 the catalog, sent in every request, against all bodies together, which progressive disclosure \
-sends only on `load_skill`; and the catalog against Codex's default skills budget (8,000 \
-characters) and, with --context-window, against 1% and 2% of that window. Tokens are estimated as \
+sends only on `load_skill`; the catalog against Codex's default skills budget (8,000 \
+characters) and Claude Code's skill listing budget (1% of the context window at 4 characters a \
+token: 8,000 characters for 200,000 tokens); the MCP server's instructions against the 2,048 \
+UTF-16 units Claude Code keeps, and how much of the catalog they hold; and, with \
+--context-window, the catalog against 1% and 2% of that window. Tokens are estimated as \
 characters / 4, rounded up."
     )]
     Stats {
@@ -163,6 +167,29 @@ reported and the exit code is 1 when there is any, for CI."
         #[command(flatten)]
         source: Source,
     },
+    /// Ask a model whether it loads the right skill for each trigger case
+    #[command(
+        long_about = "Asks a model each skill's trigger cases (`<skill>/evals/triggers.json`) as \
+the first turn of a fresh agent session, with the system prompt and tool definitions an agent \
+built with the defaults sends (the preamble, the whole bundle's catalog, `load_skill` and the \
+built-in tools); nothing is executed. The first tool call decides: `load_skill(X)` means X \
+triggered, anything else means no skill. Reports recall, precision, false trigger rate and \
+confusions per skill. The folders are read and checked as for `check`: a bundle with errors is \
+not evaluated. The provider is chosen as the example agent chooses it: --provider, else \
+ANTHROPIC_API_KEY, else OPENAI_API_KEY or OPENAI_BASE_URL; the model is --model, else MODEL_ID.",
+        after_help = "Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, \
+OPENAI_BASE_URL, MODEL_ID, CARGO_TARGET_DIR (the default cache is under it, else under \
+`target/`).\nExit codes: 0 every gate passed, 1 a gate failed, 2 a bad command line, a bundle \
+with errors, no provider, a failed request, or a reply that was an error."
+    )]
+    Eval {
+        /// How to ask, how to judge, what to report.
+        #[command(flatten)]
+        eval: EvalArgs,
+        /// What to read.
+        #[command(flatten)]
+        source: Source,
+    },
     /// Create DIR/NAME/SKILL.md from a skeleton that passes `check`
     #[command(
         long_about = "Creates DIR/NAME/SKILL.md from a skeleton that passes `skills check`: \
@@ -187,6 +214,80 @@ an existing folder is never overwritten."
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+/// The providers `skills eval` speaks to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProviderChoice {
+    /// Anthropic Messages (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL)
+    Anthropic,
+    /// OpenAI Chat Completions or a compatible local server (OPENAI_API_KEY, OPENAI_BASE_URL)
+    #[value(name = "openai")]
+    OpenAi,
+}
+
+/// A fraction from 0 to 1.
+fn fraction(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if (0.0..=1.0).contains(&value) => Ok(value),
+        _ => Err("expected a number from 0 to 1".to_owned()),
+    }
+}
+
+/// The flags of `skills eval`.
+#[derive(Clone, Debug, PartialEq, clap::Args)]
+pub struct EvalArgs {
+    /// Which API to ask (default: anthropic if ANTHROPIC_API_KEY is set, else openai if
+    /// OPENAI_API_KEY or OPENAI_BASE_URL is)
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderChoice>,
+    /// Model id (default: MODEL_ID, else a default per provider)
+    #[arg(long, value_name = "M")]
+    pub model: Option<String>,
+    /// The text before the catalog in the system prompt, if your agent's differs from the
+    /// library's default
+    #[arg(long, value_name = "TEXT")]
+    pub preamble: Option<String>,
+    /// Runs per case
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub runs: u32,
+    /// The share of runs at which a case triggers its skill
+    #[arg(long, value_name = "T", default_value_t = 0.5, value_parser = fraction)]
+    pub threshold: f64,
+    /// Offer only the skill under test in the catalog, not the whole bundle
+    #[arg(long)]
+    pub isolated: bool,
+    /// Requests in flight at once
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub concurrency: u64,
+    /// The most model requests to send; answers from the cache are free. A run that needs more
+    /// sends none
+    #[arg(long, value_name = "N", default_value_t = skills_agent::eval::DEFAULT_MAX_REQUESTS)]
+    pub max_requests: u64,
+    /// Where answers are kept between runs [default: $CARGO_TARGET_DIR/skills-eval, else
+    /// target/skills-eval]
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache: Option<std::path::PathBuf>,
+    /// Ask every case again and keep nothing
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Ask for streamed replies, as an agent that streams does
+    #[arg(long)]
+    pub stream: bool,
+    /// How to report: table (for people), json (what --baseline reads), markdown (a
+    /// pull-request comment) or junit (CI dashboards)
+    #[arg(long, value_name = "FORMAT", default_value = "table",
+          value_parser = PossibleValuesParser::new(Format::NAMES).try_map(|name| name.parse::<Format>()))]
+    pub format: Format,
+    /// Fail (exit 1) when a skill with positive cases has a lower recall
+    #[arg(long, value_name = "R", value_parser = fraction)]
+    pub min_recall: Option<f64>,
+    /// Fail (exit 1) when a skill with cases has a lower precision
+    #[arg(long, value_name = "P", value_parser = fraction)]
+    pub min_precision: Option<f64>,
+    /// An earlier JSON report: fail (exit 1) when a case that passed there fails now
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<std::path::PathBuf>,
 }
 
 /// Parses the command line, program name first.

@@ -14,6 +14,11 @@
 //!                                              sizes, estimated tokens, what the catalog saves
 //! skills lock [DIR...] [--output PATH] [--check]
 //!                                              write (or check) skills.lock, the reviewed files
+//! skills eval [DIR...] [--provider anthropic|openai] [--model M] [--runs N] [--isolated]
+//!            [--format table|json|markdown|junit] [--min-recall R] [--min-precision P]
+//!            [--baseline FILE] [--max-requests N] [--cache DIR]
+//!                                              does the model load the right skill? exit 1 on a
+//!                                              failed gate, 2 on an error
 //! skills new NAME [--dir DIR]                  a skeleton SKILL.md that passes `check`
 //! skills completions bash|zsh|fish             a shell completion script
 //! ```
@@ -29,11 +34,14 @@
 //! line. `skills help check` lists them all.
 //!
 //! Exit codes: 0 success; 1 the bundle has errors (diagnostics on stderr, or on stdout for
-//! `check`), an unknown skill for `show`, or a failure to write; 2 a bad command line.
+//! `check`), an unknown skill for `show`, or a failure to write; 2 a bad command line. `eval`
+//! exits 1 when a gate fails and 2 on anything that kept it from judging (a bundle with errors, no
+//! provider, a failed request, a reply that was an error).
 
 mod args;
 mod bundle;
 mod check;
+mod eval;
 mod listing;
 mod lock;
 mod new;
@@ -111,6 +119,7 @@ fn execute(command: Command, streams: &mut Streams<'_>) -> io::Result<u8> {
             check,
             source,
         } => lock::run(&source, &output, check, streams),
+        Command::Eval { eval, source } => eval::run(&source, &eval, streams),
         Command::New { name, dir } => new::run(&name, &dir, streams),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "skills", &mut *streams.out);

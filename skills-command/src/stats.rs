@@ -58,6 +58,13 @@ impl SkillStats {
 /// Codex's default budget for the skills list in its prompt, in characters.
 pub const CODEX_SKILLS_BUDGET_CHARS: usize = 8_000;
 
+/// Claude Code's budget for its skill listing: 1% of the context window, counted as 4
+/// characters a token (`skillListingBudgetFraction`, default 0.01, of a 200,000-token window
+/// unless the model's is known), so 8,000 characters by default.
+fn claude_code_listing_budget(context_window: Option<u64>) -> u64 {
+    (context_window.unwrap_or(200_000) * 4 / 100).max(1)
+}
+
 /// Shares of the context window a catalog is held against, in percent: a catalog within 1% is
 /// cheap, one over 2% crowds out the task.
 const CONTEXT_SHARES: [u64; 2] = [1, 2];
@@ -140,7 +147,13 @@ pub fn run(
         )?;
         writeln!(out, "{}", savings(catalog.len(), catalog_tokens, &total))?;
         writeln!(out)?;
-        for line in budgets(catalog.chars().count(), catalog_tokens, context_window) {
+        let mut lines = budgets(catalog.chars().count(), catalog_tokens, context_window);
+        let entries: Vec<_> = bundle.skills.iter().map(SkillDef::catalog_entry).collect();
+        let instructions =
+            skills_core::mcp::instructions(&entries, skills_core::mcp::INSTRUCTIONS_LIMIT);
+        // After Codex's and Claude Code's budgets, before the context window's.
+        lines.insert(2, mcp_instructions(&instructions));
+        for line in lines {
             writeln!(out, "{line}")?;
         }
     }
@@ -184,10 +197,17 @@ fn budgets(
             format!("{percent:.1}% of it, over by {}", used - budget)
         }
     };
-    let mut lines = vec![format!(
-        "catalog against Codex's default skills budget ({CODEX_SKILLS_BUDGET_CHARS} characters): {catalog_chars} characters, {}",
-        verdict(catalog_chars as u64, CODEX_SKILLS_BUDGET_CHARS as u64)
-    )];
+    let claude_code = claude_code_listing_budget(context_window);
+    let mut lines = vec![
+        format!(
+            "catalog against Codex's default skills budget ({CODEX_SKILLS_BUDGET_CHARS} characters): {catalog_chars} characters, {}",
+            verdict(catalog_chars as u64, CODEX_SKILLS_BUDGET_CHARS as u64)
+        ),
+        format!(
+            "catalog against Claude Code's skill listing budget (1% of the context window, {claude_code} characters): {catalog_chars} characters, {}",
+            verdict(catalog_chars as u64, claude_code)
+        ),
+    ];
     match context_window {
         Some(window) => {
             for share in CONTEXT_SHARES {
@@ -204,6 +224,34 @@ fn budgets(
         ),
     }
     lines
+}
+
+/// The line on the MCP server's instructions: their length against the 2,048 UTF-16 units
+/// Claude Code keeps, and how much of the catalog they hold.
+fn mcp_instructions(instructions: &skills_core::mcp::Instructions) -> String {
+    let units = skills_core::mcp::utf16_len(&instructions.text);
+    let limit = skills_core::mcp::INSTRUCTIONS_LIMIT;
+    let holds = if instructions.is_whole_catalog() {
+        "the whole catalog".to_owned()
+    } else {
+        let mut holds = format!(
+            "{} of {} skills with their descriptions",
+            instructions.described, instructions.total
+        );
+        if instructions.named > 0 {
+            holds.push_str(&format!(", {} more by name", instructions.named));
+        }
+        let unnamed = instructions.total - instructions.described - instructions.named;
+        if unnamed > 0 {
+            holds.push_str(&format!(
+                ", {unnamed} only through load_skill and skills/list"
+            ));
+        }
+        holds
+    };
+    format!(
+        "MCP server instructions against Claude Code's cut ({limit} UTF-16 units): {units} units, {holds}"
+    )
 }
 
 #[cfg(test)]
@@ -239,20 +287,54 @@ mod tests {
             lines[0],
             "catalog against Codex's default skills budget (8000 characters): 4000 characters, 50.0% of it, fits"
         );
-        assert!(lines[1].contains("--context-window"), "{lines:?}");
+        assert_eq!(
+            lines[1],
+            "catalog against Claude Code's skill listing budget (1% of the context window, 8000 characters): 4000 characters, 50.0% of it, fits"
+        );
+        assert!(lines[2].contains("--context-window"), "{lines:?}");
         let lines = budgets(9_000, 2_250, Some(200_000));
         assert!(
             lines[0].ends_with("112.5% of it, over by 1000"),
             "{lines:?}"
         );
-        assert_eq!(
-            lines[1],
-            "catalog against 1% of a 200000-token context window (2000 tokens): ~2250 tokens, 112.5% of it, over by 250"
+        assert!(
+            lines[1].ends_with("112.5% of it, over by 1000"),
+            "{lines:?}"
         );
         assert_eq!(
             lines[2],
+            "catalog against 1% of a 200000-token context window (2000 tokens): ~2250 tokens, 112.5% of it, over by 250"
+        );
+        assert_eq!(
+            lines[3],
             "catalog against 2% of a 200000-token context window (4000 tokens): ~2250 tokens, 56.2% of it, fits"
         );
-        assert_eq!(lines.len(), 3);
+        assert_eq!(lines.len(), 4);
+        // A larger window gives Claude Code's listing more room.
+        assert!(budgets(9_000, 2_250, Some(1_000_000))[1].contains("40000 characters"));
+    }
+
+    #[test]
+    fn the_mcp_line_says_how_much_of_the_catalog_the_instructions_hold() {
+        let whole = skills_core::mcp::Instructions {
+            text: "x".repeat(100),
+            described: 3,
+            named: 0,
+            total: 3,
+        };
+        assert_eq!(
+            mcp_instructions(&whole),
+            "MCP server instructions against Claude Code's cut (2048 UTF-16 units): 100 units, the whole catalog"
+        );
+        let short = skills_core::mcp::Instructions {
+            text: "😀".repeat(1000),
+            described: 4,
+            named: 30,
+            total: 40,
+        };
+        assert_eq!(
+            mcp_instructions(&short),
+            "MCP server instructions against Claude Code's cut (2048 UTF-16 units): 2000 units, 4 of 40 skills with their descriptions, 30 more by name, 6 only through load_skill and skills/list"
+        );
     }
 }

@@ -920,6 +920,42 @@ fn stats_per_skill_and_total() {
 }
 
 #[test]
+fn stats_reports_what_of_the_catalog_the_mcp_instructions_hold() {
+    let temp = tempfile::tempdir().unwrap();
+    for i in 0..40 {
+        write_skill(
+            temp.path(),
+            "skills",
+            &format!("skill-number-{i:02}"),
+            &format!(
+                "Explains task number {i} step by step, what to check before and after, and \
+                 how to report it. Use for task {i}."
+            ),
+            "Do it.\n",
+        );
+    }
+    let run = skills_in(temp.path(), &["stats", "-A", "similar_descriptions"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("MCP server instructions"))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    let units: usize = line
+        .split(": ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(units <= 2048, "{line}");
+    assert!(
+        line.contains("of 40 skills with their descriptions"),
+        "{line}"
+    );
+    assert!(line.contains("more by name"), "{line}");
+}
+
+#[test]
 fn stats_reports_what_progressive_disclosure_saves() {
     let temp = tempfile::tempdir().unwrap();
     let long_body = "Follow these steps carefully and check each result.\n".repeat(100);

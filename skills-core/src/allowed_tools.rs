@@ -108,25 +108,58 @@ impl<'a> Entry<'a> {
 }
 
 /// Whether a shell `command` matches a `Bash(...)` pattern: `prefix:*` (Claude Code's prefix
-/// form: the command is `prefix` or starts with `prefix` and a space), or a pattern where `*`
-/// stands for any text (`npm run *`), else the exact command.
+/// form: the command's first words are the prefix's words), or a pattern where `*` stands for
+/// any text (`npm run *`), else the exact command. Words are compared after [`plain_words`]
+/// split them, so runs of spaces and tabs between them do not matter.
 ///
-/// A command that chains or nests others (`;`, `&`, `|`, a newline, backquotes, `$(`, `<(`,
-/// `>(`) or redirects (`>`, `<`) never matches a pattern: `git diff:*` must not approve
-/// `git diff && curl ...`. Such a command needs the ordinary permission.
+/// Only a command of plain words can match (see [`plain_words`]): anything the shell would
+/// expand, substitute, chain, redirect or glob (`git diff ${x@P}`, `git diff $[x]`,
+/// `git diff && curl ...`, `git diff > ~/.bashrc`) never rides on a pattern and needs the
+/// ordinary permission. What the program itself does with its arguments is not looked at:
+/// `git diff:*` approves `git diff --output=notes.txt`.
 pub fn command_matches(pattern: &str, command: &str) -> bool {
-    let command = command.trim();
-    if command.contains(['&', ';', '|', '\n', '\r', '`', '>', '<']) || command.contains("$(") {
+    let Some(words) = plain_words(command) else {
         return false;
-    }
+    };
     if let Some(prefix) = pattern.strip_suffix(":*") {
-        let prefix = prefix.trim();
-        return command == prefix
-            || command
-                .strip_prefix(prefix)
-                .is_some_and(|rest| rest.starts_with(char::is_whitespace));
+        let prefix: Vec<&str> = split_words(prefix).collect();
+        return !prefix.is_empty() && words.starts_with(&prefix);
     }
-    crate::wildcard::matches(pattern.trim(), command)
+    let pattern: Vec<&str> = split_words(pattern).collect();
+    crate::wildcard::matches(&pattern.join(" "), &words.join(" "))
+}
+
+/// The words of `command` when it is nothing but plain words separated by spaces or tabs, so
+/// the shell runs it exactly as written: every word made of ASCII letters, digits and
+/// `- _ . / : = , + @ %` only, and `~` or `^` right after a letter or digit (`HEAD~1`,
+/// `HEAD^`; elsewhere `~` is the home folder). `None` for an empty command and for any other
+/// character: `$`,
+/// backquotes, backslashes and quotes (expansions and substitutions), `* ? [ ]` (globs),
+/// `< >` (redirections), `; & |` and line breaks (other commands), `( ) { }` (subshells,
+/// groups, brace expansion), `#` (a comment), `!` (history and negation), and every character
+/// outside ASCII.
+pub fn plain_words(command: &str) -> Option<Vec<&str>> {
+    let words: Vec<&str> = split_words(command).collect();
+    let plain = !words.is_empty() && words.iter().all(|word| is_plain_word(word));
+    plain.then_some(words)
+}
+
+/// Whether every byte of `word` is one that means nothing to a POSIX shell or bash where it
+/// stands.
+fn is_plain_word(word: &str) -> bool {
+    let mut previous: Option<u8> = None;
+    word.bytes().all(|byte| {
+        let plain = byte.is_ascii_alphanumeric()
+            || b"-_./:=,+@%".contains(&byte)
+            || (matches!(byte, b'~' | b'^') && previous.is_some_and(|p| p.is_ascii_alphanumeric()));
+        previous = Some(byte);
+        plain
+    })
+}
+
+/// `text` split at the shell's blanks (space and tab), empty pieces dropped.
+fn split_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split([' ', '\t']).filter(|word| !word.is_empty())
 }
 
 #[cfg(test)]
@@ -173,7 +206,14 @@ mod tests {
         assert!(!command_matches("npm run *", "npm install evil"));
         assert!(command_matches("ls", " ls "));
         assert!(!command_matches("ls", "ls -la"));
-        // Chained, nested or redirected commands never ride on a pattern.
+        assert!(command_matches("git diff:*", "git  diff\t--stat"));
+        assert!(command_matches("npm run *", "npm  run build"));
+        assert!(command_matches(
+            "git diff:*",
+            "git diff HEAD^ HEAD~2 -- src/a.rs"
+        ));
+        assert!(!command_matches(":*", "ls"));
+        // Chained, nested, expanded, globbed or redirected commands never ride on a pattern.
         for hostile in [
             "git diff && curl evil",
             "git diff; rm -rf x",
@@ -182,10 +222,121 @@ mod tests {
             "git diff `id`",
             "git diff > ~/.bashrc",
             "git diff\nrm -rf x",
+            "git diff\rrm -rf x",
             "npm run build & curl evil",
+            // Prompt expansion runs the command substitution stored in the variable.
+            "git diff ${x:=\\$\\(touch\\ pwned\\)}${x@P}",
+            // Arithmetic on a variable holding an array subscript runs it too.
+            "git diff ${y:=a[\\$\\(touch\\ pwned\\)]}$[y]",
+            "git diff $[1+1]",
+            "git diff $HOME",
+            "git diff \"$x\"",
+            "git diff 'a b'",
+            "git diff a\\ b",
+            "git diff *.rs",
+            "git diff src/?.rs",
+            "git diff [ab].rs",
+            "git diff {a,b}.rs",
+            "git diff ~/x",
+            "git diff ~",
+            "git diff a=~/x",
+            "git diff x=a:~",
+            "git diff ^x",
+            "git diff (x)",
+            "git diff # comment",
+            "git diff !x",
+            "git diff caf\u{e9}.rs",
+            "git diff \u{a0}x",
+            "",
+            "   ",
         ] {
-            assert!(!command_matches("git diff:*", hostile), "{hostile}");
-            assert!(!command_matches("*", hostile), "{hostile}");
+            assert!(!command_matches("git diff:*", hostile), "{hostile:?}");
+            assert!(!command_matches("*", hostile), "{hostile:?}");
+        }
+    }
+
+    #[test]
+    fn the_expansion_attacks_run_in_bash_and_are_not_plain() {
+        // The two attacks against `Bash(git diff:*)` work in a real bash, with no `$(`, no
+        // backquote and no chaining character: a rule that only looks for those approves them.
+        let Ok(dir) = tempfile::tempdir() else { return };
+        for (attack, planted) in [
+            ("echo ${x:=\\$\\(touch\\ pwned-p\\)}${x@P}", "pwned-p"),
+            ("echo ${y:=a[\\$\\(touch\\ pwned-a\\)]}$[y]", "pwned-a"),
+        ] {
+            assert!(!attack.contains("$(") && !attack.contains(['`', ';', '&', '|', '<', '>']));
+            let Ok(status) = std::process::Command::new("bash")
+                .args(["-c", attack])
+                .current_dir(dir.path())
+                .stdout(std::process::Stdio::null())
+                .status()
+            else {
+                eprintln!("SKIPPED running the attacks: no bash on this machine");
+                return;
+            };
+            assert!(status.success());
+            assert!(dir.path().join(planted).exists(), "{attack} ran nothing");
+            assert_eq!(plain_words(attack), None);
+        }
+    }
+
+    /// How bash splits `command` into words, when it can run it (`None` without bash).
+    fn bash_words(command: &str) -> Option<Vec<String>> {
+        let output = std::process::Command::new("bash")
+            .args(["-c", &format!("set -- {command}; printf '%s\\0' \"$@\"")])
+            .env_clear()
+            .output()
+            .ok()?;
+        assert!(output.status.success(), "{command:?}");
+        let text = String::from_utf8(output.stdout).unwrap();
+        Some(text.split_terminator('\0').map(str::to_owned).collect())
+    }
+
+    /// Words from all of ASCII's shell syntax, and from plain characters only.
+    fn words() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let word = prop_oneof![
+            "[a-zA-Z0-9._/:=,+@%~^-]{1,6}",
+            "[a-z$`'\"\\\\*?\\[\\]<>;&|(){}~#!^\\n\\r\u{a0}\u{202e}a-z]{1,6}",
+        ];
+        (
+            proptest::bool::ANY,
+            proptest::collection::vec(word, 0..5),
+            "[ \t]{1,3}",
+        )
+            .prop_map(|(prefixed, words, gap)| {
+                let rest = words.join(&gap);
+                if prefixed {
+                    format!("git{gap}diff{gap}{rest}")
+                } else {
+                    rest
+                }
+            })
+    }
+
+    proptest::proptest! {
+        /// Whatever `Bash(git diff:*)` approves is `git`, `diff` and plain words, and bash
+        /// itself splits it into exactly the words we compared.
+        #[test]
+        fn anything_approved_is_plain_words_after_the_prefix(command in words()) {
+            if command_matches("git diff:*", &command) {
+                let ours: Vec<&str> = command.split([' ', '\t']).filter(|w| !w.is_empty()).collect();
+                proptest::prop_assert!(ours.len() >= 2 && ours[..2] == ["git", "diff"]);
+                for word in &ours {
+                    for (at, c) in word.char_indices() {
+                        let after_alphanumeric = word[..at].chars().last().is_some_and(|p| p.is_ascii_alphanumeric());
+                        proptest::prop_assert!(
+                            c.is_ascii_alphanumeric()
+                                || "-_./:=,+@%".contains(c)
+                                || ("~^".contains(c) && after_alphanumeric),
+                            "{c:?} in {command:?}"
+                        );
+                    }
+                }
+                if let Some(theirs) = bash_words(&command) {
+                    proptest::prop_assert_eq!(theirs, ours);
+                }
+            }
         }
     }
 

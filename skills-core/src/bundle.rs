@@ -366,8 +366,9 @@ fn load_folder(
 }
 
 /// Reads and checks a skill's `evals/triggers.json` (`path` in the folder, `real` its real
-/// path), adding its problems and its lock entry to `result`. It is not embedded, so its size
-/// does not count toward `max_bundle_size`; `max_file_size` applies as to every file.
+/// path), adding its problems and its lock entry to `result`. Its size counts toward
+/// `max_bundle_size` only with `embed_evals`, when its cases are compiled in; `max_file_size`
+/// applies as to every file.
 fn read_triggers(
     shown_dir: &str,
     path: PathBuf,
@@ -401,6 +402,9 @@ fn read_triggers(
             return None;
         }
     };
+    if options.embed_evals {
+        result.size += bytes.len() as u64;
+    }
     let sha256 = digest::sha256_hex(&bytes);
     result.files.push(LockedFile {
         path: shown.clone(),

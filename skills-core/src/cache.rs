@@ -79,6 +79,7 @@ const SOURCES: &[&str] = &[
     include_str!("links.rs"),
     include_str!("lint.rs"),
     include_str!("lock.rs"),
+    include_str!("mcp.rs"),
     include_str!("options.rs"),
     include_str!("pack.rs"),
     include_str!("render.rs"),
@@ -86,6 +87,7 @@ const SOURCES: &[&str] = &[
     include_str!("shell_commands.rs"),
     include_str!("skill.rs"),
     include_str!("spanned.rs"),
+    include_str!("tables.rs"),
     include_str!("text.rs"),
     include_str!("triggers.rs"),
     include_str!("wildcard.rs"),
@@ -337,13 +339,15 @@ fn per_file_options(options: &Options) -> String {
         infer_missing_fields,
         ignore,
         compat,
+        embed_evals,
         catalog_budget: _,
         lints,
         lock: _,
         packs: _,
     } = options;
+    // `embed_evals`: a folder's size counts its trigger file only when the cases are embedded.
     format!(
-        "{max_file_size:?} {allow_unknown_keys:?} {infer_missing_fields:?} {ignore:?} {compat:?} {lints:?}"
+        "{max_file_size:?} {allow_unknown_keys:?} {infer_missing_fields:?} {ignore:?} {compat:?} {embed_evals:?} {lints:?}"
     )
 }
 

@@ -22,11 +22,14 @@
 //! tree followed by each file's), the name index, and the names table, which `Registry::get` reads without touching
 //! the records: per skill its name's start in the bundle's text, its length, and how far into
 //! the skill's text it starts (which gives the base; see [`NameEntry`]).
+//!
+//! With `embed_evals = true` the trigger cases are a table of their own, apart from the records
+//! (see [`TriggerEntry`]), so a bundle without them carries nothing of them.
 
 /// The version of this format. The generated code asserts at compile time that the runtime it
 /// links reads the version the macro wrote, so a macro and a runtime of different releases are
 /// a compile error, not wrong data.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 4;
 
 /// What a [`Field`]'s data is, after the flag bit that says it is present.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +48,10 @@ pub enum Kind {
     /// count, and the slot of the hash over the skill's tree in the bundle's hashes; the hash of
     /// each file follows in the next slots, in the files' order.
     Resources,
+    /// Claude Code's shell commands of the body: the count, then for each the start and length
+    /// of the whole construct (`` !`...` `` or a ```` ```! ```` block) and the start and length
+    /// of its command, all from the skill's base.
+    Commands,
 }
 
 /// Defines [`Field`] with its `ALL` list and each field's [`Kind`], in record order.
@@ -130,6 +137,9 @@ fields! {
     /// The whole frontmatter as compact JSON text (`SkillDef::frontmatter_json`), written only
     /// by a macro built with its `frontmatter-json` feature (the MCP server's).
     Frontmatter: Text,
+    /// Claude Code's `` !`command` `` and ```` ```! ```` blocks of the body
+    /// (`ClaudeCodeFields::shell_commands`), recorded under `compat = "claude-code"`.
+    ShellCommands: Commands,
 }
 
 impl Field {
@@ -314,7 +324,7 @@ fn skip(bytes: &[u8], at: &mut usize, kind: Kind) {
         Kind::Text => 2,
         Kind::Resources => 3,
         Kind::List => 2 * read(bytes, at) as usize,
-        Kind::Pairs => 4 * read(bytes, at) as usize,
+        Kind::Pairs | Kind::Commands => 4 * read(bytes, at) as usize,
     };
     // Each number takes at least one byte: a damaged count cannot make this loop long.
     for _ in 0..numbers.min(bytes.len().saturating_sub(*at)) {
@@ -322,9 +332,67 @@ fn skip(bytes: &[u8], at: &mut usize, kind: Kind) {
     }
 }
 
+/// One trigger case in the table of a bundle built with `embed_evals = true`. The table holds,
+/// for each skill in order, the number of its cases, then one entry per case, all unsigned
+/// LEB128; the queries are laid end to end, in the same order, in a text of their own, so a case
+/// needs only the length of its query and its bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TriggerEntry {
+    /// Length of the query in bytes.
+    pub query_len: u32,
+    /// Whether the model should load the skill.
+    pub should_trigger: bool,
+}
+
+impl TriggerEntry {
+    /// Appends the entry: `query_len * 2 + should_trigger`.
+    pub fn write(self, out: &mut Vec<u8>) {
+        // A query is at most `max_file_size` bytes; past 2 GiB it would not fit the text anyway.
+        let len = self.query_len.min(u32::MAX >> 1);
+        write(out, len << 1 | u32::from(self.should_trigger));
+    }
+
+    /// Reads the entry at `*at` and moves past it.
+    pub fn read(bytes: &[u8], at: &mut usize) -> TriggerEntry {
+        let value = read(bytes, at);
+        TriggerEntry {
+            query_len: value >> 1,
+            should_trigger: value & 1 == 1,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trigger_entries_round_trip() {
+        let entries = [
+            TriggerEntry {
+                query_len: 0,
+                should_trigger: true,
+            },
+            TriggerEntry {
+                query_len: 300,
+                should_trigger: false,
+            },
+            TriggerEntry {
+                query_len: 63,
+                should_trigger: true,
+            },
+        ];
+        let mut bytes = Vec::new();
+        for entry in entries {
+            entry.write(&mut bytes);
+        }
+        assert_eq!(bytes.len(), 1 + 2 + 1, "short queries take one byte");
+        let mut at = 0;
+        for entry in entries {
+            assert_eq!(TriggerEntry::read(&bytes, &mut at), entry);
+        }
+        assert_eq!(at, bytes.len());
+    }
 
     #[test]
     fn numbers_round_trip() {

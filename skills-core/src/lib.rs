@@ -30,6 +30,11 @@
 //! [`shell_commands`] finds Claude Code's `` !`command` `` and ```` ```! ```` blocks in a body,
 //! for the build and the runtime alike.
 //!
+//! [`tables`] lays a checked bundle out as the flat tables the macro embeds, which a registry
+//! built at run time reads as well.
+//! [`mcp`] has what MCP hosts take of a bundle besides its files: the Skills extension's
+//! per-skill limits and the server's instructions within what hosts keep.
+//!
 //! [`render`] has the output formats (catalog, tool schemas, `load_skill` results). It needs
 //! no dependencies and is compiled even with the `validate` feature off, so the runtime renders
 //! a filtered catalog with exactly the code the macro used at build time.
@@ -45,9 +50,12 @@ mod wildcard;
 pub mod index;
 #[doc(hidden)]
 pub mod layout;
+pub mod mcp;
 pub mod pack;
 pub mod render;
 pub mod shell_commands;
+#[doc(hidden)]
+pub mod tables;
 
 #[cfg(feature = "validate")]
 mod bundle;

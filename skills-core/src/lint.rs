@@ -198,10 +198,7 @@ pub const PORTABLE_KEYS: [&str; 6] = [
     "allowed-tools",
 ];
 
-/// Most files an MCP server should serve for one skill (the MCP Skills extension's limit).
-pub const MCP_MAX_FILES: usize = 512;
-/// Most bytes an MCP server should serve for one skill (the MCP Skills extension's 16 MiB).
-pub const MCP_MAX_BYTES: u64 = 16 * 1024 * 1024;
+use crate::mcp::{MAX_BYTES as MCP_MAX_BYTES, MAX_FILES as MCP_MAX_FILES};
 
 /// Lint levels and settings.
 #[derive(Clone, Debug, PartialEq, Eq)]

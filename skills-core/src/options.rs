@@ -36,6 +36,8 @@ pub enum Key {
     AllowedHosts,
     /// [`Options::compat`].
     Compat,
+    /// [`Options::embed_evals`].
+    EmbedEvals,
     /// [`Options::catalog_budget`].
     CatalogBudget,
     /// [`Options::lock`].
@@ -82,6 +84,7 @@ impl Key {
                 | Key::InferMissingFields
                 | Key::Ignore
                 | Key::Compat
+                | Key::EmbedEvals
         )
     }
 }
@@ -291,6 +294,18 @@ pub const OPTIONS: &[OptionSpec] = &[
         },
     },
     OptionSpec {
+        name: "embed_evals",
+        key: Key::EmbedEvals,
+        kind: Kind::Bool,
+        default: DefaultValue::Bool(false),
+        help: "also compile each skill's trigger cases (`evals/triggers.json`) into the binary, \
+               for `Skill::trigger_cases` and evals run by the binary itself; they count toward \
+               `max_bundle_size`",
+        flag: Flag::Switch {
+            long: "embed-evals",
+        },
+    },
+    OptionSpec {
         name: "catalog_budget",
         key: Key::CatalogBudget,
         kind: Kind::Chars,
@@ -450,6 +465,8 @@ pub struct Options {
     pub ignore: Vec<String>,
     /// The frontmatter dialect.
     pub compat: Compat,
+    /// Compile each skill's trigger cases into the binary (never shown to the model).
+    pub embed_evals: bool,
     /// Longest accepted catalog, in characters; `None`: no limit.
     pub catalog_budget: Option<u64>,
     /// Lint levels and the hosts `external_urls` accepts.
@@ -469,6 +486,7 @@ impl Default for Options {
             infer_missing_fields: false,
             ignore: Vec::new(),
             compat: Compat::Strict,
+            embed_evals: false,
             catalog_budget: None,
             lints: LintOptions::default(),
             lock: None,
@@ -506,6 +524,7 @@ impl Options {
             (Key::AllowedHosts, Value::List(list)) => self.lints.allowed_hosts = list,
             (Key::Lint(lint), Value::Level(level)) => self.lints.set_level(lint, level),
             (Key::Compat, Value::Compat(compat)) => self.compat = compat,
+            (Key::EmbedEvals, Value::Bool(bool)) => self.embed_evals = bool,
             (Key::CatalogBudget, Value::Chars(chars)) => self.catalog_budget = Some(chars),
             (Key::CatalogBudget, Value::Unlimited) => self.catalog_budget = None,
             (Key::Lock, Value::File(path)) => self.lock = Some(path),
@@ -527,6 +546,7 @@ impl Options {
             Key::AllowedHosts => Value::List(self.lints.allowed_hosts.clone()),
             Key::Lint(lint) => Value::Level(self.lints.level(lint)),
             Key::Compat => Value::Compat(self.compat),
+            Key::EmbedEvals => Value::Bool(self.embed_evals),
             Key::CatalogBudget => self.catalog_budget.map_or(Value::Unlimited, Value::Chars),
             Key::Lock => self.lock.clone().map_or(Value::NoFile, Value::File),
             Key::Packs => Value::List(self.packs.clone()),
@@ -568,6 +588,7 @@ mod tests {
             infer_missing_fields: true,
             ignore: vec!["x".into()],
             compat: Compat::ClaudeCode,
+            embed_evals: true,
             catalog_budget: Some(1),
             lints: LintOptions::all_at(Level::Deny),
             lock: Some("x".into()),

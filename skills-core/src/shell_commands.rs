@@ -32,6 +32,20 @@ pub struct ShellCommand {
     pub block: bool,
 }
 
+impl ShellCommand {
+    /// The byte range of [`command`](Self::command) in `body`, the body it was found in: after
+    /// the opening (`` !` `` or ```` ```! ````) and the white space the trim dropped.
+    pub fn command_range(&self, body: &str) -> Range<usize> {
+        let opening = if self.block { "```!".len() } else { "!`".len() };
+        let inside = self.range.start + opening;
+        let start = body
+            .get(inside..self.range.end)
+            .and_then(|rest| rest.find(self.command.as_str()))
+            .map_or(inside, |at| inside + at);
+        start..start + self.command.len()
+    }
+}
+
 /// Every shell command of `body`, in the order they appear.
 pub fn find(body: &str) -> Vec<ShellCommand> {
     let mut found = blocks(body);
@@ -174,6 +188,14 @@ mod tests {
     }
 
     #[test]
+    fn the_command_is_found_inside_its_construct() {
+        let body = "a !`!x` b\n```!\n  !echo hi\n```";
+        let found = find(body);
+        let inside: Vec<&str> = found.iter().map(|c| &body[c.command_range(body)]).collect();
+        assert_eq!(inside, ["!x", "!echo hi"]);
+    }
+
+    #[test]
     fn code_spans_hide_what_looks_like_a_command() {
         // Inside an ordinary code span `!` is text; the span before a real command is blanked
         // without moving it.
@@ -207,6 +229,9 @@ mod tests {
                 let text = body.get(command.range.clone());
                 proptest::prop_assert!(text.is_some());
                 proptest::prop_assert!(text.unwrap().contains(command.command.as_str()));
+                let inside = command.command_range(&body);
+                proptest::prop_assert!(command.range.start < inside.start && inside.end < command.range.end);
+                proptest::prop_assert_eq!(body.get(inside), Some(command.command.as_str()));
             }
         }
     }

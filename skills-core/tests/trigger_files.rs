@@ -130,12 +130,53 @@ fn the_file_limit_applies_to_the_trigger_file() {
             "skills/a/evals/triggers.json [file-too-large] `skills/a/evals/triggers.json` is 109 bytes, over the per-file limit of 100 bytes"
         ]
     );
-    // Not embedded, so not part of the bundle's total.
+    // Not embedded, so not part of the bundle's total; embedded, it is.
+    let exact = (SKILL.len() + "echo a\n".len()) as u64;
     let options = Options {
-        max_bundle_size: (SKILL.len() + "echo a\n".len()) as u64,
+        max_bundle_size: exact,
         ..Options::default()
     };
     assert!(!load(dir.path(), &["skills"], &options).has_errors());
+    let embedded = Options {
+        embed_evals: true,
+        ..options.clone()
+    };
+    let over = load(dir.path(), &["skills"], &embedded);
+    let codes: Vec<Code> = over.errors().map(|d| d.code()).collect();
+    assert_eq!(codes, [Code::BundleTooLarge], "{:?}", messages(&over));
+    let room = Options {
+        max_bundle_size: exact + CASES.len() as u64,
+        ..embedded
+    };
+    assert!(!load(dir.path(), &["skills"], &room).has_errors());
+}
+
+#[test]
+fn a_lock_records_whether_the_cases_are_embedded() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("skills/a/SKILL.md"), SKILL);
+    write(&dir.path().join("skills/a/scripts/a.sh"), "echo a\n");
+    write(&dir.path().join("skills/a/evals/triggers.json"), CASES);
+    let bundle = load(dir.path(), &["skills"], &Options::default());
+    let lock_text = lock::render(&bundle.files, &Options::default(), &bundle.packs);
+    assert!(
+        lock_text.contains("# option embed_evals = false\n"),
+        "{lock_text}"
+    );
+    fs::write(dir.path().join("skills.lock"), lock_text).unwrap();
+    let embedding = Options {
+        embed_evals: true,
+        lock: Some("skills.lock".into()),
+        ..Options::default()
+    };
+    let changed = load(dir.path(), &["skills"], &embedding);
+    let found: Vec<(Code, String)> = changed
+        .errors()
+        .map(|d| (d.code(), d.message().to_owned()))
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, Code::LockOptions);
+    assert!(found[0].1.contains("`embed_evals = false`"), "{found:?}");
 }
 
 #[cfg(unix)]

@@ -5,12 +5,12 @@ use std::future::{Future, ready};
 
 use base64::Engine as _;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, GetSkillRequestParams,
-    GetSkillResult, InitializeRequestParams, InitializeResult, JsonObject, ListPromptsResult,
-    ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams, Prompt,
-    PromptArgument, PromptMessage, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents, Role,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+    CustomRequest, CustomResult, DiscoverResult, GetPromptRequestParams, GetPromptResponse,
+    GetSkillRequestParams, GetSkillResult, InitializeRequestParams, InitializeResult, JsonObject,
+    ListPromptsResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
     ServerConfig,
 };
 use rmcp::service::{MaybeSendFuture, RequestContext};
@@ -18,11 +18,18 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use skills_bundle::Skill;
 
+use crate::claude_index;
+use crate::page::{Listing, unpaged};
 use crate::server::SkillsServer;
 use crate::uri::{URI_SCHEME, decode, folder_uri};
 
 impl SkillsServer {
     fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+        if uri == claude_index::URI {
+            let contents = ResourceContents::text(self.index().claude_index.clone(), uri)
+                .with_mime_type("application/json");
+            return Ok(self.cacheable_read(ReadResourceResult::new(vec![contents])));
+        }
         let Some(file) = self.index().files.get(uri) else {
             return Err(ErrorData::resource_not_found(self.why_not_found(uri), None));
         };
@@ -37,18 +44,87 @@ impl SkillsServer {
             Some(mime_type) => contents.with_mime_type(mime_type),
             None => contents,
         };
-        Ok(ReadResourceResult::new(vec![contents]))
+        Ok(self.cacheable_read(ReadResourceResult::new(vec![contents])))
     }
 
-    /// The children of the folder at `uri` (a trailing `/` is allowed).
-    fn read_directory(&self, uri: &str) -> Result<ReadResourceDirectoryResult, ErrorData> {
+    fn cacheable_read(&self, result: ReadResourceResult) -> ReadResourceResult {
+        result
+            .with_ttl_ms(self.options().ttl_ms())
+            .with_cache_scope(CacheScope::Public)
+    }
+
+    /// The children of the folder at `uri` (a trailing `/` is allowed), a page at a time.
+    fn read_directory(
+        &self,
+        request: &ReadResourceDirectoryRequestParams,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        let uri = request.uri.as_str();
         let folder = uri.strip_suffix('/').unwrap_or(uri);
-        match self.index().directories.get(folder) {
-            Some(children) => Ok(ReadResourceDirectoryResult::with_all_items(
-                children.clone(),
-            )),
-            None => Err(ErrorData::invalid_params(self.why_no_folder(uri), None)),
+        let Some(children) = self.index().directories.get(folder) else {
+            return Err(ErrorData::invalid_params(self.why_no_folder(uri), None));
+        };
+        let keys = std::iter::once(folder).chain(children.iter().map(|c| c.uri.as_str()));
+        let listing = Listing::new("resources/directory/read", keys, self.options().page_size);
+        let (page, next) = listing.page(children, request.cursor.as_deref())?;
+        // Not a cacheable result in the extension's schema, but rmcp fills in hints of its
+        // own (0, private) for 2026-07-28 peers: the same as every other listing instead.
+        let mut result = ReadResourceDirectoryResult::with_all_items(page)
+            .with_ttl_ms(self.options().ttl_ms())
+            .with_cache_scope(CacheScope::Public);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    fn list_skills_page(
+        &self,
+        request: Option<&PaginatedRequestParams>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let index = self.index();
+        let cursor = request.and_then(|r| r.cursor.as_deref());
+        let (page, next) = index.skill_pages.page(&index.skills, cursor)?;
+        let mut result = ListSkillsResult::with_all_items(page)
+            .with_ttl_ms(self.options().ttl_ms())
+            .with_cache_scope(CacheScope::Public);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    fn list_resources_page(
+        &self,
+        request: Option<&PaginatedRequestParams>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let index = self.index();
+        let cursor = request.and_then(|r| r.cursor.as_deref());
+        let (page, next) = index.resource_pages.page(&index.resources, cursor)?;
+        let mut result = ListResourcesResult::with_all_items(page)
+            .with_ttl_ms(self.options().ttl_ms())
+            .with_cache_scope(CacheScope::Public);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    fn list_tools_page(
+        &self,
+        request: Option<&PaginatedRequestParams>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        if let Some(cursor) = request.and_then(|r| r.cursor.as_deref()) {
+            return Err(unpaged("tools/list", cursor));
         }
+        Ok(ListToolsResult::with_all_items(self.index().tools.clone())
+            .with_ttl_ms(self.options().ttl_ms())
+            .with_cache_scope(CacheScope::Public))
+    }
+
+    fn list_prompts_page(
+        &self,
+        request: Option<&PaginatedRequestParams>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        if let Some(cursor) = request.and_then(|r| r.cursor.as_deref()) {
+            return Err(unpaged("prompts/list", cursor));
+        }
+        Ok(ListPromptsResult::with_all_items(self.prompts())
+            .with_ttl_ms(self.options().ttl_ms())
+            .with_cache_scope(CacheScope::Public))
     }
 
     /// The skill `uri` points into and the percent-decoded path inside it, or why it points
@@ -121,7 +197,24 @@ impl SkillsServer {
     /// prompt, not a skill of the extension).
     fn skill(&self, uri: &str) -> Result<GetSkillResult, ErrorData> {
         if let Some(skill) = self.index().skills.iter().find(|s| s.uri == uri) {
-            return Ok(GetSkillResult::new(skill.clone()));
+            return Ok(GetSkillResult::new(skill.clone())
+                .with_ttl_ms(self.options().ttl_ms())
+                .with_cache_scope(CacheScope::Public));
+        }
+        let over = rmcp::model::skill_name_from_uri(uri)
+            .filter(|_| uri.starts_with(URI_SCHEME))
+            .and_then(|name| self.index().over_limits.iter().find(|(n, ..)| *n == name));
+        if let Some((name, files, bytes)) = over {
+            let options = self.options();
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "{uri}: the skill \"{name}\" has {files} files of {bytes} bytes, over the \
+                     per-skill limits of {} files and {} bytes that every host accepts, so it \
+                     is not served as a skill (its files are still resources)",
+                    options.max_files, options.max_bytes
+                ),
+                None,
+            ));
         }
         let person_only = rmcp::model::skill_name_from_uri(uri)
             .filter(|_| uri.starts_with(URI_SCHEME))
@@ -196,107 +289,6 @@ impl SkillsServer {
             Err(message) => CallToolResult::error(vec![ContentBlock::text(message)]),
         })
     }
-
-    fn prompt(&self, request: &GetPromptRequestParams) -> Result<GetPromptResult, ErrorData> {
-        let name = request.name.as_str();
-        let skill = self
-            .registry()
-            .get(name)
-            .filter(|s| s.user_invocable())
-            .ok_or_else(|| {
-                let error = self
-                    .registry()
-                    .invoke(name, "")
-                    .err()
-                    .map_or_else(|| format!("no prompt named \"{name}\""), |e| e.to_string());
-                ErrorData::invalid_params(error, None)
-            })?;
-        let empty = JsonObject::new();
-        let arguments = request.arguments.as_ref().unwrap_or(&empty);
-        let names = skill.argument_names();
-        for key in arguments.keys() {
-            if key != ARGUMENTS && !names.contains(&key.as_str()) {
-                let mut known: Vec<&str> = names.to_vec();
-                known.push(ARGUMENTS);
-                return Err(ErrorData::invalid_params(
-                    format!(
-                        "the prompt \"{name}\" has no argument \"{key}\"; its arguments: {}",
-                        known.join(", ")
-                    ),
-                    None,
-                ));
-            }
-        }
-        let what = format!("prompt \"{name}\"");
-        let mut text = String::new();
-        if let Some(raw) = string_argument(arguments, &what, ARGUMENTS)? {
-            text.push_str(raw);
-        }
-        for &argument in names {
-            if let Some(value) = string_argument(arguments, &what, argument)? {
-                if !text.is_empty() {
-                    text.push(' ');
-                }
-                text.push_str(&quote(value));
-            }
-        }
-        let invocation = self
-            .registry()
-            .invoke(name, &text)
-            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
-        Ok(
-            GetPromptResult::new(vec![PromptMessage::new_text(Role::User, invocation)])
-                .with_description(skill.description()),
-        )
-    }
-
-    fn prompts(&self) -> Vec<Prompt> {
-        self.registry()
-            .iter()
-            .filter(|s| s.user_invocable())
-            .map(|skill| {
-                let hint = skill.argument_hint();
-                let mut arguments: Vec<PromptArgument> = skill
-                    .argument_names()
-                    .iter()
-                    .map(|&name| PromptArgument::new(name).with_required(false))
-                    .collect();
-                let raw = PromptArgument::new(ARGUMENTS).with_required(false);
-                arguments.push(match (hint, arguments.is_empty()) {
-                    (Some(hint), _) => raw.with_description(format!(
-                        "The text after /{}, split as a shell would: {hint}",
-                        skill.name()
-                    )),
-                    (None, true) => {
-                        raw.with_description(format!("The text after /{} (optional)", skill.name()))
-                    }
-                    (None, false) => raw.with_description(
-                        "More text after the named arguments, split as a shell would",
-                    ),
-                });
-                Prompt::new(skill.name(), Some(skill.description()), Some(arguments))
-                    .with_title(skill.display_name())
-            })
-            .collect()
-    }
-}
-
-/// The prompt argument holding the raw text after `/name`.
-const ARGUMENTS: &str = "arguments";
-
-/// `value` quoted, when it must be, so that
-/// [`split_arguments`](skills_bundle::invoke::split_arguments) gives it back as one argument (a
-/// plain word is left as it is, for `$ARGUMENTS`).
-fn quote(value: &str) -> String {
-    let plain = !value.is_empty()
-        && !value
-            .chars()
-            .any(|c| c.is_whitespace() || matches!(c, '\'' | '"' | '\\'));
-    if plain {
-        value.to_owned()
-    } else {
-        format!("'{}'", value.replace('\'', r"'\''"))
-    }
 }
 
 fn missing(tool: &str, argument: &str) -> ErrorData {
@@ -306,7 +298,7 @@ fn missing(tool: &str, argument: &str) -> ErrorData {
     )
 }
 
-fn string_argument<'a>(
+pub(crate) fn string_argument<'a>(
     arguments: &'a JsonObject,
     what: &str,
     name: &str,
@@ -367,10 +359,10 @@ impl ServerHandler for SkillsServer {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<InitializeResult, ErrorData>> + MaybeSendFuture + '_ {
-        // rmcp's own answer (version negotiation included), plus the catalog.
+        // rmcp's own answer (version negotiation included), plus the instructions.
         context.peer.set_peer_info(request.clone());
         let result = self.negotiate_initialize(&request);
-        ready(result.map(|result| result.with_instructions(self.registry().catalog())))
+        ready(result.map(|result| result.with_instructions(self.instructions())))
     }
 
     fn discover(
@@ -379,18 +371,18 @@ impl ServerHandler for SkillsServer {
     ) -> impl Future<Output = Result<DiscoverResult, ErrorData>> + MaybeSendFuture + '_ {
         ready(Ok(DiscoverResult::from_server_info(
             self.supported_protocol_versions().into_owned(),
-            self.get_info().with_instructions(self.registry().catalog()),
-        )))
+            self.get_info().with_instructions(self.instructions()),
+        )
+        .with_ttl_ms(self.options().ttl_ms())
+        .with_cache_scope(CacheScope::Public)))
     }
 
     fn list_skills(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ListSkillsResult, ErrorData>> + MaybeSendFuture + '_ {
-        ready(Ok(ListSkillsResult::with_all_items(
-            self.index().skills.clone(),
-        )))
+        ready(self.list_skills_page(request.as_ref()))
     }
 
     fn get_skill(
@@ -403,12 +395,10 @@ impl ServerHandler for SkillsServer {
 
     fn list_resources(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ListResourcesResult, ErrorData>> + MaybeSendFuture + '_ {
-        ready(Ok(ListResourcesResult::with_all_items(
-            self.index().resources.clone(),
-        )))
+        ready(self.list_resources_page(request.as_ref()))
     }
 
     fn read_resource(
@@ -425,17 +415,15 @@ impl ServerHandler for SkillsServer {
         _context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ReadResourceDirectoryResult, ErrorData>> + MaybeSendFuture + '_
     {
-        ready(self.read_directory(&request.uri))
+        ready(self.read_directory(&request))
     }
 
     fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ListToolsResult, ErrorData>> + MaybeSendFuture + '_ {
-        ready(Ok(ListToolsResult::with_all_items(
-            self.index().tools.clone(),
-        )))
+        ready(self.list_tools_page(request.as_ref()))
     }
 
     fn call_tool(
@@ -448,10 +436,10 @@ impl ServerHandler for SkillsServer {
 
     fn list_prompts(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ListPromptsResult, ErrorData>> + MaybeSendFuture + '_ {
-        ready(Ok(ListPromptsResult::with_all_items(self.prompts())))
+        ready(self.list_prompts_page(request.as_ref()))
     }
 
     fn get_prompt(
@@ -461,25 +449,12 @@ impl ServerHandler for SkillsServer {
     ) -> impl Future<Output = Result<GetPromptResponse, ErrorData>> + MaybeSendFuture + '_ {
         ready(self.prompt(&request).map(Into::into))
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn quoted_values_split_back_into_one_argument_each() {
-        let text = [
-            quote("it's here"),
-            quote(""),
-            quote("a\\b \"c\""),
-            quote("1.2"),
-        ]
-        .join(" ");
-        assert_eq!(
-            skills_bundle::invoke::split_arguments(&text),
-            ["it's here", "", "a\\b \"c\"", "1.2"]
-        );
-        assert_eq!(quote("1.2"), "1.2");
+    fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<CustomResult, ErrorData>> + MaybeSendFuture + '_ {
+        ready(Err(crate::requests::refuse(&request)))
     }
 }

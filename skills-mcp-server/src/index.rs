@@ -1,6 +1,6 @@
 //! The [`Index`]: everything the server answers with, derived once from the embedded bytes
 //! (the listings of skills, resources and folders, the files by URI, the tools, the server's
-//! configuration).
+//! configuration and instructions, Claude Code's skill index).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -11,7 +11,10 @@ use rmcp::model::{
 use serde_json::{Map, Value};
 use skills_bundle::{Registry, Skill};
 
+use crate::claude_index;
 use crate::mime::mime_type_of;
+use crate::options::Options;
+use crate::page::Listing;
 use crate::uri::{folder_uri, uri_of};
 
 /// Everything derived from the embedded bytes, computed once.
@@ -20,8 +23,20 @@ pub(crate) struct Index {
     /// the instructions (the catalog, a few KB), which only `initialize` and `server/discover`
     /// answer with.
     pub(crate) info: ServerConfig,
+    /// The server's instructions (the catalog, or as much of it as hosts keep).
+    pub(crate) instructions: String,
+    /// The Skills extension's listing: the skills the model may load, within the per-skill
+    /// limits.
     pub(crate) skills: Vec<McpSkill>,
+    /// The skills left out of the listing for their size: name, files, bytes.
+    pub(crate) over_limits: Vec<(&'static str, usize, u64)>,
+    /// `skill://index.json`, the listing in the shape Claude Code imports.
+    pub(crate) claude_index: String,
+    /// The pages of `skills` and their cursors.
+    pub(crate) skill_pages: Listing,
     pub(crate) resources: Vec<McpResource>,
+    /// The pages of `resources` and their cursors.
+    pub(crate) resource_pages: Listing,
     pub(crate) files: HashMap<String, File>,
     /// Every folder's URI (`skill://<name>` and `skill://<name>/<path>`, no trailing `/`) and
     /// its direct children, by name.
@@ -36,8 +51,9 @@ pub(crate) struct File {
 }
 
 impl Index {
-    pub(crate) fn build(registry: &Registry) -> Self {
+    pub(crate) fn build(registry: &Registry, options: &Options) -> Self {
         let mut skills = Vec::new();
+        let mut over_limits = Vec::new();
         let mut resources = Vec::new();
         let mut files = HashMap::new();
         let mut directories = HashMap::new();
@@ -112,8 +128,12 @@ impl Index {
                 );
             }
             // The Skills extension is how a host shows skills to its model: a person-only
-            // skill stays out of it (as out of the catalog) and is offered as a prompt.
-            if skill.model_invocable() {
+            // skill stays out of it (as out of the catalog) and is offered as a prompt. A
+            // skill over the limits stays out too: a host need not accept it.
+            let bytes: u64 = manifest.iter().map(|file| file.size).sum();
+            if manifest.len() > options.max_files || bytes > options.max_bytes {
+                over_limits.push((skill.name(), manifest.len(), bytes));
+            } else if skill.model_invocable() {
                 skills.push(McpSkill::new(
                     skill_md,
                     frontmatter(skill),
@@ -128,6 +148,13 @@ impl Index {
         .into_iter()
         .flatten()
         .filter_map(tool_from_anthropic)
+        .map(|mut tool| {
+            // The agent's description points at its system prompt, which no MCP host shows.
+            if tool.name == skills_core::render::LOAD_SKILL_TOOL {
+                tool.description = Some(skills_core::mcp::LOAD_SKILL_DESCRIPTION.into());
+            }
+            tool
+        })
         .collect::<Vec<_>>();
         let capabilities = ServerCapabilities::builder()
             .enable_resources()
@@ -142,9 +169,25 @@ impl Index {
             "skills-runtime",
             env!("CARGO_PKG_VERSION"),
         ));
+        let entries: Vec<_> = registry.iter().map(Skill::catalog_entry).collect();
+        let instructions =
+            skills_core::mcp::instructions(&entries, skills_core::mcp::INSTRUCTIONS_LIMIT).text;
         Self {
             info,
+            instructions,
+            claude_index: claude_index::render(&skills),
+            skill_pages: Listing::new(
+                "skills/list",
+                skills.iter().map(|s| s.uri.as_str()),
+                options.page_size,
+            ),
             skills,
+            over_limits,
+            resource_pages: Listing::new(
+                "resources/list",
+                resources.iter().map(|r| r.uri.as_str()),
+                options.page_size,
+            ),
             resources,
             files,
             directories,

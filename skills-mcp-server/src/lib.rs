@@ -30,7 +30,10 @@
 //!
 //! Serve it over stdio ([`SkillsServer::serve_stdio`]) or Streamable HTTP in stateless mode
 //! ([`SkillsServer::serve_http`], or [`SkillsServer::http_service`] to mount the tower service
-//! in a router of your own).
+//! in a router of your own). Over HTTP it stays up under hostile clients
+//! ([`HttpServerOptions`], with defaults): timeouts for headers, bodies and idle connections, a
+//! cap on connections and on the request body bytes held in memory, `Origin` checked (a
+//! foreign one gets `403`), and a failing `accept` (no descriptor left) logged and retried.
 //!
 //! ```no_run
 //! // static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("skills");
@@ -39,11 +42,25 @@
 //! }
 //! ```
 
+mod builder;
+mod claude_index;
 mod handler;
+mod http;
 mod index;
 mod mime;
+mod options;
+mod page;
+mod prompts;
+mod requests;
 mod server;
 mod uri;
 
+pub use builder::SkillsServerBuilder;
+pub use http::{
+    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_MAX_BUFFERED_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REQUEST_BODY_BYTES,
+    HttpServerOptions,
+};
+pub use options::{DEFAULT_PAGE_SIZE, DEFAULT_PROMPT_WORDS, DEFAULT_TTL};
 pub use server::SkillsServer;
 pub use uri::URI_SCHEME;

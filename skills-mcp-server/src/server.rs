@@ -8,7 +8,9 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use skills_bundle::Registry;
 
+use crate::http::HttpServerOptions;
 use crate::index::Index;
+use crate::options::Options;
 
 /// An MCP server of one [`Registry`]; cheap to clone (the digests and listings are computed
 /// once, on first use, and shared by every clone).
@@ -21,6 +23,7 @@ pub struct SkillsServer {
 
 struct Shared {
     registry: Registry,
+    options: Options,
     index: OnceLock<Index>,
 }
 
@@ -33,11 +36,11 @@ impl std::fmt::Debug for SkillsServer {
 }
 
 impl SkillsServer {
-    /// A server of `registry` (a `&'static Registry` or an owned, maybe restricted, one).
-    pub fn new(registry: impl Into<Registry>) -> Self {
+    pub(crate) fn with_options(registry: Registry, options: Options) -> Self {
         Self {
             shared: Arc::new(Shared {
-                registry: registry.into(),
+                registry,
+                options,
                 index: OnceLock::new(),
             }),
         }
@@ -46,6 +49,24 @@ impl SkillsServer {
     /// The registry served.
     pub fn registry(&self) -> &Registry {
         &self.shared.registry
+    }
+
+    /// The skills over the per-skill limits (see
+    /// [`SkillsServerBuilder::skill_limits`](crate::SkillsServerBuilder::skill_limits)), which
+    /// the Skills extension leaves out, each with its number of files and bytes. A program can
+    /// warn about them as it starts.
+    pub fn over_limits(&self) -> &[(&'static str, usize, u64)] {
+        &self.index().over_limits
+    }
+
+    /// The server's instructions: the catalog, or as much of it as fits in what Claude Code
+    /// keeps of a server's instructions (see `skills_core::mcp::instructions`).
+    pub fn instructions(&self) -> &str {
+        &self.index().instructions
+    }
+
+    pub(crate) fn options(&self) -> &Options {
+        &self.shared.options
     }
 
     /// Serves one client on standard input and output until it disconnects.
@@ -60,37 +81,66 @@ impl SkillsServer {
     }
 
     /// The Streamable HTTP service (stateless: every POST is answered on its own, no session),
-    /// as a tower service to mount at a path of an HTTP server (axum, hyper, ...). Only
-    /// requests whose `Host` is `localhost`, `127.0.0.1` or `::1` are accepted (rmcp's
-    /// default protection against DNS rebinding); set `config.allowed_hosts` of the returned
-    /// service to serve other names.
+    /// as a tower service to mount at a path of an HTTP server (axum, hyper, ...), with the
+    /// `Origin` and `Host` checks of [`HttpServerOptions::default`]: a request with an `Origin`
+    /// header gets `403 Forbidden` (as the MCP transport asks, against DNS rebinding; browsers
+    /// send one, other clients do not), and so does one whose `Host` is not `localhost`,
+    /// `127.0.0.1` or `::1`. Set `config.allowed_origins` and `config.allowed_hosts` of the
+    /// returned service to serve others. Timeouts and body caps are the surrounding server's
+    /// to set; [`serve_http_with`](Self::serve_http_with) sets them.
     pub fn http_service(&self) -> StreamableHttpService<SkillsServer, NeverSessionManager> {
+        self.http_service_with(&HttpServerOptions::default())
+    }
+
+    /// [`http_service`](Self::http_service) with the origins, hosts and body cap of `options`.
+    fn http_service_with(
+        &self,
+        options: &HttpServerOptions,
+    ) -> StreamableHttpService<SkillsServer, NeverSessionManager> {
         let server = self.clone();
+        let mut config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(false)
+            .with_json_response(true)
+            .with_sse_keep_alive(None)
+            .with_max_request_body_bytes(options.max_request_body_bytes)
+            .enforce_origin_validation()
+            .with_allowed_origins(options.allowed_origins.iter().cloned());
+        if let Some(hosts) = &options.allowed_hosts {
+            config = config.with_allowed_hosts(hosts.iter().cloned());
+        }
         StreamableHttpService::new(
             move || Ok(server.clone()),
             Arc::new(NeverSessionManager::default()),
-            StreamableHttpServerConfig::default()
-                .with_legacy_session_mode(false)
-                .with_json_response(true)
-                .with_sse_keep_alive(None),
+            config,
         )
     }
 
-    /// Serves [`http_service`](Self::http_service) over HTTP/1.1 at every path on connections
-    /// accepted from `listener`, until accepting fails.
+    /// [`serve_http_with`](Self::serve_http_with) with [`HttpServerOptions::default`].
     pub async fn serve_http(self, listener: tokio::net::TcpListener) -> io::Result<()> {
+        self.serve_http_with(listener, HttpServerOptions::default())
+            .await
+    }
+
+    /// Serves the MCP service over HTTP/1.1 at every path on connections accepted from
+    /// `listener`, within the limits of `options`: a client slow to send its headers or its
+    /// body, or silent, loses its connection; at most so many connections are served at once
+    /// (the others wait in the listener's queue); request bodies are capped one by one and in
+    /// total (`413`, `503`); a request from a foreign `Origin` or to a foreign `Host` gets
+    /// `403`.
+    ///
+    /// It runs for as long as it is polled: an `accept` that fails (no descriptor left, no
+    /// memory) is logged as a `tracing` warning and tried again after a pause, so the server
+    /// answers again as soon as the cause goes. The `Result` is kept for errors a later
+    /// version may report; none is returned today.
+    pub async fn serve_http_with(
+        self,
+        listener: tokio::net::TcpListener,
+        options: HttpServerOptions,
+    ) -> io::Result<()> {
         self.prepare_index();
-        let service = self.http_service();
-        loop {
-            let (stream, _) = listener.accept().await?;
-            let service = hyper_util::service::TowerToHyperService::new(service.clone());
-            tokio::spawn(async move {
-                // A client that hangs up mid-request ends only its own connection.
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                    .await;
-            });
-        }
+        let service = self.http_service_with(&options);
+        crate::http::serve(service, listener, options).await;
+        Ok(())
     }
 
     /// Starts computing the digests and listings on a blocking thread, so that they are
@@ -105,6 +155,8 @@ impl SkillsServer {
     /// The index, built on first use.
     pub(crate) fn index(&self) -> &Index {
         let shared = &*self.shared;
-        shared.index.get_or_init(|| Index::build(&shared.registry))
+        shared
+            .index
+            .get_or_init(|| Index::build(&shared.registry, &shared.options))
     }
 }

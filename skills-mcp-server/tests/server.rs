@@ -86,7 +86,15 @@ async fn prompts_take_named_arguments_and_leave_out_skills_a_person_cannot_invok
         .flatten()
         .map(|a| a.name.as_str())
         .collect();
-    assert_eq!(arguments, ["version", "channel", "arguments"]);
+    // The named arguments, the free text, and a slot for each word after it.
+    let mut expected = vec![
+        "version".to_owned(),
+        "channel".to_owned(),
+        "arguments".to_owned(),
+    ];
+    expected
+        .extend((2..=skills_runtime::mcp::DEFAULT_PROMPT_WORDS).map(|i| format!("arguments_{i}")));
+    assert_eq!(arguments, expected);
     let hint = release.arguments.as_ref().unwrap()[2]
         .description
         .as_deref();
@@ -103,6 +111,20 @@ async fn prompts_take_named_arguments_and_leave_out_skills_a_person_cannot_invok
         prompt.messages[0].content.as_text().unwrap().text,
         INVOCATION
             .invoke("release", r"1.2.0 'it'\''s beta'")
+            .unwrap()
+    );
+
+    // A form's free text goes on whole, after the named values.
+    let prompt = client
+        .get_prompt(GetPromptRequestParams::new("release").with_arguments(args(
+            json!({"version": "2.0", "arguments": "and tell  the team"}),
+        )))
+        .await
+        .unwrap();
+    assert_eq!(
+        prompt.messages[0].content.as_text().unwrap().text,
+        INVOCATION
+            .invoke("release", "2.0 and tell  the team")
             .unwrap()
     );
 
@@ -193,4 +215,64 @@ async fn the_frontmatter_is_the_yaml_as_the_build_read_it_in_the_authors_order()
         ]
     );
     client.cancel().await.unwrap();
+}
+
+/// Claude Code fills a prompt's arguments by position: `/mcp__skills__release 1.2.0 beta and
+/// tell the team` splits at white space and gives the declared arguments one word each, in
+/// order (`Object.fromEntries(names.map((name, i) => [name, words[i]]))` in its source), dropping
+/// the words past the last one. The skill gets every word.
+#[tokio::test]
+async fn a_prompt_filled_by_position_keeps_every_word() {
+    let client = connect(SkillsServer::new(&INVOCATION)).await;
+    let prompts = client.list_all_prompts().await.unwrap();
+    for (name, typed) in [
+        (
+            "release",
+            "1.2.0 beta and then tell the whole team about it",
+        ),
+        ("release", "\"my widget\" React"),
+        ("release", "1.2.0"),
+        (
+            "notes-helper",
+            "write down: the build takes 3 minutes on a cold cache",
+        ),
+    ] {
+        let names: Vec<&str> = prompts
+            .iter()
+            .find(|p| p.name == name)
+            .unwrap()
+            .arguments
+            .iter()
+            .flatten()
+            .map(|a| a.name.as_str())
+            .collect();
+        let words: Vec<&str> = typed.split_whitespace().collect();
+        assert!(words.len() <= names.len(), "{typed}");
+        let filled: serde_json::Map<String, serde_json::Value> = names
+            .iter()
+            .zip(&words)
+            .map(|(name, word)| (name.to_string(), json!(word)))
+            .collect();
+        let prompt = client
+            .get_prompt(GetPromptRequestParams::new(name).with_arguments(filled))
+            .await
+            .unwrap();
+        assert_eq!(
+            prompt.messages[0].content.as_text().unwrap().text,
+            INVOCATION.invoke(name, typed).unwrap(),
+            "{name} {typed}"
+        );
+    }
+    // Past the slots, Claude Code itself drops the words: the count is the builder's.
+    let few = connect(SkillsServer::builder(&INVOCATION).prompt_words(3).build()).await;
+    let release = few
+        .list_all_prompts()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|p| p.name == "release")
+        .unwrap();
+    assert_eq!(release.arguments.unwrap().len(), 2 + 3);
+    client.cancel().await.unwrap();
+    few.cancel().await.unwrap();
 }

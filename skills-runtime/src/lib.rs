@@ -42,6 +42,8 @@
 //! - Resources (files beside `SKILL.md`): [`Skill::resources`], the `read_skill_resource` tool
 //!   ([`Registry::read_resource_tool_anthropic`], [`Registry::read_resource`]) and
 //!   [`Skill::materialize`].
+//! - Trigger cases (`evals/triggers.json`), compiled in with `embed_evals = true`:
+//!   [`Skill::trigger_cases`], for the trigger evals (`agent::eval` with the `agent` feature).
 //!
 //! # Rebuilds
 //!
@@ -67,8 +69,12 @@
 //! - `agent`: the [`agent`] module (the crate `skills-agent`): Anthropic and OpenAI-compatible
 //!   providers (hand-written on reqwest with rustls), the tools (`bash`, `read_file`,
 //!   `write_file`, `edit_file`, `glob`, `load_skill`, `read_skill_resource`), permissions,
-//!   transcripts, the context budget and the tool loop. Adds tokio, reqwest, serde, serde_json
-//!   and tracing.
+//!   transcripts, the context budget, the tool loop and the trigger evals. Adds tokio, reqwest,
+//!   serde, serde_json and tracing. Every `bash` call runs in a sandbox of its own (the crate
+//!   `skills-sandbox`, at [`agent::sandbox`]), built by the program's binary started again, so a
+//!   program running the agent calls `skills_runtime::agent::sandbox::enter()` as the first line
+//!   of a plain `main`, before any thread (a tokio runtime) starts; see the agent's crate docs,
+//!   "The entry line".
 //! - `mcp`: the [`mcp`] module (the crate `skills-mcp-server`): an MCP server of the bundle on
 //!   rmcp, with the Skills extension, every file as a resource, the `load_skill` and
 //!   `read_skill_resource` tools and one prompt per skill a person may invoke, over stdio or
@@ -87,8 +93,8 @@ pub use skills_mcp_server as mcp;
 
 pub use skills_bundle::{
     CatalogEntry, DEFAULT_READ_LIMIT, DuplicateSkill, EMPTY_CATALOG, Effort, InvokeError, Iter,
-    LOAD_SKILL_TOOL, Registry, Resource, ResourceError, Shell, Skill, SkillContext, SkillLoad,
-    SkillLoader, UnknownSkill, build, default_resource_dir, invoke,
+    LOAD_SKILL_TOOL, LoadRendering, Registry, Resource, ResourceError, Shell, Skill, SkillContext,
+    SkillLoad, SkillLoader, TriggerCase, UnknownSkill, build, default_resource_dir, invoke,
 };
 
 // The generated code's paths (`::skills_runtime::__private::...`): the bundle's.
@@ -112,6 +118,7 @@ pub use skills_bundle::__private;
 /// | `infer_missing_fields = true` | `false` | importing old folders: a missing `name` is the folder name, a missing `description` the first body line |
 /// | `ignore = ["*.bak", "drafts"]` | `[]` | more file names or `*` patterns to leave out of the resources (hidden files, `__pycache__` and `*.pyc` always are) |
 /// | `compat = "claude-code"` | `"strict"` | also accept Claude Code's frontmatter keys (`argument-hint`, `disable-model-invocation`, `effort`, `context`, `hooks`, ...), checked as strictly; `name` may be a display name and the folder is the identifier |
+/// | `embed_evals = true` | `false` | also compile each skill's trigger cases (`evals/triggers.json`) into the binary, for `Skill::trigger_cases` and evals the binary runs itself (`agent --eval`); never shown to the model, counted in `max_bundle_size` |
 /// | `catalog_budget = <chars>` | `none` | longest accepted catalog, in characters; the error names the skills that contribute most |
 /// | `long_body = "deny"` | `"warn"` | lint level (`"allow"`, `"warn"` or `"deny"`) for a body over 500 lines or about 5,000 tokens |
 /// | `similar_descriptions = "deny"` | `"warn"` | lint level for two descriptions so alike that the model may pick the wrong skill |
@@ -134,11 +141,11 @@ pub use skills_bundle::__private;
 /// writes, in `sha256sum` format so `sha256sum -c skills.lock` (run beside `Cargo.toml`)
 /// verifies it too: `# option name = value` comment lines for the options that decide what is
 /// embedded (`max_file_size`, `max_bundle_size`, `allow_unknown_keys`, `infer_missing_fields`,
-/// `ignore`, `compat`), which `sha256sum` skips, then one `<sha256>  <path>` line per embedded
-/// file, sorted by path. A changed file, a file the lock does not list, a listed file that is
-/// gone and a changed option are each a compile error naming the file, both hash prefixes and
-/// the `skills lock` command that updates the lock. The lock is tracked, so editing it
-/// rebuilds, and [`Registry::lock_digest`] reports its SHA-256.
+/// `ignore`, `compat`, `embed_evals`), which `sha256sum` skips, then one `<sha256>  <path>`
+/// line per embedded file, sorted by path. A changed file, a file the lock does not list, a
+/// listed file that is gone and a changed option are each a compile error naming the file, both
+/// hash prefixes and the `skills lock` command that updates the lock. The lock is tracked, so
+/// editing it rebuilds, and [`Registry::lock_digest`] reports its SHA-256.
 pub use skills_macro::embed_skills;
 
 /// A skill name checked at build time: `skill_name!("skills", "code-review")` is

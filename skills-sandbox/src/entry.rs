@@ -1,26 +1,15 @@
 //! The entry line, [`enter`], and how the library knows it ran.
 //!
 //! The sandbox is built by the program's own binary started again as a stage (see the crate
-//! docs); the environment variable [`STAGE`] tells a copy which stage it is. In a normal start
+//! docs); an environment variable tells a copy which stage it is. In a normal start
 //! `enter` only records that it ran and whether it ran before any other thread, so that
 //! preparing a command can refuse, with an error naming the missing line, rather than start a
 //! second copy of the program that would not know it is a stage.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Environment variable naming the stage a copy of the program runs.
-pub(crate) const STAGE: &str = "SKILLS_SANDBOX_STAGE";
-/// Environment variable naming the call's private folder.
-pub(crate) const CALL: &str = "SKILLS_SANDBOX_CALL";
-/// The prefix of the variables above, none of which reaches the command.
-pub(crate) const ENV_PREFIX: &str = "SKILLS_SANDBOX_";
-
-/// [`STAGE`] of the first stage, which the caller spawns.
-pub(crate) const OUTER: &str = "outer";
-/// [`STAGE`] of the second stage with namespaces, the first process of the PID namespace.
-pub(crate) const INIT: &str = "init";
-/// [`STAGE`] of the second stage without namespaces, which becomes the command.
-pub(crate) const FALLBACK: &str = "fallback";
+use crate::names::{OUTER_ARG0, STAGE};
+use crate::threads::thread_count;
 
 /// Threads of the process when [`enter`] ran in a normal start; 0 until it ran.
 static THREADS_AT_ENTRY: AtomicUsize = AtomicUsize::new(0);
@@ -49,6 +38,18 @@ static THREADS_AT_ENTRY: AtomicUsize = AtomicUsize::new(0);
 /// ```
 pub fn enter() {
     match std::env::var_os(STAGE) {
+        // Started as a stage, but without the stage's environment (the caller cleared the
+        // prepared command's): running as the program would start a second copy of it.
+        None if std::env::args_os()
+            .next()
+            .is_some_and(|arg0| arg0 == OUTER_ARG0) =>
+        {
+            eprintln!(
+                "skills-sandbox: started as the sandbox's first stage without its environment: \
+                 add variables to the prepared command, never clear them"
+            );
+            std::process::exit(crate::names::EXIT_SETUP_FAILED);
+        }
         None => {
             // Only the first call counts: a later one may see threads the program started.
             let threads = thread_count().max(1);
@@ -68,9 +69,4 @@ pub(crate) fn threads_at_entry() -> Option<usize> {
         0 => None,
         threads => Some(threads),
     }
-}
-
-/// The number of threads of this process (1 if `/proc` cannot tell).
-pub(crate) fn thread_count() -> usize {
-    std::fs::read_dir("/proc/self/task").map_or(1, |tasks| tasks.count())
 }

@@ -103,6 +103,8 @@
 //! is a symbolic link is not mounted over (it leads out of the working directory).
 
 #[cfg(target_os = "linux")]
+mod call;
+#[cfg(target_os = "linux")]
 mod call_dir;
 #[cfg(target_os = "linux")]
 mod capabilities;
@@ -117,6 +119,9 @@ mod landlock_rules;
 mod limits;
 #[cfg(target_os = "linux")]
 mod loopback;
+mod names;
+#[cfg(target_os = "linux")]
+mod paths;
 mod policy;
 #[cfg(target_os = "linux")]
 mod prepare;
@@ -130,12 +135,13 @@ mod root;
 mod seccomp;
 #[cfg(target_os = "linux")]
 mod stage;
+mod threads;
 #[cfg(target_os = "linux")]
 mod wire;
 
+#[cfg(target_os = "linux")]
+pub use call::{Call, Finished, Prepared};
 pub use confinement::{Confinement, Guarantee, LandlockStatus, Level};
 pub use entry::enter;
 pub use error::SandboxError;
 pub use policy::{DEVICES, Entry, Limits, Mode, Policy, SYSTEM_READ_ONLY, VCS_METADATA};
-#[cfg(target_os = "linux")]
-pub use prepare::{Call, Finished, Prepared};

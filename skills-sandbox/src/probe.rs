@@ -6,11 +6,11 @@ use std::fs;
 use std::process::Stdio;
 use std::sync::OnceLock;
 
+use crate::call::{Prepared, new_call_dir};
 use crate::call_dir;
 use crate::confinement::{Confinement, Level};
 use crate::error::SandboxError;
-use crate::policy::{Entry, Policy};
-use crate::prepare::{Prepared, new_call_dir};
+use crate::policy::{Entry, Mode, Policy};
 use crate::wire::StagePolicy;
 
 /// Whether namespaces work here: `Err` holds what the kernel refused. Found once per process.
@@ -44,9 +44,21 @@ impl Policy {
     /// Errors as [`Policy::prepare`]'s, and [`SandboxError::Setup`] for a sandbox that cannot
     /// be built with this policy.
     pub fn probe(&self) -> Result<Confinement, SandboxError> {
-        self.check_entry()?;
         let (level, fallback_reason) = self.level()?;
         self.run_probe(level, fallback_reason)
+    }
+
+    /// The level calls get: the fallback in [`Mode::Fallback`] or where the kernel refuses
+    /// namespaces in [`Mode::Preferred`] (with the reason), namespaces otherwise.
+    pub(crate) fn level(&self) -> Result<(Level, Option<String>), SandboxError> {
+        if self.mode == Mode::Fallback {
+            return Ok((Level::Fallback, None));
+        }
+        match namespaces(&self.entry)? {
+            Ok(()) => Ok((Level::Namespaces, None)),
+            Err(reason) if self.mode == Mode::Required => Err(SandboxError::Unavailable { reason }),
+            Err(reason) => Ok((Level::Fallback, Some(reason))),
+        }
     }
 
     /// Builds a sandbox at `level` in an empty working directory and stops before the command.
@@ -55,7 +67,7 @@ impl Policy {
         level: Level,
         fallback_reason: Option<String>,
     ) -> Result<Confinement, SandboxError> {
-        let dir = new_call_dir()?;
+        let dir = new_call_dir(level)?;
         let workdir = dir.path(call_dir::PROBE_WORKDIR);
         let made = fs::create_dir(&workdir).and_then(|()| fs::canonicalize(&workdir));
         let workdir = made.map_err(|source| SandboxError::Prepare {

@@ -17,7 +17,7 @@
 
 use std::ffi::{CString, OsStr, OsString};
 use std::fs::{self, File};
-use std::io;
+use std::io::{self, Read};
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Component, Path, PathBuf};
 
@@ -166,8 +166,12 @@ impl NewRoot {
             .filter_map(|bind| fs::canonicalize(&bind.path).ok())
             .collect();
         // The host's mounts, read once: a recursive bind brings those beneath its source along.
-        let mountinfo =
-            fs::read("/proc/self/mountinfo").step(|| "read the mount table".to_owned())?;
+        // In one read or two: `fs::read` would start small (the file says its size is 0) and
+        // have the kernel render the table again for each larger read.
+        let mut mountinfo = Vec::with_capacity(64 << 10);
+        File::open("/proc/self/mountinfo")
+            .and_then(|mut file| file.read_to_end(&mut mountinfo))
+            .step(|| "read the mount table".to_owned())?;
         let host_mounts = mount_points(&mountinfo);
         for bind in &binds {
             self.bind(bind, &covered, &host_mounts)?;

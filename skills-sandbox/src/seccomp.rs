@@ -1,5 +1,6 @@
-//! The system call filter: what no shell command needs is refused with `EPERM` (`ENOSYS` for
-//! `clone3`, so that the C library falls back to `clone`, whose flags a filter can read).
+//! The system call filter, one BPF program: what no shell command needs is refused with `EPERM`
+//! (`ENOSYS` for `clone3`, so that the C library falls back to `clone`, whose flags a filter can
+//! read).
 //!
 //! Refused everywhere: keyrings, `ptrace` and cross-process memory access, `bpf`,
 //! `perf_event_open`, `userfaultfd`, `io_uring`, kernel modules and `kexec`, every mount call,
@@ -29,48 +30,38 @@ pub(crate) struct FilterFor {
     pub(crate) allow_network: bool,
 }
 
-/// Applies the filters to the calling thread (and so to what it starts). Sets `no_new_privs`.
+/// Applies the filter to the calling thread (and so to what it starts). Sets `no_new_privs`.
 pub(crate) fn apply(filter: FilterFor) -> Result<(), Failure> {
-    for program in programs(filter)? {
-        seccompiler::apply_filter(&program).map_err(|error| Failure {
-            step: "apply the system call filter".to_owned(),
-            error: match error {
-                seccompiler::Error::Seccomp(error) | seccompiler::Error::Prctl(error) => error,
-                other => std::io::Error::other(other.to_string()),
-            },
-        })?;
-    }
-    Ok(())
+    seccompiler::apply_filter(&program(filter)?).map_err(|error| Failure {
+        step: "apply the system call filter".to_owned(),
+        error: match error {
+            seccompiler::Error::Seccomp(error) | seccompiler::Error::Prctl(error) => error,
+            other => std::io::Error::other(other.to_string()),
+        },
+    })
 }
 
-/// The BPF programs, in the order they are applied.
-fn programs(filter: FilterFor) -> Result<Vec<BpfProgram>, Failure> {
+/// The BPF program: the calls refused with `ENOSYS` first ([`enosys_prefix`]), then
+/// seccompiler's program of the calls refused with `EPERM`, which checks the architecture.
+/// One program rather than one per action: the kernel attaches, compiles and runs each filter
+/// on its own, at every system call.
+fn program(filter: FilterFor) -> Result<BpfProgram, Failure> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|error| {
         Failure::message(format!(
             "no system call filter for this architecture: {error}"
         ))
     })?;
-    let build = |rules, errno| -> Result<BpfProgram, Failure> {
-        SeccompFilter::new(
-            rules,
-            SeccompAction::Allow,
-            SeccompAction::Errno(errno as u32),
-            arch,
-        )
-        .and_then(BpfProgram::try_from)
-        .map_err(|error| Failure::message(format!("build the system call filter: {error}")))
-    };
-    let mut programs = vec![
-        build(refused(filter)?, libc::EPERM)?,
-        build(
-            BTreeMap::from([(libc::SYS_clone3, Vec::new())]),
-            libc::ENOSYS,
-        )?,
-    ];
-    if cfg!(target_arch = "x86_64") {
-        programs.push(x32_refused());
-    }
-    Ok(programs)
+    let refused = SeccompFilter::new(
+        refused(filter)?,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        arch,
+    )
+    .and_then(BpfProgram::try_from)
+    .map_err(|error| Failure::message(format!("build the system call filter: {error}")))?;
+    let mut program = enosys_prefix();
+    program.extend(refused);
+    Ok(program)
 }
 
 /// The system calls refused with `EPERM`, with the argument rules of those refused only for
@@ -233,27 +224,30 @@ fn filter_error(error: seccompiler::BackendError) -> Failure {
     Failure::message(format!("build the system call filter: {error}"))
 }
 
-/// x86-64 only: system calls of the x32 convention (numbers with bit 30 set) would go around
-/// the rules above, which name x86-64 numbers. Four instructions seccompiler has no rule for.
-fn x32_refused() -> BpfProgram {
+/// The instructions before seccompiler's program: `clone3` refused with `ENOSYS` (so that the
+/// C library falls back to `clone`, whose flags the rules can read), and on x86-64 the system
+/// calls of the x32 convention (numbers with bit 30 set), which would go around rules that name
+/// x86-64 numbers. seccompiler has no rule for either. They read only the system call number; a
+/// call of another architecture goes on to seccompiler's check, which kills the process.
+fn enosys_prefix() -> BpfProgram {
     const LOAD_WORD: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
     const JUMP_IF_EQUAL: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
     const JUMP_IF_AT_LEAST: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
     const RETURN: u16 = 0x06; // BPF_RET | BPF_K
-    const ARCH_OFFSET: u32 = 4; // seccomp_data.arch
     const NR_OFFSET: u32 = 0; // seccomp_data.nr
-    const AUDIT_ARCH_X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
     const X32_SYSCALL_BIT: u32 = 0x4000_0000;
     let op = |code, jt, jf, k| sock_filter { code, jt, jf, k };
-    vec![
-        op(LOAD_WORD, 0, 0, ARCH_OFFSET),
-        // Another architecture: the first filter kills the process already.
-        op(JUMP_IF_EQUAL, 0, 3, AUDIT_ARCH_X86_64),
-        op(LOAD_WORD, 0, 0, NR_OFFSET),
-        op(JUMP_IF_AT_LEAST, 0, 1, X32_SYSCALL_BIT),
+    let mut prefix = vec![op(LOAD_WORD, 0, 0, NR_OFFSET)];
+    if cfg!(target_arch = "x86_64") {
+        // To the return two instructions on.
+        prefix.push(op(JUMP_IF_AT_LEAST, 1, 0, X32_SYSCALL_BIT));
+    }
+    prefix.extend([
+        // The return, or past it.
+        op(JUMP_IF_EQUAL, 0, 1, libc::SYS_clone3 as u32),
         op(RETURN, 0, 0, libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
-        op(RETURN, 0, 0, libc::SECCOMP_RET_ALLOW),
-    ]
+    ]);
+    prefix
 }
 
 #[cfg(test)]
@@ -264,13 +258,12 @@ mod tests {
     fn every_filter_builds_for_this_architecture() {
         for level in [Level::Namespaces, Level::Fallback] {
             for allow_network in [false, true] {
-                let programs = programs(FilterFor {
+                let program = program(FilterFor {
                     level,
                     allow_network,
                 })
                 .unwrap();
-                assert!(programs.len() >= 2);
-                assert!(programs.iter().all(|p| !p.is_empty() && p.len() < 4096));
+                assert!(program.len() > enosys_prefix().len() && program.len() < 4096);
             }
         }
     }

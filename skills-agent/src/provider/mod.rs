@@ -5,6 +5,10 @@
 //! - [`openai::OpenAi`]: OpenAI Chat Completions and compatible local servers (llama.cpp,
 //!   Ollama, vLLM).
 //!
+//! [`select`] makes one of them from the environment (`ANTHROPIC_API_KEY`,
+//! `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `MODEL_ID`), as the example agent
+//! and the `skills` command do.
+//!
 //! What a server can make the HTTP providers do is bounded:
 //!
 //! - **The key goes to the configured origin only.** Redirects are followed only within the
@@ -45,4 +49,10 @@ pub(crate) mod api;
 pub(crate) mod http;
 pub(crate) mod json;
 pub mod openai;
+mod select;
 mod sse;
+
+pub use select::{
+    DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, ProviderKind, SelectError, Selected, env_var,
+    select,
+};

@@ -1,12 +1,19 @@
 //! `bash`: runs a command with `bash -c` in the working directory.
 //!
-//! - The command and everything it starts run confined by the kernel (Landlock, see
-//!   [`Sandbox`]): read-write on the working directory and a private `TMPDIR`, read-only on the
-//!   system folders a shell needs, no TCP, no signals out of the sandbox.
+//! - Each call runs in a sandbox of its own ([`Sandbox`], built by `skills-sandbox`): new user,
+//!   network, PID, IPC, UTS and mount namespaces, a seccomp filter, resource limits and
+//!   Landlock. The command sees the system folders read-only, the working directory read-write
+//!   (its `.git` read-only), a private `/tmp`, no network and nothing else of the host; it holds
+//!   no capability, even when the agent runs as root. Where the kernel refuses unprivileged user
+//!   namespaces, the fallback (Landlock, seccomp, limits) runs instead and each call logs what
+//!   it loses; [`Sandbox::required`] refuses to run there.
 //! - The environment is cleared to [`BashOptions::env`] (`PATH`, `HOME`, `LANG`, `TERM` by
-//!   default): no API key or other secret of the agent's environment reaches the command.
-//! - No process the call starts outlives it, on success, failure, timeout or cancellation,
-//!   `setsid` and double forks included (see the `process` module).
+//!   default) and `TMPDIR`: no API key or other secret of the agent's environment reaches the
+//!   command.
+//! - No process the call starts outlives it, on success, failure, timeout or cancellation:
+//!   with the namespaces the call's PID namespace ends with it, however deep the chain of
+//!   processes, and calls run in parallel. In the fallback and unconfined the processes are
+//!   swept instead (see the `process` module), one call at a time.
 //! - stdout and stderr share one pipe (interleaved as a terminal would show them); the result
 //!   keeps the first and last parts up to [`BashOptions::max_output_chars`] in total.
 //! - A deny list refuses obviously destructive commands. It is a guard rail against accidents;
@@ -14,15 +21,15 @@
 //! - A non-zero exit status is a normal result (the command ran; its output says why it
 //!   failed), not a tool failure.
 
+use std::ffi::OsString;
 use std::io::Read;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::process;
-use super::sandbox::{Confinement, Sandbox, SandboxMode};
+use super::launch::launch;
+use super::sandbox::{Sandbox, SandboxMode};
 use super::{Tool, ToolContext, ToolError, ToolErrorKind, str_arg, uint_arg};
 use crate::BoxFuture;
 use crate::permission::Permission;
@@ -42,13 +49,15 @@ pub struct BashOptions {
     /// Refused command fragments (default [`BashOptions::DEFAULT_DENY`]).
     pub deny: Vec<String>,
     /// How long to wait for the last output once the command's processes are gone (default
-    /// 1 s). It only matters if a process escaped the cleanup and still holds the output open.
+    /// 1 s). It only matters in the fallback or unconfined, if a process escaped the sweep and
+    /// still holds the output open.
     pub drain_grace: Duration,
-    /// The kernel confinement (default: confined where the kernel can, see [`Sandbox`]).
+    /// The sandbox (default: namespaces where the kernel allows them, the fallback where it
+    /// does not; see [`Sandbox`]).
     pub sandbox: Sandbox,
     /// Names of the environment variables the command gets from the agent's environment (default
-    /// [`BashOptions::DEFAULT_ENV`]); every other variable is removed. `TMPDIR` is always set, to
-    /// the call's private temporary directory.
+    /// [`BashOptions::DEFAULT_ENV`]); every other variable is removed. In the sandbox `TMPDIR` is
+    /// set too, to the call's private temporary folder.
     pub env: Vec<String>,
 }
 
@@ -95,9 +104,9 @@ impl BashOptions {
     /// The environment variables passed to the command by default (when the agent has them).
     pub const DEFAULT_ENV: &[&str] = &["PATH", "HOME", "LANG", "TERM"];
 
-    /// The defaults with the kernel sandbox switched off ([`Sandbox::off`]): for machines where
+    /// The defaults with the sandbox switched off ([`Sandbox::off`]): for machines where
     /// commands need more than the working directory and the system folders, and the
-    /// permission policy is the control.
+    /// permission policy is the control. Each call logs a warning.
     pub fn unconfined() -> Self {
         BashOptions {
             sandbox: Sandbox::off(),
@@ -107,15 +116,27 @@ impl BashOptions {
 }
 
 /// The `bash` tool.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Bash {
     options: BashOptions,
+    /// What the model is told, made once: the tool list is the same bytes every turn.
+    description: String,
+}
+
+impl Default for Bash {
+    fn default() -> Self {
+        Bash::new(BashOptions::default())
+    }
 }
 
 impl Bash {
     /// A `bash` tool with `options`.
     pub fn new(options: BashOptions) -> Self {
-        Bash { options }
+        let description = describe(&options.sandbox);
+        Bash {
+            options,
+            description,
+        }
     }
 
     /// The options.
@@ -136,6 +157,30 @@ impl Bash {
             .find(|pattern| contains_word(&normalized, &pattern.to_lowercase()))
             .map(String::as_str)
     }
+}
+
+/// The tool's description for the model, which says what the sandbox allows, so that it does
+/// not try what cannot work.
+fn describe(sandbox: &Sandbox) -> String {
+    let mut text = String::from(
+        "Run a shell command with bash in the working directory and return its combined stdout \
+         and stderr and exit code. Long outputs are cut. ",
+    );
+    if sandbox.mode == SandboxMode::Off {
+        text.push_str("Processes left in the background are killed when the command returns.");
+    } else {
+        text.push_str("The command is sandboxed: it can write only inside the working directory");
+        if !sandbox.writable_vcs {
+            text.push_str(" (but not its .git, so git commands that write fail)");
+        }
+        text.push_str(" and $TMPDIR, read only those and the system folders");
+        if !sandbox.allow_network {
+            text.push_str(", and has no network");
+        }
+        text.push_str("; processes left in the background are killed when it returns.");
+    }
+    text.push_str(" Optional `timeout_ms`.");
+    text
 }
 
 /// Whether `pattern` occurs in `text` not glued to a longer word or path on either side.
@@ -166,24 +211,7 @@ impl Tool for Bash {
     }
 
     fn description(&self) -> &str {
-        // The model is told what the sandbox allows, so it does not try what cannot work.
-        if self.options.sandbox.mode == SandboxMode::Off {
-            "Run a shell command with bash in the working directory and return its combined \
-             stdout and stderr and exit code. Long outputs are cut. Processes left in the \
-             background are killed when the command returns. Optional `timeout_ms`."
-        } else if self.options.sandbox.allow_network {
-            "Run a shell command with bash in the working directory and return its combined \
-             stdout and stderr and exit code. Long outputs are cut. The command is sandboxed: \
-             it can write only inside the working directory and $TMPDIR, read only those and \
-             the system folders; processes left in the background are killed when it returns. \
-             Optional `timeout_ms`."
-        } else {
-            "Run a shell command with bash in the working directory and return its combined \
-             stdout and stderr and exit code. Long outputs are cut. The command is sandboxed: \
-             it can write only inside the working directory and $TMPDIR, read only those and \
-             the system folders, and has no network; processes left in the background are \
-             killed when it returns. Optional `timeout_ms`."
-        }
+        &self.description
     }
 
     fn input_schema(&self) -> Value {
@@ -241,42 +269,14 @@ impl Bash {
 
         let (reader, writer) =
             std::io::pipe().map_err(|e| ToolError::io("open a pipe for", "bash", &e))?;
-        let writer2 = writer
-            .try_clone()
-            .map_err(|e| ToolError::io("open a pipe for", "bash", &e))?;
-        let mut cmd = std::process::Command::new("bash");
-        cmd.arg("-c")
-            .arg(command)
-            .env_clear()
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(writer))
-            .stderr(Stdio::from(writer2));
-        for name in &self.options.env {
-            if let Some(value) = std::env::var_os(name) {
-                cmd.env(name, value);
-            }
-        }
-        if std::env::var_os("PATH").is_none() || !self.options.env.iter().any(|n| n == "PATH") {
-            cmd.env("PATH", FALLBACK_PATH);
-        }
-        let (mut running, confinement) = process::spawn(
-            cmd,
-            self.options.sandbox.clone(),
-            context.workdir().to_owned(),
+        let mut running = launch(
+            &self.options.sandbox,
+            context.workdir(),
+            command,
+            &self.environment(),
+            writer,
         )
-        .await
-        .map_err(|e| {
-            if e.kind() == std::io::ErrorKind::PermissionDenied {
-                ToolError::new(ToolErrorKind::Denied, format!("bash refused to run: {e}")).suggest(
-                    "this agent requires a Landlock sandbox that the kernel cannot provide",
-                )
-            } else {
-                ToolError::io("start", "bash", &e)
-            }
-        })?;
-        if !confinement.is_full() && confinement != Confinement::Off {
-            tracing::warn!(%confinement, "bash runs without full kernel confinement");
-        }
+        .await?;
 
         let cap_bytes = self.options.max_output_chars.saturating_mul(4);
         let captured = Arc::new(Mutex::new(Captured::default()));
@@ -309,13 +309,16 @@ impl Bash {
             });
         }
 
-        // `wait` returns once the command exited and every process it started is gone; on
-        // timeout the process group is killed first, and the wait then finishes the sweep.
+        // `wait` returns once every process of the call is gone (with the namespaces the kernel
+        // sees to it; otherwise the sweep); on timeout the command is killed first.
         let status = match tokio::time::timeout(timeout, running.wait()).await {
-            Ok(status) => status.map_err(|e| ToolError::io("wait for", "bash", &e))?,
+            Ok(status) => status?,
             Err(_) => {
-                running.kill();
-                let _ = running.wait().await;
+                running.kill().await;
+                if let Ok(status) = running.wait().await {
+                    // Only for its warnings and the call's cleanup: the result is the timeout.
+                    let _ = running.finish(status);
+                }
                 let _ = tokio::time::timeout(self.options.drain_grace, done_rx).await;
                 let output = self.render(&captured);
                 tracing::warn!(
@@ -333,8 +336,9 @@ impl Bash {
                 .suggest("run a shorter or narrower command, or pass a larger timeout_ms"));
             }
         };
+        let status = running.finish(status)?;
         // Every writer of the pipe is gone, so the reader reaches the end promptly; the grace
-        // bounds the wait should a process have escaped the cleanup.
+        // bounds the wait should a process have escaped the sweep (fallback, unconfined).
         let _ = tokio::time::timeout(self.options.drain_grace, done_rx).await;
         let mut output = self.render(&captured);
         if output.is_empty() {
@@ -345,6 +349,21 @@ impl Bash {
             Some(code) => Ok(format!("{output}\n[exit code {code}]")),
             None => Ok(format!("{output}\n[terminated by a signal]")),
         }
+    }
+
+    /// The command's environment: the variables of [`BashOptions::env`] the agent has, and
+    /// `PATH` ([`FALLBACK_PATH`] when the agent has none or it is not passed on).
+    fn environment(&self) -> Vec<(OsString, OsString)> {
+        let mut env: Vec<(OsString, OsString)> = self
+            .options
+            .env
+            .iter()
+            .filter_map(|name| Some((OsString::from(name), std::env::var_os(name)?)))
+            .collect();
+        if !env.iter().any(|(name, _)| name == "PATH") {
+            env.push(("PATH".into(), FALLBACK_PATH.into()));
+        }
+        env
     }
 
     /// The captured output as text, cut to the character cap: the first 80 % and the last 20 %.

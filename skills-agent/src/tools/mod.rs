@@ -13,6 +13,7 @@
 mod bash;
 mod fs;
 mod glob;
+mod launch;
 mod process;
 mod sandbox;
 
@@ -30,7 +31,7 @@ use crate::permission::Permission;
 pub use bash::{Bash, BashOptions};
 pub use fs::{EditFile, ReadFile, WriteFile};
 pub use glob::Glob;
-pub use sandbox::{Confinement, SYSTEM_READ_ONLY, Sandbox, SandboxMode};
+pub use sandbox::{Sandbox, SandboxMode};
 
 /// Name of the skill-loading tool.
 pub const LOAD_SKILL: &str = skills_bundle::LOAD_SKILL_TOOL;

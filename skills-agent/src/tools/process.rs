@@ -1,40 +1,36 @@
-//! One `bash` call's processes, from spawn to the last one gone.
+//! The processes of a `bash` call the kernel does not contain: in the sandbox's fallback (no
+//! PID namespace) and with the sandbox off. With the namespaces none of this runs: the call's
+//! PID namespace ends with it, and calls run in parallel.
 //!
-//! Each call runs on a dedicated thread that restricts itself (see the `sandbox` module), spawns
-//! the command in a new process group, waits for it without reaping it, and then removes every
-//! process the call started before it reports the exit status:
+//! Such a call runs on a dedicated thread that marks itself with `no_new_privs` (the fallback's
+//! stage sets it too), spawns the command, waits for it without reaping it, and then removes
+//! every process the call started before it reports the exit status:
 //!
 //! - The command's process group is killed while the command is still unreaped, so its group ID
 //!   cannot have been reused by an unrelated process.
 //! - Processes that left the group (`setsid`, `setpgid`, a double fork) are caught because the
 //!   agent process is a *child subreaper* while a call runs: when their parent dies they are
 //!   re-parented to the agent instead of to init. The sweep kills and reaps every child of the
-//!   agent that started during the call and carries the call's `no_new_privs` mark (set on the
-//!   call's thread, inherited by everything it starts, impossible to clear), round after round
-//!   until none is left.
+//!   agent that started during the call and carries the `no_new_privs` mark (inherited by
+//!   everything the call starts, impossible to clear), round after round until none is left.
 //!
-//! Calls run one at a time per process (a global lock), so processes started during the window
-//! belong to the call holding it. What this cannot tell apart: a child that the host program
-//! itself starts during a call from a thread that also has `no_new_privs` set; such a host
-//! should not run `bash` calls concurrently with its own child processes. A process that
-//! forks faster than it can be killed (a fork bomb) is killed for a bounded number of rounds.
+//! What this loses against the namespaces: these calls run one at a time per process (a global
+//! lock), since processes are attributed by the time window they start in; the sweep finds one
+//! level of orphans per round and stops after [`SWEEP_LIMIT`], so a deep chain of sessions (or a
+//! fork bomb) can outlive the call; and a child the host program itself starts during a call
+//! from a thread that also has `no_new_privs` set would be taken for the call's.
 
 use std::io;
-use std::os::unix::fs::DirBuilderExt;
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use super::sandbox::{Confinement, Sandbox, SandboxMode};
-
-/// Only one call at a time: the sweep attributes processes by the time window they start in.
+/// Only one such call at a time: the sweep attributes processes by the time window they start
+/// in.
 static ONE_CALL_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// The longest the sweep keeps killing new orphans.
-const SWEEP_LIMIT: Duration = Duration::from_secs(5);
+pub(crate) const SWEEP_LIMIT: Duration = Duration::from_secs(5);
 
 /// A command started by [`spawn`]: its pid, and the channel that reports its end.
 pub(crate) struct Running {
@@ -48,89 +44,50 @@ pub(crate) struct Running {
 #[derive(Default)]
 struct Reaped(bool);
 
-/// What the call's thread reports once the command runs (or failed to start).
-type Started = io::Result<(u32, Confinement)>;
-
-/// Spawns `command` on a dedicated thread restricted by `sandbox`, with read-write access to
-/// `workdir` and to a private temporary directory (`TMPDIR`, removed when the call ends).
-/// Returns once the command runs, with the confinement it got.
-pub(crate) async fn spawn(
-    command: Command,
-    sandbox: Sandbox,
-    workdir: PathBuf,
-) -> io::Result<(Running, Confinement)> {
-    let (started_tx, started_rx) = tokio::sync::oneshot::channel::<Started>();
+/// Spawns `command` (its standard streams, environment and working directory set, in a process
+/// group or a session of its own) on a dedicated thread, and sweeps what it leaves behind once
+/// it exits. Returns once the command runs.
+pub(crate) async fn spawn(command: Command) -> io::Result<Running> {
+    let (started_tx, started_rx) = tokio::sync::oneshot::channel::<io::Result<u32>>();
     let (exit_tx, exit_rx) = tokio::sync::oneshot::channel();
     let state = Arc::new(Mutex::new(Reaped::default()));
     let thread_state = Arc::clone(&state);
     std::thread::Builder::new()
         .name("bash-call".to_owned())
-        .spawn(move || {
-            run_call(
-                command,
-                &sandbox,
-                &workdir,
-                started_tx,
-                exit_tx,
-                &thread_state,
-            )
-        })?;
-    let (pid, confinement) = started_rx
+        .spawn(move || run_call(command, started_tx, exit_tx, &thread_state))?;
+    let pid = started_rx
         .await
         .map_err(|_| io::Error::other("the bash thread ended before the command started"))??;
-    Ok((
-        Running {
-            pid,
-            state,
-            exit: exit_rx,
-        },
-        confinement,
-    ))
+    Ok(Running {
+        pid,
+        state,
+        exit: exit_rx,
+    })
 }
 
 /// The call's thread: holds the one-call lock from spawn to the last process gone.
 fn run_call(
     mut command: Command,
-    sandbox: &Sandbox,
-    workdir: &Path,
-    started_tx: tokio::sync::oneshot::Sender<Started>,
+    started_tx: tokio::sync::oneshot::Sender<io::Result<u32>>,
     exit_tx: tokio::sync::oneshot::Sender<io::Result<ExitStatus>>,
     state: &Mutex<Reaped>,
 ) {
     let _one_call = lock(&ONE_CALL_AT_A_TIME);
-    let tmp = match PrivateTmp::create() {
-        Ok(tmp) => tmp,
-        Err(error) => {
-            let _ = started_tx.send(Err(error));
-            return;
-        }
-    };
     set_subreaper(true);
-    // Restricting is irreversible, so a short-lived thread restricts itself and spawns
-    // the command; this thread keeps its rights to watch `/proc` and clean up.
+    // `no_new_privs` is irreversible, so a short-lived thread marks itself and spawns the
+    // command; this thread keeps its rights.
     let spawned = std::thread::scope(|scope| {
         scope
             .spawn(|| {
-                let confinement = sandbox.restrict_current_thread(&[workdir, &tmp.0]);
-                if sandbox.mode == SandboxMode::Required && !confinement.is_full() {
-                    return Err(io::Error::new(
-                        io::ErrorKind::PermissionDenied,
-                        format!("the sandbox is required, but bash would run {confinement}"),
-                    ));
-                }
-                let child = command
-                    .env("TMPDIR", &tmp.0)
-                    .current_dir(workdir)
-                    .process_group(0)
-                    .spawn()?;
-                Ok((child, confinement))
+                set_no_new_privs();
+                command.spawn()
             })
             .join()
             .unwrap_or_else(|_| Err(io::Error::other("the bash spawner thread panicked")))
     });
     drop(command); // closes our copies of the pipe's write end
-    let (child, confinement) = match spawned {
-        Ok(spawned) => spawned,
+    let child = match spawned {
+        Ok(child) => child,
         Err(error) => {
             set_subreaper(false);
             let _ = started_tx.send(Err(error));
@@ -139,10 +96,9 @@ fn run_call(
     };
     let pid = child.id();
     let started = start_time(pid);
-    let _ = started_tx.send(Ok((pid, confinement)));
+    let _ = started_tx.send(Ok(pid));
     let status = finish(child, started, state);
     set_subreaper(false);
-    drop(tmp);
     let _ = exit_tx.send(status);
 }
 
@@ -182,41 +138,6 @@ fn finish(mut child: Child, started: Option<u64>, state: &Mutex<Reaped>) -> io::
     status
 }
 
-/// A directory only this call can use, removed with everything in it when dropped.
-struct PrivateTmp(PathBuf);
-
-impl PrivateTmp {
-    /// A new `0700` directory under the system's temporary directory. Creation fails rather
-    /// than reuse anything already there, so a name planted by someone else is never used.
-    fn create() -> io::Result<PrivateTmp> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let base = std::env::temp_dir();
-        let mut last_error = None;
-        for _ in 0..16 {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.subsec_nanos());
-            let name = format!(
-                "skills-bash-{}-{}-{nanos}",
-                std::process::id(),
-                COUNTER.fetch_add(1, Ordering::Relaxed)
-            );
-            let dir = base.join(name);
-            match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-                Ok(()) => return Ok(PrivateTmp(dir)),
-                Err(error) => last_error = Some(error),
-            }
-        }
-        Err(last_error.unwrap_or_else(|| io::Error::other("cannot create a temporary directory")))
-    }
-}
-
-impl Drop for PrivateTmp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -231,6 +152,17 @@ fn set_subreaper(on: bool) {
 
 #[cfg(not(target_os = "linux"))]
 fn set_subreaper(_: bool) {}
+
+/// `no_new_privs` for the calling thread: the mark of the call's processes.
+#[cfg(target_os = "linux")]
+fn set_no_new_privs() {
+    if let Err(error) = rustix::thread::set_no_new_privs(true) {
+        tracing::warn!(%error, "cannot set no_new_privs for bash");
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn set_no_new_privs() {}
 
 #[cfg(unix)]
 fn kill_group(pid: u32) {

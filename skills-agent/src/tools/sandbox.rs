@@ -1,116 +1,67 @@
-//! Kernel confinement of `bash`: Landlock rules for the command and every process it starts.
+//! The sandbox of the `bash` tool: [`Sandbox`], the agent's settings, mapped onto a
+//! [`sandbox::Policy`](crate::sandbox::Policy) of the `skills-sandbox` crate (re-exported as
+//! [`crate::sandbox`]), which builds it.
 //!
-//! Landlock restricts the calling thread and everything it forks or execs afterwards, `setsid`
-//! and double forks included, and cannot be lifted. So each `bash` call gets a dedicated thread
-//! that restricts itself with `Sandbox::restrict_current_thread` and then spawns the command
-//! (see the `process` module); the agent's other threads keep their rights. No `unsafe` is
-//! needed.
-//!
-//! What the rules allow:
-//! - read, write, create and delete beneath the working directory, the call's private temporary
-//!   directory and [`Sandbox::read_write`];
-//! - read and execute beneath [`SYSTEM_READ_ONLY`] (what a shell and the usual tools need) and
-//!   [`Sandbox::read_only`];
-//! - nothing else of the filesystem: not `/home`, not `/etc/passwd`, not `/proc` (so not the
-//!   agent's own environment), not the parent of the working directory;
-//! - no TCP connect or bind unless [`Sandbox::allow_network`] (kernels with Landlock ABI 4+);
-//! - no signals to processes outside the sandbox and no abstract Unix sockets created outside it
-//!   (ABI 6+), so the command cannot kill the agent or talk to other local services that way.
-//!
-//! Not covered by Landlock, and so not promised: UDP and other non-TCP protocols, resource use
-//! (CPU, memory, process count; the call's timeout and output cap bound time and output only).
+//! Every call gets new user, network, PID, IPC, UTS and mount namespaces, a seccomp filter,
+//! resource limits and Landlock inside (see the crate docs of [`crate::sandbox`]); where the
+//! kernel refuses unprivileged user namespaces, the fallback (Landlock, seccomp, limits) runs
+//! instead and says what it loses. The sandbox is built by the program's own binary started
+//! again, so the program's `main` calls [`sandbox::enter`](crate::sandbox::enter) first.
 
-use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// Read-only system paths the sandboxed shell may read and execute from: the usual program and
-/// library folders and the few files of `/etc` that the dynamic linker and common tools read.
-/// Paths that do not exist on a machine are skipped.
-pub const SYSTEM_READ_ONLY: &[&str] = &[
-    "/bin",
-    "/sbin",
-    "/usr",
-    "/lib",
-    "/lib32",
-    "/lib64",
-    "/libx32",
-    "/etc/alternatives",
-    "/etc/ld.so.cache",
-    "/etc/ld.so.conf",
-    "/etc/ld.so.conf.d",
-    "/etc/localtime",
-];
+use crate::sandbox::{Confinement, Entry, Limits, SandboxError};
 
-/// Device files every shell script expects, readable and writable.
-const DEVICES: &[&str] = &[
-    "/dev/null",
-    "/dev/zero",
-    "/dev/full",
-    "/dev/random",
-    "/dev/urandom",
-];
-
-/// Whether `bash` runs confined.
+/// Whether `bash` runs sandboxed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum SandboxMode {
-    /// Confine every command; where the kernel cannot (no Landlock, or an older ABI that lacks
-    /// some rules), run it anyway and log a warning for each call. The default.
+    /// The namespace sandbox where the kernel allows unprivileged user namespaces; where it
+    /// refuses them, the fallback (Landlock, seccomp, limits), with a warning for each call that
+    /// names the guarantees it loses. Outside Linux, commands run unconfined with a warning. The
+    /// default.
     #[default]
     Preferred,
-    /// Confine every command, or refuse to run it: a call on a kernel that cannot enforce every
-    /// rule returns a `denied` error instead of running unconfined.
+    /// The namespace sandbox, or a `denied` error instead of running the command.
     Required,
-    /// No Landlock rules: the command can read and write whatever the agent's user can. The
-    /// environment allowlist and the process cleanup still apply.
+    /// No sandbox: the command can read and write whatever the agent's user can, and each call
+    /// logs a warning. The environment allowlist still applies, and the processes a call starts
+    /// are swept when it ends (see [`BashOptions`](crate::BashOptions)).
     Off,
 }
 
-/// The Landlock policy of the `bash` tool. [`Sandbox::default`] is [`SandboxMode::Preferred`],
-/// no extra paths, no network.
+/// The sandbox of the `bash` tool. [`Sandbox::default`] is [`SandboxMode::Preferred`], no
+/// extra paths, no network, `.git`, `.hg` and `.svn` read-only, the default [`Limits`], and the
+/// running program as the [`Entry`].
+///
+/// The command sees the system folders ([`sandbox::SYSTEM_READ_ONLY`](crate::sandbox::SYSTEM_READ_ONLY))
+/// and [`read_only`](Sandbox::read_only) read-only, the working directory and
+/// [`read_write`](Sandbox::read_write) read-write, a private `/tmp` (its `TMPDIR`), a minimal
+/// `/dev`, its own `/proc`, and nothing else of the host: no home folder, no `/run`, no other
+/// user's files.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Sandbox {
-    /// Whether to confine, and what to do when the kernel cannot.
+    /// Whether to sandbox, and what to do where the kernel cannot build the namespaces.
     pub mode: SandboxMode,
-    /// Extra paths the command may read and execute from (a toolchain, say `~/.cargo`).
+    /// Extra absolute paths the command may read and execute from (a toolchain, say
+    /// `~/.cargo`).
     pub read_only: Vec<PathBuf>,
-    /// Extra paths the command may also write to.
+    /// Extra absolute paths the command may also write to.
     pub read_write: Vec<PathBuf>,
-    /// Allow TCP connect and bind (default: denied).
+    /// Keep the host's network (default: none, only a private loopback).
     pub allow_network: bool,
-}
-
-/// How far the kernel enforced a [`Sandbox`] for one call.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Confinement {
-    /// Every rule is enforced.
-    Full,
-    /// Some rules are enforced; the kernel's Landlock ABI lacks others (the text says which
-    /// protections may be missing).
-    Partial(String),
-    /// Nothing is enforced: the kernel has no Landlock, or it is disabled.
-    None(String),
-    /// The sandbox is [`SandboxMode::Off`].
-    Off,
-}
-
-impl Confinement {
-    /// Whether every rule holds.
-    pub fn is_full(&self) -> bool {
-        matches!(self, Confinement::Full)
-    }
-}
-
-impl fmt::Display for Confinement {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Confinement::Full => f.write_str("confined by Landlock (all rules enforced)"),
-            Confinement::Partial(why) => write!(f, "partly confined by Landlock: {why}"),
-            Confinement::None(why) => write!(f, "NOT confined: {why}"),
-            Confinement::Off => f.write_str("NOT confined: the sandbox is switched off"),
-        }
-    }
+    /// Let the command write the working directory's `.git`, `.hg` and `.svn` (default:
+    /// read-only, so that no hook or `core.fsmonitor` planted there runs outside the sandbox
+    /// the next time the person uses the repository; `git commit` and other writing git
+    /// commands then fail inside).
+    pub writable_vcs: bool,
+    /// Resource limits per call (defaults: [`Limits::default`]: 8 GiB of address space, 4,096
+    /// processes and threads, 4,096 open files, 8 GiB per file, 1,800 CPU seconds per process,
+    /// 1 GiB of `/tmp`). Wall time is [`BashOptions::timeout`](crate::BashOptions::timeout).
+    pub limits: Limits,
+    /// The program that builds the sandbox (default: this program, whose `main` must call
+    /// [`sandbox::enter`](crate::sandbox::enter) first).
+    pub entry: Entry,
 }
 
 impl Sandbox {
@@ -122,7 +73,8 @@ impl Sandbox {
         }
     }
 
-    /// A sandbox that refuses to run commands unconfined (see [`SandboxMode::Required`]).
+    /// A sandbox that refuses to run commands without the namespaces (see
+    /// [`SandboxMode::Required`]).
     pub fn required() -> Self {
         Sandbox {
             mode: SandboxMode::Required,
@@ -130,101 +82,47 @@ impl Sandbox {
         }
     }
 
-    /// What this kernel would enforce for this sandbox, found by restricting a short-lived
-    /// thread of its own (the caller's rights are untouched). For a start-up message.
-    pub fn probe(&self, workdir: &Path) -> Confinement {
-        let sandbox = self.clone();
-        let workdir = workdir.to_owned();
-        std::thread::spawn(move || sandbox.restrict_current_thread(&[&workdir]))
-            .join()
-            .unwrap_or_else(|_| Confinement::None("the probe thread failed".to_owned()))
+    /// What `bash` calls get on this kernel, for a start-up message: the sandbox's
+    /// [`Confinement`] (its level and the guarantees it loses), or `None` when commands run
+    /// unconfined ([`SandboxMode::Off`], or [`SandboxMode::Preferred`] outside Linux). It builds
+    /// a sandbox once and stops it before any command (a few milliseconds, blocking).
+    ///
+    /// Errors: the entry line is missing ([`SandboxError::EntryMissing`]), the kernel refuses
+    /// the namespaces in [`SandboxMode::Required`] ([`SandboxError::Unavailable`]), a path
+    /// cannot be used, or the sandbox cannot be built with these settings.
+    pub fn probe(&self) -> Result<Option<Confinement>, SandboxError> {
+        let policy = self.policy()?;
+        #[cfg(target_os = "linux")]
+        return policy.map(|policy| policy.probe()).transpose();
+        // No policy is made outside Linux.
+        #[cfg(not(target_os = "linux"))]
+        return Ok(policy.and(None));
     }
 
-    /// Restricts the calling thread (and every process it starts from now on) to this policy,
-    /// with read-write access beneath `writable`. Irreversible: call it only on a thread made
-    /// for the purpose. Also sets `no_new_privs`, so set-user-ID programs gain nothing.
-    pub(crate) fn restrict_current_thread(&self, writable: &[&Path]) -> Confinement {
-        if self.mode == SandboxMode::Off {
-            set_no_new_privs();
-            return Confinement::Off;
-        }
-        landlock_rules::restrict(self, writable)
-    }
-}
-
-/// `no_new_privs` for the calling thread (Landlock sets it itself when it restricts). It also
-/// marks every process the call starts, which is how the process cleanup recognizes them.
-fn set_no_new_privs() {
-    #[cfg(target_os = "linux")]
-    if let Err(error) = rustix::thread::set_no_new_privs(true) {
-        tracing::warn!(%error, "cannot set no_new_privs for bash");
-    }
-}
-
-#[cfg(target_os = "linux")]
-mod landlock_rules {
-    use std::path::Path;
-
-    use landlock::{
-        ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetError,
-        RulesetStatus, Scope, path_beneath_rules,
-    };
-
-    use super::{Confinement, DEVICES, SYSTEM_READ_ONLY, Sandbox};
-
-    /// The newest ABI whose rights are requested (best effort: older kernels enforce what they
-    /// know and the status says "partial").
-    const ABI_TARGET: ABI = ABI::V6;
-
-    pub(super) fn restrict(sandbox: &Sandbox, writable: &[&Path]) -> Confinement {
-        match try_restrict(sandbox, writable) {
-            Ok(RulesetStatus::FullyEnforced) => Confinement::Full,
-            Ok(RulesetStatus::PartiallyEnforced) => Confinement::Partial(
-                "this kernel's Landlock is older than ABI 6: network, signal or socket rules may \
-                 be missing"
-                    .to_owned(),
-            ),
-            Ok(RulesetStatus::NotEnforced) => Confinement::None(
-                "this kernel does not support Landlock, or it is disabled".to_owned(),
-            ),
-            Err(error) => Confinement::None(format!("Landlock refused the rules: {error}")),
-        }
-    }
-
-    fn try_restrict(sandbox: &Sandbox, writable: &[&Path]) -> Result<RulesetStatus, RulesetError> {
-        let abi = ABI_TARGET;
-        let mut ruleset = Ruleset::default()
-            .handle_access(AccessFs::from_all(abi))?
-            .scope(Scope::from_all(abi))?;
-        if !sandbox.allow_network {
-            // Handled with no rule allowing any port: every TCP connect and bind is denied.
-            ruleset = ruleset.handle_access(AccessNet::from_all(abi))?;
-        }
-        let read_only = SYSTEM_READ_ONLY
-            .iter()
-            .map(Path::new)
-            .chain(sandbox.read_only.iter().map(|p| p.as_path()));
-        let read_write = writable
-            .iter()
-            .copied()
-            .chain(sandbox.read_write.iter().map(|p| p.as_path()))
-            .chain(DEVICES.iter().map(Path::new));
-        let status = ruleset
-            .create()?
-            .add_rules(path_beneath_rules(read_only, AccessFs::from_read(abi)))?
-            .add_rules(path_beneath_rules(read_write, AccessFs::from_all(abi)))?
-            .restrict_self()?;
-        Ok(status.ruleset)
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-mod landlock_rules {
-    use std::path::Path;
-
-    use super::{Confinement, Sandbox};
-
-    pub(super) fn restrict(_: &Sandbox, _: &[&Path]) -> Confinement {
-        Confinement::None("Landlock exists only on Linux".to_owned())
+    /// The sandbox crate's policy for these settings; `None` runs the command unconfined.
+    /// Outside Linux there is no sandbox: `None` where it is preferred, an error where it is
+    /// required.
+    pub(crate) fn policy(&self) -> Result<Option<crate::sandbox::Policy>, SandboxError> {
+        use crate::sandbox::{Mode, Policy};
+        let mode = match self.mode {
+            SandboxMode::Off => return Ok(None),
+            SandboxMode::Preferred if cfg!(target_os = "linux") => Mode::Preferred,
+            SandboxMode::Required if cfg!(target_os = "linux") => Mode::Required,
+            SandboxMode::Preferred => return Ok(None),
+            SandboxMode::Required => {
+                return Err(SandboxError::Unavailable {
+                    reason: "the sandbox exists only on Linux".to_owned(),
+                });
+            }
+        };
+        Ok(Some(Policy {
+            mode,
+            read_only: self.read_only.clone(),
+            read_write: self.read_write.clone(),
+            allow_network: self.allow_network,
+            writable_vcs: self.writable_vcs,
+            limits: self.limits,
+            entry: self.entry.clone(),
+        }))
     }
 }

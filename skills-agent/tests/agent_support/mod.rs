@@ -7,6 +7,8 @@
 pub mod api_mock;
 pub mod logs;
 pub mod mock;
+pub mod router;
+pub mod screen;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -116,7 +116,15 @@ pub async fn check_files(client: &Client, registry: &Registry, root: &str) {
         info.capabilities.supports_skills(),
         "Skills extension declared"
     );
-    assert_eq!(info.instructions.as_deref(), Some(registry.catalog()));
+    // The whole catalog after one sentence, when it fits in what Claude Code keeps.
+    let instructions = info.instructions.as_deref().unwrap();
+    assert!(instructions.encode_utf16().count() <= 2048);
+    if registry.catalog().len() < 1800 {
+        assert!(
+            instructions.ends_with(&format!("returns.\n{}", registry.catalog())),
+            "{instructions}"
+        );
+    }
 
     let skills = client.list_all_skills().await.unwrap();
     let names: Vec<&str> = skills.iter().map(|s| s.frontmatter.name.as_str()).collect();
@@ -246,5 +254,123 @@ pub async fn check_files(client: &Client, registry: &Registry, root: &str) {
             expected,
             "the folders of {name}"
         );
+    }
+}
+
+/// A client that writes JSON-RPC lines to a server in process and reads the answers as JSON, to
+/// check the exact wire shape (fields a typed client would fill in or drop).
+pub struct RawClient {
+    writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    lines: tokio::io::Lines<tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+    next_id: u64,
+    /// `Some(version)`: every request carries the `_meta` of the stateless 2026-07-28 revision
+    /// for it; `None`: the session began with `initialize`.
+    inline_version: Option<&'static str>,
+}
+
+impl RawClient {
+    /// A client of `server` on the 2026-07-28 revision: no `initialize`, every request names
+    /// the version and the client's capabilities in its `_meta`.
+    pub async fn stateless(server: SkillsServer) -> RawClient {
+        Self::start(server, Some("2026-07-28")).await
+    }
+
+    /// A client of `server` that began with `initialize` at `version` (as hosts of the
+    /// earlier revisions do, Claude Code among them).
+    pub async fn initialized(server: SkillsServer, version: &'static str) -> RawClient {
+        let mut client = Self::start(server, None).await;
+        let answer = client
+            .request(
+                "initialize",
+                serde_json::json!({
+                    "protocolVersion": version,
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1.0.0"}
+                }),
+            )
+            .await;
+        assert!(answer.get("result").is_some(), "{answer}");
+        client
+            .notify("notifications/initialized", serde_json::json!({}))
+            .await;
+        client
+    }
+
+    async fn start(server: SkillsServer, inline_version: Option<&'static str>) -> RawClient {
+        use tokio::io::AsyncBufReadExt;
+        let (server_end, client_end) = tokio::io::duplex(1 << 20);
+        tokio::spawn(async move {
+            if let Ok(running) = server.serve(server_end).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let (reader, writer) = tokio::io::split(client_end);
+        RawClient {
+            writer,
+            lines: tokio::io::BufReader::new(reader).lines(),
+            next_id: 1,
+            inline_version,
+        }
+    }
+
+    async fn send(&mut self, message: Value) {
+        use tokio::io::AsyncWriteExt;
+        let mut line = message.to_string();
+        line.push('\n');
+        self.writer.write_all(line.as_bytes()).await.unwrap();
+    }
+
+    pub async fn notify(&mut self, method: &str, params: Value) {
+        self.send(serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params}))
+            .await;
+    }
+
+    /// Sends `method` with `params` (an object, or `Value::Null` for none) and returns the
+    /// whole response object (`result` or `error`).
+    pub async fn request(&mut self, method: &str, mut params: Value) -> Value {
+        if let (Some(version), Value::Object(map)) = (self.inline_version, &mut params) {
+            map.entry("_meta").or_insert_with(|| {
+                serde_json::json!({
+                    "io.modelcontextprotocol/protocolVersion": version,
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1.0.0"}
+                })
+            });
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut message = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if !params.is_null() {
+            message["params"] = params;
+        }
+        self.send(message).await;
+        loop {
+            let line = self.lines.next_line().await.unwrap().expect("an answer");
+            let answer: Value = serde_json::from_str(&line).unwrap();
+            if answer.get("id") == Some(&serde_json::json!(id)) {
+                return answer;
+            }
+        }
+    }
+
+    /// `request`, expecting a result.
+    pub async fn result(&mut self, method: &str, params: Value) -> Value {
+        let answer = self.request(method, params).await;
+        answer
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("{method}: expected a result, got {answer}"))
+    }
+
+    /// `request`, expecting an error: its code and message.
+    pub async fn error(&mut self, method: &str, params: Value) -> (i64, String) {
+        let answer = self.request(method, params).await;
+        let error = answer
+            .get("error")
+            .unwrap_or_else(|| panic!("{method}: expected an error, got {answer}"));
+        (
+            error["code"].as_i64().unwrap(),
+            error["message"].as_str().unwrap().to_owned(),
+        )
     }
 }

@@ -28,16 +28,13 @@ use std::io;
 use std::path::Path;
 
 use crate::call_dir;
-use crate::entry;
+use crate::names::{self, EXIT_SETUP_FAILED};
 use crate::report::ReportFile;
 use crate::wire::StagePolicy;
 
-/// The exit code of a stage that could not build the sandbox (the report says why).
-pub(crate) const EXIT_SETUP_FAILED: i32 = 125;
-
 /// Runs the stage named `stage`; never returns.
 pub(crate) fn run(stage: &OsStr) -> ! {
-    let Some(dir) = std::env::var_os(entry::CALL) else {
+    let Some(dir) = std::env::var_os(names::CALL) else {
         eprintln!("skills-sandbox: started as a sandbox stage without a call folder");
         std::process::exit(EXIT_SETUP_FAILED);
     };
@@ -54,9 +51,9 @@ pub(crate) fn run(stage: &OsStr) -> ! {
         }
     };
     let result = match stage.to_str() {
-        Some(entry::OUTER) => outer::run(dir, &report),
-        Some(entry::INIT) => init::run(dir, &report),
-        Some(entry::FALLBACK) => fallback::run(dir, &report),
+        Some(names::OUTER) => outer::run(dir, &report),
+        Some(names::INIT) => init::run(dir, &report),
+        Some(names::FALLBACK) => fallback::run(dir, &report),
         _ => Err(Failure::message(format!(
             "unknown sandbox stage {}",
             stage.to_string_lossy()
@@ -133,7 +130,7 @@ pub(crate) fn command_env() -> impl Iterator<Item = (OsString, OsString)> {
     std::env::vars_os().filter(|(name, _)| {
         !name
             .as_encoded_bytes()
-            .starts_with(entry::ENV_PREFIX.as_bytes())
+            .starts_with(names::ENV_PREFIX.as_bytes())
     })
 }
 

@@ -12,11 +12,11 @@ use rustix::process::{
 };
 use rustix::thread::UnshareFlags;
 
-use super::{EXIT_SETUP_FAILED, Failure, StageResult, Step, fallback, read_policy};
+use super::{Failure, StageResult, Step, fallback, read_policy};
 use crate::capabilities;
 use crate::confinement::Level;
-use crate::entry;
 use crate::identity;
+use crate::names::{self, EXIT_SETUP_FAILED};
 use crate::report::{Outcome, Record, Report, ReportFile, VERSION};
 use crate::wire::StagePolicy;
 
@@ -26,7 +26,7 @@ pub(super) fn run(dir: &Path, report: &ReportFile) -> StageResult {
     report.write(&Record::Started {
         version: VERSION.to_owned(),
     });
-    let threads = entry::thread_count();
+    let threads = crate::threads::thread_count();
     if threads > 1 {
         return Err(Failure::message(format!(
             "`skills_sandbox::enter()` ran with {threads} threads already started: call it as \
@@ -38,19 +38,19 @@ pub(super) fn run(dir: &Path, report: &ReportFile) -> StageResult {
     let inner = match policy.level {
         Level::Namespaces => {
             enter_namespaces(&policy)?;
-            entry::INIT
+            names::INIT
         }
         // A process group leader cannot start a session: then a stage of its own does.
         Level::Fallback => match rustix::process::setsid() {
             Ok(_) => return fallback::become_the_command(dir, &policy, report),
-            Err(_) => entry::FALLBACK,
+            Err(_) => names::FALLBACK,
         },
     };
     // The same binary again, as the inner stage: it inherits the standard streams and the
     // environment (the command's, and the call folder).
     let status = Command::new("/proc/self/exe")
         .arg0(format!("skills-sandbox-{inner}"))
-        .env(entry::STAGE, inner)
+        .env(names::STAGE, inner)
         .status()
         .step(|| "start the sandbox's inner stage".to_owned())?;
     let told = read_back(report);

@@ -18,6 +18,10 @@ pub fn tests() -> Vec<Trial> {
             not_a_stage,
         ),
         trial(
+            "entry_a_cleared_environment_starts_no_second_copy_of_the_program",
+            cleared_environment,
+        ),
+        trial(
             "entry_a_missing_or_unexecutable_program_is_a_typed_error",
             command_not_started,
         ),
@@ -43,6 +47,34 @@ fn named_entry() -> Outcome {
         ..Policy::default()
     };
     assert_eq!(bash(&policy, &site.work, "echo named").ok(), "named\n");
+    passed()
+}
+
+fn cleared_environment() -> Outcome {
+    let site = site();
+    // A caller that clears the prepared command's environment takes away what tells the copy
+    // of this program that it is a stage: it must stop, not run these tests again.
+    let run = run(
+        &Policy::default(),
+        &site.work,
+        "bash",
+        &["-c", "echo never"],
+        |command| {
+            command.env_clear().env("PATH", crate::support::PATH);
+        },
+    );
+    assert_eq!(run.raw.code(), Some(125), "{}", run.output());
+    assert!(run.stdout.is_empty(), "{}", run.output());
+    assert!(
+        run.stderr.contains("without its environment"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        matches!(run.finished, Err(SandboxError::NotAStage { .. })),
+        "{:?}",
+        run.finished
+    );
     passed()
 }
 
@@ -150,14 +182,17 @@ fn invalid_paths() -> Outcome {
 fn policy_hidden() -> Outcome {
     skip_if!(without(Guarantee::HostHidden));
     let site = site();
-    let temp = std::env::temp_dir();
+    // Where call folders go: a memory file system with the namespaces, the temporary folder in
+    // the fallback.
+    let bases = [std::env::temp_dir(), std::path::PathBuf::from("/dev/shm")];
+    let bases: Vec<String> = bases.iter().map(|b| b.display().to_string()).collect();
     let run = bash(
         &Policy::default(),
         &site.work,
         &format!(
             "env | grep -c SKILLS_SANDBOX; cat /proc/1/environ > /dev/null 2>&1 || echo environ-closed; \
              ls {} 2>/dev/null | grep -c 'skills-sandbox-[0-9]'",
-            temp.display()
+            bases.join(" ")
         ),
     );
     // No variable of the sandbox's, init's environment closed, no call folder in sight.

@@ -47,6 +47,8 @@ const ATTEMPTS: &[(&str, &str)] = &[
     ("clone_newuser", "56, 0x10000000 | 17, 0, 0, 0, 0"),
     ("clone_newns", "56, 0x00020000 | 17, 0, 0, 0, 0"),
     ("clone3", "435, 0, 0"),
+    // keyctl in the x32 convention (bit 30 set), which rules naming x86-64 numbers would miss.
+    ("x32_keyctl", "0x40000000 | 250, 0, ctypes.c_int(-4), 0"),
     ("socket_netlink_audit", "41, 16, 3, 9"),
     ("socket_packet", "41, 17, 3, 0"),
     ("socket_vsock", "41, 40, 1, 0"),
@@ -91,8 +93,13 @@ fn attempt(policy: &Policy, inet_refused: bool) -> Outcome {
         .collect();
     for (name, _) in ATTEMPTS {
         let result = results.iter().find(|(n, _)| n == name).map(|(_, r)| *r);
-        // ENOSYS for clone3, so that the C library falls back to clone; EPERM for the rest.
-        let refused = if *name == "clone3" { -38 } else { -1 };
+        // ENOSYS for clone3, so that the C library falls back to clone, and for the x32
+        // convention; EPERM for the rest.
+        let refused = if ["clone3", "x32_keyctl"].contains(name) {
+            -38
+        } else {
+            -1
+        };
         assert_eq!(result, Some(refused), "{name}:\n{}", run.output());
     }
     for (name, _) in CONTROLS {

@@ -1,5 +1,7 @@
 //! Start-up: from spawning a server (`startup -- COMMAND ARGS...`, which must print
-//! `listening on URL` first) to its first answered `skills/list`. Prints the microseconds and
+//! `listening on URL` first) to its first answered `skills/list`. Prints the microseconds of
+//! wall time and of the server's CPU time by then (every thread, from
+//! `/proc/PID/task/*/schedstat`: the figure other processes on the machine disturb least), and
 //! exits 1 if the answer is not a success (or, with `--expect TEXT`, does not hold TEXT).
 
 use std::io::BufRead as _;
@@ -43,10 +45,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     let elapsed = started.elapsed();
+    let cpu_ns = cpu_ns(child.id());
     let _ = child.kill();
     let _ = child.wait();
     let (status, body) = answer?;
     mcp_bench::check_success(status, &body, expect.as_deref())?;
-    println!("{}", elapsed.as_secs_f64() * 1e6);
+    println!("{} {}", elapsed.as_secs_f64() * 1e6, cpu_ns as f64 / 1e3);
     Ok(())
+}
+
+/// The CPU time of every thread of process `pid` so far, in nanoseconds (0 where `/proc` has
+/// none).
+fn cpu_ns(pid: u32) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .filter_map(Result::ok)
+        .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
+        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
 }

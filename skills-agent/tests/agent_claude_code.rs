@@ -1,0 +1,283 @@
+//! Claude Code's skills as the agent runs them: a display name in `load_skill`, the `${CLAUDE_*}`
+//! variables of the session in what the model reads, and the skills' `` !`command` `` and
+//! ```` ```! ```` blocks, run through the `bash` tool only when the builder says so. Every
+//! request is checked as the mock received it.
+
+mod agent_support;
+
+use std::sync::{Arc, Mutex};
+
+use agent_support::api_mock::{ApiMock, final_text, tool_use};
+use agent_support::*;
+use serde_json::{Value, json};
+use skills_runtime::agent::{Agent, AgentError, Permission, PermissionPolicy, SkillCommandFailure};
+
+static RUNTIME: skills_runtime::Registry = skills_runtime::embed_skills!(
+    "../tests/fixtures/claude-code-runtime",
+    compat = "claude-code"
+);
+static DISPLAY: skills_runtime::Registry =
+    skills_runtime::embed_skills!("../tests/fixtures/claude-code", compat = "claude-code");
+
+/// The text of the first user turn of `request`.
+fn first_turn(request: &Value) -> String {
+    request["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{request}"))
+        .to_owned()
+}
+
+/// The tool_result blocks of a request, in order.
+fn results_of(request: &Value) -> Vec<Value> {
+    request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user" && m["content"].is_array())
+        .flat_map(|m| m["content"].as_array().unwrap().clone())
+        .collect()
+}
+
+/// A private folder (mode 0700) for the skills' files.
+fn resource_base() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    dir
+}
+
+/// A policy that records every call it was asked about and answers `answer`.
+fn approver(answer: bool) -> (PermissionPolicy, Arc<Mutex<Vec<String>>>) {
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&asked);
+    let policy = PermissionPolicy::new().with_approver(Arc::new(move |call| {
+        seen.lock().unwrap().push(call.input.to_string());
+        answer
+    }));
+    (policy, asked)
+}
+
+#[tokio::test]
+async fn the_model_loads_a_skill_by_its_display_name() {
+    let dir = project();
+    let server = ApiMock::start(vec![
+        tool_use("l1", "load_skill", json!({"name": "Agent Development"})),
+        final_text("done"),
+    ])
+    .await;
+    let (provider, _) = anthropic(&server.url());
+    let agent = Agent::builder(Arc::new(provider))
+        .skills(&DISPLAY)
+        .workdir(dir.path())
+        .build()
+        .unwrap();
+    let mut session = agent.session();
+    let out = agent.run(&mut session, "write an agent").await.unwrap();
+    assert_eq!(out.skills_loaded, ["agent-development"]);
+    let result = &results_of(&server.requests().await[1].json())[0];
+    assert_ne!(result["is_error"], true, "{result}");
+    assert!(
+        result["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("<skill name=\"agent-development\""),
+        "{result}"
+    );
+}
+
+#[tokio::test]
+async fn an_invocation_names_the_session_the_project_and_the_skills_folder() {
+    let dir = project();
+    let files = resource_base();
+    let server = ApiMock::start(vec![final_text("ok")]).await;
+    let (provider, _) = anthropic(&server.url());
+    let agent = Agent::builder(Arc::new(provider))
+        .skills(&RUNTIME)
+        .workdir(dir.path())
+        .resource_dir(files.path())
+        .build()
+        .unwrap();
+    let mut session = agent.session();
+    assert_eq!(session.id().len(), 36, "{}", session.id());
+    assert_ne!(agent.session().id(), session.id(), "each session its own");
+    agent.invoke(&mut session, "status", "v1").await.unwrap();
+    let turn = first_turn(&server.requests().await[0].json());
+    let workdir = agent.workdir().display().to_string();
+    assert!(
+        turn.contains(&format!(
+            "Session {}, effort high, in {workdir}.",
+            session.id()
+        )),
+        "{turn}"
+    );
+    let notes = turn
+        .lines()
+        .find_map(|l| l.strip_prefix("Notes: "))
+        .unwrap();
+    assert!(std::path::Path::new(notes).is_file(), "{notes}");
+    // Off by default: the commands reach the model as written.
+    assert!(turn.contains("Inline: !`echo inline-v1`"), "{turn}");
+    assert!(
+        turn.contains("```!\nprintf 'block %s\\n' \"v1\"\n```"),
+        "{turn}"
+    );
+    // A session with an id of its own.
+    let mut named = agent.session().with_id("named-session");
+    let server2 = ApiMock::start(vec![final_text("ok")]).await;
+    let (provider, _) = anthropic(&server2.url());
+    let agent2 = Agent::builder(Arc::new(provider))
+        .skills(&RUNTIME)
+        .workdir(dir.path())
+        .build()
+        .unwrap();
+    agent2.invoke(&mut named, "status", "").await.unwrap();
+    assert!(first_turn(&server2.requests().await[0].json()).contains("Session named-session,"),);
+}
+
+#[tokio::test]
+async fn enabled_commands_run_through_bash_and_their_output_takes_their_place() {
+    let dir = project();
+    let server = ApiMock::start(vec![final_text("reported")]).await;
+    let (provider, _) = anthropic(&server.url());
+    // The skill's `allowed-tools` (`Bash(echo:*) Bash(printf:*)`) pre-approve its commands; the
+    // approver would refuse anything else, and is never asked.
+    let (policy, asked) = approver(false);
+    let agent = Agent::builder(Arc::new(provider))
+        .skills(&RUNTIME)
+        .workdir(dir.path())
+        .permissions(policy)
+        .run_skill_commands(true)
+        .build()
+        .unwrap();
+    let mut session = agent.session();
+    agent
+        .invoke(&mut session, "status", "v1 now")
+        .await
+        .unwrap();
+    assert!(
+        asked.lock().unwrap().is_empty(),
+        "{:?}",
+        asked.lock().unwrap()
+    );
+    let turn = first_turn(&server.requests().await[0].json());
+    // `bash` returns the output without its last line break; the body's own follows it.
+    assert!(
+        turn.contains("Inline: inline-v1\nblock v1 now\nAsked: v1 now"),
+        "{turn}"
+    );
+    assert!(!turn.contains("!`") && !turn.contains("```!"), "{turn}");
+}
+
+#[tokio::test]
+async fn a_failing_command_fails_the_invocation_before_anything_is_sent() {
+    let dir = project();
+    // No reply scripted: the model is never asked.
+    let server = ApiMock::start(vec![]).await;
+    let (provider, _) = anthropic(&server.url());
+    let agent = Agent::builder(Arc::new(provider))
+        .skills(&RUNTIME)
+        .workdir(dir.path())
+        .permissions(PermissionPolicy::new().set("bash", Permission::Allow))
+        .run_skill_commands(true)
+        .build()
+        .unwrap();
+    let mut session = agent.session();
+    let error = agent.invoke(&mut session, "broken", "").await.unwrap_err();
+    let AgentError::SkillCommand(failed) = &error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(failed.skill, "broken");
+    assert_eq!(failed.command, "echo about to fail; exit 3");
+    assert_eq!(
+        failed.failure,
+        SkillCommandFailure::Exit {
+            code: 3,
+            output: "about to fail".to_owned()
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "skill `broken`: the shell command `echo about to fail; exit 3` failed with exit code 3: \
+         about to fail"
+    );
+    assert_eq!(server.request_count().await, 0);
+    assert!(session.conversation().messages().is_empty());
+    assert!(!session.has_loaded("broken"));
+
+    // The permission policy applies: refused, it is not run, and the invocation fails too.
+    let refusing = Agent::builder(Arc::new(anthropic(&server.url()).0))
+        .skills(&RUNTIME)
+        .workdir(dir.path())
+        .permissions(PermissionPolicy::new().set("bash", Permission::Deny))
+        .run_skill_commands(true)
+        .build()
+        .unwrap();
+    let error = refusing
+        .invoke(&mut refusing.session(), "broken", "")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, AgentError::SkillCommand(e) if matches!(e.failure, SkillCommandFailure::NotRun(_))),
+        "{error:?}"
+    );
+    assert!(
+        error.to_string().contains("`echo fine` was not run"),
+        "{error}"
+    );
+    // Without a bash tool, nothing can run them.
+    let no_bash = Agent::builder(Arc::new(anthropic(&server.url()).0))
+        .skills(&RUNTIME)
+        .workdir(dir.path())
+        .only_tools(["read_file"])
+        .run_skill_commands(true)
+        .build()
+        .unwrap();
+    let error = no_bash
+        .invoke(&mut no_bash.session(), "broken", "")
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("no bash tool"), "{error}");
+    assert_eq!(server.request_count().await, 0);
+}
+
+#[tokio::test]
+async fn a_load_by_the_model_runs_the_commands_or_fails_as_a_tool_error() {
+    let dir = project();
+    let server = ApiMock::start(vec![
+        tool_use("l1", "load_skill", json!({"name": "status"})),
+        tool_use("l2", "load_skill", json!({"name": "broken"})),
+        tool_use("l3", "load_skill", json!({"name": "broken"})),
+        final_text("done"),
+    ])
+    .await;
+    let (provider, _) = anthropic(&server.url());
+    let agent = Agent::builder(Arc::new(provider))
+        .skills(&RUNTIME)
+        .workdir(dir.path())
+        .permissions(PermissionPolicy::new().set("bash", Permission::Allow))
+        .run_skill_commands(true)
+        .build()
+        .unwrap();
+    let mut session = agent.session();
+    let out = agent.run(&mut session, "what changed?").await.unwrap();
+    assert_eq!(out.skills_loaded, ["status"]);
+    let requests = server.requests().await;
+    let results = results_of(&requests[3].json());
+    let status = results[0]["content"].as_str().unwrap();
+    // A load has no arguments: `$ARGUMENTS` stays in the text, and the shell reads the
+    // commands' `"$ARGUMENTS"` as an unset variable.
+    assert!(status.contains("\nblock\nAsked: $ARGUMENTS"), "{status}");
+    assert!(
+        !status.contains("!`echo") && !status.contains("```!"),
+        "{status}"
+    );
+    for broken in &results[1..] {
+        assert_eq!(broken["is_error"], true);
+        let text = broken["content"].as_str().unwrap();
+        assert!(text.contains("failed with exit code 3"), "{text}");
+    }
+    // A failed load is no load: the second attempt ran the commands again.
+    assert!(!session.has_loaded("broken"));
+    let names: Vec<_> = session.active_skills().iter().map(|s| s.name()).collect();
+    assert_eq!(names, ["status"]);
+}
