@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex};
 use agent_support::api_mock::{ApiMock, final_text, tool_use};
 use agent_support::*;
 use serde_json::{Value, json};
-use skills_runtime::agent::{Agent, AgentError, Permission, PermissionPolicy, SkillCommandFailure};
+use skills_runtime::agent::{
+    Agent, AgentError, BashOptions, Permission, PermissionPolicy, SkillCommandFailure,
+};
 
 static RUNTIME: skills_runtime::Registry = skills_runtime::embed_skills!(
     "../tests/fixtures/claude-code-runtime",
@@ -139,14 +141,18 @@ async fn enabled_commands_run_through_bash_and_their_output_takes_their_place() 
     let dir = project();
     let server = ApiMock::start(vec![final_text("reported")]).await;
     let (provider, _) = anthropic(&server.url());
-    // The skill's `allowed-tools` (`Bash(echo:*) Bash(printf:*)`) pre-approve its commands; the
-    // approver would refuse anything else, and is never asked.
-    let (policy, asked) = approver(false);
+    // The skill's `allowed-tools` (`Bash(echo:*) Bash(printf:*)`) pre-approve a command of plain
+    // words (`echo inline-v1`); the block's `printf` has quotes, which a pre-approval never
+    // covers, so the person is asked about it (and says yes).
+    let (policy, asked) = approver(true);
     let agent = Agent::builder(Arc::new(provider))
         .skills(&RUNTIME)
         .workdir(dir.path())
         .permissions(policy)
         .run_skill_commands(true)
+        // Unconfined: libtest's own `main` has no sandbox entry line (the sandboxed tool is
+        // tested in tests/bash.rs); what is tested here is what the commands' output becomes.
+        .bash(BashOptions::unconfined())
         .build()
         .unwrap();
     let mut session = agent.session();
@@ -154,11 +160,9 @@ async fn enabled_commands_run_through_bash_and_their_output_takes_their_place() 
         .invoke(&mut session, "status", "v1 now")
         .await
         .unwrap();
-    assert!(
-        asked.lock().unwrap().is_empty(),
-        "{:?}",
-        asked.lock().unwrap()
-    );
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].contains("printf"), "{asked:?}");
     let turn = first_turn(&server.requests().await[0].json());
     // `bash` returns the output without its last line break; the body's own follows it.
     assert!(
@@ -179,6 +183,7 @@ async fn a_failing_command_fails_the_invocation_before_anything_is_sent() {
         .workdir(dir.path())
         .permissions(PermissionPolicy::new().set("bash", Permission::Allow))
         .run_skill_commands(true)
+        .bash(BashOptions::unconfined())
         .build()
         .unwrap();
     let mut session = agent.session();
@@ -210,6 +215,7 @@ async fn a_failing_command_fails_the_invocation_before_anything_is_sent() {
         .workdir(dir.path())
         .permissions(PermissionPolicy::new().set("bash", Permission::Deny))
         .run_skill_commands(true)
+        .bash(BashOptions::unconfined())
         .build()
         .unwrap();
     let error = refusing
@@ -230,6 +236,7 @@ async fn a_failing_command_fails_the_invocation_before_anything_is_sent() {
         .workdir(dir.path())
         .only_tools(["read_file"])
         .run_skill_commands(true)
+        .bash(BashOptions::unconfined())
         .build()
         .unwrap();
     let error = no_bash
@@ -256,6 +263,7 @@ async fn a_load_by_the_model_runs_the_commands_or_fails_as_a_tool_error() {
         .workdir(dir.path())
         .permissions(PermissionPolicy::new().set("bash", Permission::Allow))
         .run_skill_commands(true)
+        .bash(BashOptions::unconfined())
         .build()
         .unwrap();
     let mut session = agent.session();

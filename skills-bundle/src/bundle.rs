@@ -432,8 +432,12 @@ impl Skill {
 
     /// This skill in its bundle's `'static` list (a `Skill` is a copyable view of it).
     pub(crate) fn as_static(&self) -> &'static Skill {
-        let skills: &'static [Skill] = self.data.skills;
-        skills.get(self.index as usize).unwrap_or(&skills[0])
+        // Through the cache: a registry built at run time sets its list there.
+        match self.data.skills().get(self.index as usize) {
+            Some(skill) => skill,
+            // Not reached (a skill's index is in its bundle's list); a copy rather than a panic.
+            None => Box::leak(Box::new(*self)),
+        }
     }
 
     /// The source path: from the record when it is unusual, else `<root>/<name>/SKILL.md`,

@@ -1,6 +1,6 @@
 //! Not public API: the items the code `embed_skills!` generates names, and what the agent
-//! (`skills-agent`) and the MCP server (`skills-mcp-server`) need beyond the public API. They
-//! may change in any release.
+//! (`skills-agent`), the MCP server (`skills-mcp-server`) and the rig tools (`skills-rig`) need
+//! beyond the public API. They may change in any release.
 
 use skills_core::layout::Field;
 

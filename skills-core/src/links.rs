@@ -15,6 +15,9 @@ use crate::triggers::EVALS_DIR;
 /// `scripts/fill.py` is checked when its first segment is one of these or a folder of the skill.
 const CONVENTIONAL_DIRS: &[&str] = &["references", "scripts", "assets"];
 
+/// The variable Claude Code (and `invoke`) replaces with the skill's folder.
+const SKILL_DIR_VARIABLE: &str = "${CLAUDE_SKILL_DIR}";
+
 /// A reference to a file of the skill found in its body.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct LocalReference {
@@ -150,6 +153,15 @@ pub(crate) fn check_references(skill: &SkillDef, lints: &LintOptions) -> Vec<Dia
     let mut diagnostics = Vec::new();
     for reference in local_references(skill, &dirs) {
         let decoded = reference.target.replace("%20", " ");
+        // `${CLAUDE_SKILL_DIR}` is the skill's own folder (hosts and `invoke` substitute it), so
+        // what follows it is checked as a relative path. Another `${CLAUDE_...}` variable
+        // (`${CLAUDE_PLUGIN_ROOT}`) names a place outside the skill that only the host knows:
+        // the build cannot check it, and the variable rule already reports it.
+        let decoded = match decoded.strip_prefix(SKILL_DIR_VARIABLE) {
+            Some(rest) => rest.trim_start_matches('/').to_owned(),
+            None if decoded.starts_with("${CLAUDE_") => continue,
+            None => decoded,
+        };
         let Some(normalized) = normalize(&decoded) else {
             diagnostics.push(
                 Diagnostic::error(
@@ -309,6 +321,21 @@ mod tests {
         let found = check_references(&skill_with(body, &[]), &lints.resolved(Compat::Strict));
         assert_eq!(found.len(), 2);
         assert!(found.iter().all(|d| d.code() == Code::DanglingLink));
+    }
+
+    #[test]
+    fn a_link_through_the_skill_folder_variable_is_checked_and_plugin_variables_are_not() {
+        let body = "[scan](${CLAUDE_SKILL_DIR}/jobs/scan.md) [gone](${CLAUDE_SKILL_DIR}/jobs/gone.md)\n\
+                    [scripts](${CLAUDE_PLUGIN_ROOT}/scripts)";
+        for compat in [Compat::Strict, Compat::ClaudeCode] {
+            assert_eq!(
+                problems_at(body, &["jobs/scan.md"], compat),
+                [
+                    "5:49 error[dangling-link] `${CLAUDE_SKILL_DIR}/jobs/gone.md` does not match any file in the skill folder"
+                ],
+                "{compat:?}"
+            );
+        }
     }
 
     #[test]

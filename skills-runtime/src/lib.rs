@@ -79,6 +79,11 @@
 //!   rmcp, with the Skills extension, every file as a resource, the `load_skill` and
 //!   `read_skill_resource` tools and one prompt per skill a person may invoke, over stdio or
 //!   Streamable HTTP. Adds rmcp, tokio, hyper and serde_json.
+//! - `rig`: the [`rig`] module (the crate `skills-rig`): for agents built on rig, `load_skill`
+//!   and `read_skill_resource` as rig tools and the catalog in the preamble, added by one call
+//!   on rig's agent builder (`.skills(&SKILLS)`). Adds rig-core and rig-agent without their
+//!   default features (the application picks rig's HTTP client and provider), serde and
+//!   serde_json.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "agent")]
@@ -90,6 +95,11 @@ pub use skills_agent as agent;
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 #[doc(inline)]
 pub use skills_mcp_server as mcp;
+
+#[cfg(feature = "rig")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rig")))]
+#[doc(inline)]
+pub use skills_rig as rig;
 
 pub use skills_bundle::{
     CatalogEntry, DEFAULT_READ_LIMIT, DuplicateSkill, EMPTY_CATALOG, Effort, InvokeError, Iter,
