@@ -17,9 +17,10 @@ use rig_agent::AgentBuilder;
 use rig_core::providers::openai::OpenAI;
 use skills_runtime::rig::AgentBuilderExt;
 
-// Only the reviewed files of `skills/` compile: `skills.lock` lists their SHA-256.
+// Only the reviewed files of `skills/` compile: `skills.lock` lists their SHA-256. The lock is
+// the agent example's, written with `embed_evals = true`, and the options must match it.
 static SKILLS: skills_runtime::Registry =
-    skills_runtime::embed_skills!("skills", lock = "skills.lock");
+    skills_runtime::embed_skills!("skills", lock = "skills.lock", embed_evals = true);
 
 /// What the agent is, before the catalog `.skills` appends.
 const PREAMBLE: &str = "You are a careful software engineer. Answer briefly.";
