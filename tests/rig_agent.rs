@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+// The example's call: the demo lock records `embed_evals = true`.
 static SKILLS: skills_runtime::Registry =
     skills_runtime::embed_skills!("skills", lock = "skills.lock", embed_evals = true);
 

@@ -5,6 +5,36 @@ use std::fmt;
 
 use skills_core::render;
 
+/// Two registries given to [`Registry::compose`](crate::Registry::compose) both have a skill
+/// of this name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DuplicateSkill {
+    name: &'static str,
+}
+
+impl DuplicateSkill {
+    pub(crate) fn new(name: &'static str) -> Self {
+        DuplicateSkill { name }
+    }
+
+    /// The name two registries have.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+impl fmt::Display for DuplicateSkill {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "skill `{}` is in more than one of the registries composed: one would shadow the other",
+            self.name
+        )
+    }
+}
+
+impl std::error::Error for DuplicateSkill {}
+
 /// A skill name that is not in the registry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownSkill {

@@ -29,7 +29,7 @@ mod tools;
 pub mod __private;
 
 pub use bundle::{Resource, Skill, TriggerCase};
-pub use error::{InvokeError, ResourceError, UnknownSkill};
+pub use error::{DuplicateSkill, InvokeError, ResourceError, UnknownSkill};
 pub use load::{LoadRendering, SkillLoad, SkillLoader};
 pub use registry::{Iter, Registry};
 pub use resources::{DEFAULT_READ_LIMIT, default_resource_dir};

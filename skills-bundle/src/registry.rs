@@ -1,9 +1,9 @@
-//! [`Registry`]: the skills compiled into the binary, whole or restricted at run time.
+//! [`Registry`]: the skills compiled into the binary, whole, restricted or composed at run time.
 //!
-//! There is one type for both, so every question (the catalog, a skill, the tool definitions,
-//! `load_skill`, resources) is asked and answered one way. The representation differs only
-//! underneath: the whole bundle is the macro's constant data; a restricted registry adds the
-//! positions of its skills in that bundle and the strings rendered for them.
+//! There is one type for all three, so every question (the catalog, a skill, the tool
+//! definitions, `load_skill`, resources) is asked and answered one way. The representation
+//! differs only underneath: the whole bundle is the macro's constant data; a restricted or
+//! composed registry adds the list of its skills and the strings rendered for them.
 
 use std::fmt;
 use std::iter::FusedIterator;
@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock};
 use skills_core::render;
 
 use crate::bundle::{BundleData, EMPTY_BUNDLE, Skill, ToolJson};
-use crate::error::{InvokeError, ResourceError, UnknownSkill};
+use crate::error::{DuplicateSkill, InvokeError, ResourceError, UnknownSkill};
 use crate::invoke::{InvokeOptions, Rendering};
 use crate::tools;
 
@@ -48,11 +48,16 @@ struct Bundle {
     data: &'static BundleData,
 }
 
-/// A run-time choice among a bundle's skills, and the strings rendered for it.
+/// A run-time choice of skills, and the strings rendered for it.
 struct Selection {
-    /// Indices into the bundle's skills, in range and ascending (so the skills stay sorted by
-    /// name); only [`Bundle::find`] produces them.
-    positions: Box<[usize]>,
+    /// The skills, sorted by name, without two of one name.
+    skills: Box<[&'static Skill]>,
+    /// For a subset of one bundle: the indices of `skills` in it, ascending, so a lookup by
+    /// name is the bundle's hash index and an integer search. `None` for skills of several
+    /// bundles, looked up by name.
+    positions: Option<Box<[usize]>>,
+    /// Whether the trigger cases of the bundle(s) the skills come from were compiled in.
+    trigger_cases_embedded: bool,
     catalog: String,
     load_skill: ToolJson,
     /// Rendered on the first call, as the bundle's (see `tools.rs`).
@@ -74,16 +79,35 @@ impl Bundle {
 }
 
 impl Selection {
-    fn new(skills: &'static [Skill], positions: Box<[usize]>) -> Self {
-        let entries: Vec<_> = positions
-            .iter()
-            .map(|&i| skills[i].catalog_entry())
-            .collect();
+    /// `skills` sorted by name, without two of one name; `positions` as the field says.
+    fn new(
+        skills: Box<[&'static Skill]>,
+        positions: Option<Box<[usize]>>,
+        trigger_cases_embedded: bool,
+    ) -> Self {
+        let entries: Vec<_> = skills.iter().map(|s| s.catalog_entry()).collect();
         Selection {
             catalog: render::catalog_markdown(&entries),
             load_skill: tools::load_skill(&entries),
             read_resource: OnceLock::new(),
+            skills,
             positions,
+            trigger_cases_embedded,
+        }
+    }
+
+    /// The chosen skill called `name` (a name, not a display name), given the bundle to look
+    /// positions up in.
+    fn find(&self, bundle: &Bundle, name: &str) -> Option<&'static Skill> {
+        match &self.positions {
+            Some(positions) => {
+                let (position, skill) = bundle.find(name)?;
+                positions.binary_search(&position).ok().map(|_| skill)
+            }
+            None => {
+                let index = self.skills.binary_search_by(|s| s.name().cmp(name)).ok()?;
+                Some(self.skills[index])
+            }
         }
     }
 }
@@ -107,33 +131,39 @@ impl Registry {
     ///
     /// Every embedded file matched the lock, so this names the reviewed skill set the binary
     /// carries: print it in `--version` or logs, and compare it with `sha256sum skills.lock`.
-    /// A restricted registry reports its bundle's lock.
+    /// A restricted registry reports its bundle's lock; a [composed](Self::compose) one
+    /// reports none, as no one lock covers its bundles (each of them reports its own).
     pub const fn lock_digest(&self) -> Option<&'static str> {
         self.bundle.data.lock_digest
     }
 
     /// Whether the skills' trigger cases were compiled in (`embed_skills!(..., embed_evals =
     /// true)`). Without them every [`Skill::trigger_cases`] is empty, whatever the skills' files
-    /// hold: this tells "not embedded" from "no cases".
-    pub const fn trigger_cases_embedded(&self) -> bool {
-        self.bundle.data.triggers.is_some()
+    /// hold: this tells "not embedded" from "no cases". A restricted registry reports its
+    /// bundle's; a [composed](Self::compose) one whether any of its registries had them (the
+    /// skills of the others then have no cases).
+    pub fn trigger_cases_embedded(&self) -> bool {
+        match &self.selection {
+            None => self.bundle.data.triggers.is_some(),
+            Some(selection) => selection.trigger_cases_embedded,
+        }
     }
 
-    /// The bundle's data (whole, whatever the selection).
+    /// The bundle's data (whole, whatever the selection; a composed registry's is empty).
     pub(crate) fn bundle_data(&self) -> &'static BundleData {
         self.bundle.data
     }
 
-    /// The skill called `name` and its index in the bundle, if this registry has it: by its
-    /// name, else by its display name when exactly one of this registry's skills has that one.
-    /// The only lookup: every method that takes a name goes through it.
-    fn find(&self, name: &str) -> Option<(usize, &'static Skill)> {
-        if let Some(found) = self
-            .bundle
-            .find(name)
-            .filter(|(i, _)| self.has_position(*i))
-        {
-            return Some(found);
+    /// The skill called `name`, if this registry has it: by its name, else by its display name
+    /// when exactly one of this registry's skills has that one. The only lookup: every method
+    /// that takes a name goes through it.
+    fn find(&self, name: &str) -> Option<&'static Skill> {
+        let by_name = match &self.selection {
+            None => self.bundle.find(name).map(|(_, skill)| skill),
+            Some(selection) => selection.find(&self.bundle, name),
+        };
+        if by_name.is_some() {
+            return by_name;
         }
         match self.display_named(name).as_slice() {
             [only] => Some(*only),
@@ -141,24 +171,12 @@ impl Registry {
         }
     }
 
-    fn has_position(&self, position: usize) -> bool {
-        self.selection
-            .as_ref()
-            .is_none_or(|selection| selection.positions.binary_search(&position).is_ok())
-    }
-
     /// The skills of this registry whose display name (one that differs from their name) is
     /// `name`. Only looked at when no skill is called `name`, so a name always wins over a display
     /// name.
-    fn display_named(&self, name: &str) -> Vec<(usize, &'static Skill)> {
-        let skills = self.bundle.skills();
-        let positions: Box<dyn Iterator<Item = usize>> = match &self.selection {
-            None => Box::new(0..skills.len()),
-            Some(selection) => Box::new(selection.positions.iter().copied()),
-        };
-        positions
-            .filter_map(|i| skills.get(i).map(|skill| (i, skill)))
-            .filter(|(_, skill)| skill.display_name() == name && skill.name() != name)
+    fn display_named(&self, name: &str) -> Vec<&'static Skill> {
+        self.iter()
+            .filter(|skill| skill.display_name() == name && skill.name() != name)
             .collect()
     }
 
@@ -172,7 +190,7 @@ impl Registry {
         let ambiguous = self
             .display_named(name)
             .into_iter()
-            .map(|(_, s)| s.name())
+            .map(Skill::name)
             .collect();
         UnknownSkill::new(name, available).ambiguous_among(ambiguous)
     }
@@ -205,10 +223,11 @@ impl Registry {
     ///
     /// By name, the compile-time hash index: one hash and, almost always, one string comparison,
     /// whatever the number of skills, and no allocation. A restricted registry then also
-    /// binary-searches its chosen positions (integers, not names). A display name is looked for
-    /// among the skills only when no name matches.
+    /// binary-searches its chosen positions (integers, not names); a composed one
+    /// binary-searches its names. A display name is looked for among the skills only when no
+    /// name matches.
     pub fn get(&self, name: &str) -> Option<&'static Skill> {
-        self.find(name).map(|(_, skill)| skill)
+        self.find(name)
     }
 
     /// Whether this registry has a skill called `name`.
@@ -220,10 +239,7 @@ impl Registry {
     pub fn iter(&self) -> Iter<'_> {
         Iter(match &self.selection {
             None => Positions::All(self.bundle.skills().iter()),
-            Some(selection) => Positions::Chosen {
-                skills: self.bundle.skills(),
-                positions: selection.positions.iter(),
-            },
+            Some(selection) => Positions::Chosen(selection.skills.iter()),
         })
     }
 
@@ -236,7 +252,7 @@ impl Registry {
     pub fn len(&self) -> usize {
         self.selection
             .as_ref()
-            .map_or(self.bundle.skills().len(), |s| s.positions.len())
+            .map_or(self.bundle.skills().len(), |s| s.skills.len())
     }
 
     /// Whether there are no skills.
@@ -424,19 +440,79 @@ impl Registry {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let mut positions = Vec::new();
+        let mut skills = Vec::new();
         for name in allow {
             let name = name.as_ref();
-            let (position, _) = self.find(name).ok_or_else(|| self.unknown(name))?;
-            positions.push(position);
+            skills.push(self.find(name).ok_or_else(|| self.unknown(name))?);
         }
-        positions.sort_unstable();
-        positions.dedup();
+        skills.sort_unstable_by_key(|skill| skill.name());
+        skills.dedup_by_key(|skill| skill.name());
+        let composed = self
+            .selection
+            .as_ref()
+            .is_some_and(|selection| selection.positions.is_none());
+        // Of one bundle: the positions there too (sorted as the names are), for lookups.
+        let positions = (!composed).then(|| {
+            skills
+                .iter()
+                .filter_map(|skill| self.bundle.find(skill.name()).map(|(i, _)| i))
+                .collect()
+        });
         Ok(Registry {
             bundle: self.bundle,
             selection: Some(Arc::new(Selection::new(
-                self.bundle.skills(),
-                positions.into_boxed_slice(),
+                skills.into(),
+                positions,
+                self.trigger_cases_embedded(),
+            ))),
+        })
+    }
+
+    /// One registry of the skills of all `registries`, for a program that chooses its skill
+    /// packs by configuration at run time: each pack's registry (whole or
+    /// [restricted](Self::restrict)) and the program's own. Every method answers for all of
+    /// them; the skills stay sorted by name.
+    ///
+    /// Fails when two of the registries have a skill of the same name, naming it: one would
+    /// shadow the other, which is what compiling packs together with `embed_skills!` rejects
+    /// at build time too. Display names resolve across all of them, as in one bundle: a display
+    /// name that skills of two registries share is ambiguous, and the errors name both.
+    ///
+    /// ```
+    /// use skills_runtime::Registry;
+    /// static OWN: Registry = skills_runtime::embed_skills!("tests/skills");
+    ///
+    /// let empty = Registry::empty();
+    /// let both = Registry::compose([&OWN, &empty]).unwrap();
+    /// assert_eq!(both.names().collect::<Vec<_>>(), ["greet"]);
+    /// let twice = Registry::compose([&OWN, &OWN]).unwrap_err();
+    /// assert_eq!(twice.name(), "greet");
+    /// ```
+    pub fn compose<'a, I>(registries: I) -> Result<Registry, DuplicateSkill>
+    where
+        I: IntoIterator<Item = &'a Registry>,
+    {
+        let mut skills: Vec<&'static Skill> = Vec::new();
+        let mut trigger_cases_embedded = false;
+        for registry in registries {
+            skills.extend(registry.iter());
+            trigger_cases_embedded |= registry.trigger_cases_embedded();
+        }
+        skills.sort_by_key(|skill| skill.name());
+        if let Some(pair) = skills
+            .windows(2)
+            .find(|pair| pair[0].name() == pair[1].name())
+        {
+            return Err(DuplicateSkill::new(pair[0].name()));
+        }
+        Ok(Registry {
+            bundle: Bundle {
+                data: &EMPTY_BUNDLE,
+            },
+            selection: Some(Arc::new(Selection::new(
+                skills.into(),
+                None,
+                trigger_cases_embedded,
             ))),
         })
     }
@@ -477,10 +553,7 @@ pub struct Iter<'a>(Positions<'a>);
 #[derive(Clone, Debug)]
 enum Positions<'a> {
     All(slice::Iter<'static, Skill>),
-    Chosen {
-        skills: &'static [Skill],
-        positions: slice::Iter<'a, usize>,
-    },
+    Chosen(slice::Iter<'a, &'static Skill>),
 }
 
 impl Iterator for Iter<'_> {
@@ -489,14 +562,14 @@ impl Iterator for Iter<'_> {
     fn next(&mut self) -> Option<&'static Skill> {
         match &mut self.0 {
             Positions::All(skills) => skills.next(),
-            Positions::Chosen { skills, positions } => positions.next().map(|&i| &skills[i]),
+            Positions::Chosen(skills) => skills.next().copied(),
         }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         match &self.0 {
             Positions::All(skills) => skills.size_hint(),
-            Positions::Chosen { positions, .. } => positions.size_hint(),
+            Positions::Chosen(skills) => skills.size_hint(),
         }
     }
 }
@@ -505,7 +578,7 @@ impl DoubleEndedIterator for Iter<'_> {
     fn next_back(&mut self) -> Option<&'static Skill> {
         match &mut self.0 {
             Positions::All(skills) => skills.next_back(),
-            Positions::Chosen { skills, positions } => positions.next_back().map(|&i| &skills[i]),
+            Positions::Chosen(skills) => skills.next_back().copied(),
         }
     }
 }

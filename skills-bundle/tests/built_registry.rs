@@ -165,4 +165,16 @@ fn trigger_cases_are_the_files_cases_only_when_embedded() {
     assert!(!plain.trigger_cases_embedded());
     assert!(plain.iter().all(|skill| skill.trigger_cases().is_empty()));
     assert!(plain.get("code-review").unwrap().trigger_cases().is_empty());
+
+    // Restricted and composed registries keep their skills' cases, and say so.
+    let review_only = DEMO.restrict(["code-review"]).unwrap();
+    assert!(review_only.trigger_cases_embedded());
+    let composed = Registry::compose([&review_only, &Registry::empty()]).unwrap();
+    assert!(composed.trigger_cases_embedded());
+    assert_eq!(
+        composed.get("code-review").unwrap().trigger_cases().len(),
+        16
+    );
+    let without = Registry::compose([&plain.restrict(["code-review"]).unwrap()]).unwrap();
+    assert!(!without.trigger_cases_embedded());
 }

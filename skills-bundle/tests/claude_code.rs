@@ -93,6 +93,45 @@ fn a_display_name_shared_or_taken_by_a_name_is_not_resolved_to_it() {
 }
 
 #[test]
+fn display_names_resolve_across_composed_registries_as_in_one_bundle() {
+    let writer = DISPLAY.restrict(["writer"]).unwrap();
+    let with_claude = Registry::compose([&writer, &SKILLS]).unwrap();
+    assert_eq!(with_claude.get("Agent Writer").unwrap().name(), "writer");
+    assert_eq!(
+        with_claude.get("Agent Development").unwrap().name(),
+        "agent-development"
+    );
+    assert_eq!(
+        with_claude
+            .restrict(["Agent Writer"])
+            .unwrap()
+            .names()
+            .collect::<Vec<_>>(),
+        ["writer"]
+    );
+
+    // One display name in two composed registries: neither, and the error names both.
+    let agents = DISPLAY.restrict(["agents"]).unwrap();
+    let shared = Registry::compose([&writer, &agents]).unwrap();
+    assert!(shared.get("Agent Writer").is_none());
+    let error = shared.load_skill("Agent Writer").unwrap_err();
+    assert_eq!(error.ambiguous(), ["agents", "writer"]);
+    let error = shared.invoke("Agent Writer", "").unwrap_err();
+    assert!(
+        error.to_string().contains("display name of 2 skills"),
+        "{error}"
+    );
+
+    // `review`'s display name is `checks`: it finds `review` until a skill is called `checks`.
+    let review = DISPLAY.restrict(["review"]).unwrap();
+    let alone = Registry::compose([&review]).unwrap();
+    assert_eq!(alone.get("checks").unwrap().name(), "review");
+    let checks = DISPLAY.restrict(["checks"]).unwrap();
+    let named = Registry::compose([&review, &checks]).unwrap();
+    assert_eq!(named.get("checks").unwrap().name(), "checks");
+}
+
+#[test]
 fn every_extension_field_has_its_value() {
     let agent = SKILLS.get("agent-development").unwrap();
     assert_eq!(

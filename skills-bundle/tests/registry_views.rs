@@ -246,3 +246,46 @@ fn a_typo_in_the_allow_list_is_an_error_naming_it() {
     assert_eq!(error.suggestion(), Some("pdf-forms"));
     assert_eq!(error.available(), SKILLS.names().collect::<Vec<_>>());
 }
+
+/// The three roots of [`SKILLS`], each compiled alone, as three packs would be.
+static OWN: Registry = skills_runtime::embed_skills!("tests/skills");
+static WITH_RESOURCES: Registry = skills_runtime::embed_skills!("../tests/fixtures/with-resources");
+static VALID: Registry = skills_runtime::embed_skills!("../tests/fixtures/valid");
+
+#[test]
+fn registries_composed_at_run_time_answer_as_one_bundle_of_all_their_skills() {
+    let composed = Registry::compose([&VALID, &OWN, &WITH_RESOURCES]).unwrap();
+    assert_eq!(answers(&composed), answers(&SKILLS));
+    assert_eq!(composed.lock_digest(), None);
+    // A composed registry restricts like any other, and composes again.
+    let names: Vec<&str> = SKILLS.names().step_by(2).collect();
+    assert_eq!(
+        answers(&composed.restrict(&names).unwrap()),
+        answers(&SKILLS.restrict(&names).unwrap())
+    );
+    let halves = [
+        composed.restrict(SKILLS.names().take(2)).unwrap(),
+        composed.restrict(SKILLS.names().skip(2)).unwrap(),
+    ];
+    assert_eq!(
+        answers(&Registry::compose(&halves).unwrap()),
+        answers(&SKILLS)
+    );
+    let typo = composed.restrict(["gret"]).unwrap_err();
+    assert_eq!(typo.requested(), "gret");
+}
+
+#[test]
+fn a_name_in_two_composed_registries_is_an_error_naming_it() {
+    let first = SKILLS.names().next().unwrap();
+    let one = SKILLS.restrict([first]).unwrap();
+    let error = Registry::compose([&SKILLS, &one]).unwrap_err();
+    assert_eq!(error.name(), first);
+    assert!(
+        error
+            .to_string()
+            .contains(&format!("skill `{first}` is in more than one"))
+    );
+    assert!(Registry::compose([&OWN, &VALID]).is_ok());
+    assert!(Registry::compose(&[]).unwrap().is_empty());
+}

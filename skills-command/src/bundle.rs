@@ -14,8 +14,22 @@ use crate::args::Source;
 /// with the `warnings` group level (`-D warnings`, `-A warnings`) applied as `#![deny(warnings)]`
 /// (or `allow`) in the consuming crate applies it to the macro's warnings: every warning left
 /// after the per-lint levels becomes an error, or goes away.
+///
+/// Packs (`--pack`) are looked up with `cargo metadata` in the current directory; one that
+/// cannot be found is an error of the bundle.
 pub fn load(source: &Source) -> Bundle {
-    let mut bundle = skills_core::load(&base_dir(), &source.roots(), &source.options);
+    let base = base_dir();
+    let (packs, unresolved) = match source.options.packs.as_slice() {
+        [] => (Vec::new(), None),
+        names => match crate::packs::resolve(names, &base) {
+            Ok(packs) => (packs, None),
+            Err(message) => (Vec::new(), Some(message)),
+        },
+    };
+    let mut bundle = skills_core::load_packs(&base, &source.roots(), &packs, &source.options, None);
+    if let Some(message) = unresolved {
+        bundle.diagnostics.push(skills_core::unknown_pack(message));
+    }
     bundle.set_warnings(source.warnings);
     bundle
 }

@@ -51,7 +51,7 @@ pub fn run(
         )?;
         return Ok(1);
     }
-    let text = lock::render(&bundle.files, &source.options);
+    let text = lock::render(&bundle.files, &source.options, &bundle.packs);
     if differences.is_empty() && fs::read(output).is_ok_and(|old| old == text.as_bytes()) {
         writeln!(
             streams.out,

@@ -46,6 +46,7 @@ mod listing;
 mod lock;
 mod new;
 mod output;
+mod packs;
 mod stats;
 
 use std::env;

@@ -15,6 +15,7 @@ use crate::links;
 use crate::lint::{self, Level, LintOptions};
 use crate::lock::{self, LockedFile};
 use crate::options::Options;
+use crate::pack::Pack;
 use crate::resources::{self, ResourceDef, WalkItem};
 use crate::skill::{self, ParseOptions, SkillDef};
 use crate::triggers::{self, TRIGGERS_FILE, TriggerFile};
@@ -37,6 +38,8 @@ pub struct Bundle {
     pub lock_digest: Option<String>,
     /// With the `lock` option: the lock file on disk, for the macro to track.
     pub lock_file: Option<PathBuf>,
+    /// The packs the bundle was loaded with, sorted by name (what a lock records).
+    pub packs: Vec<Pack>,
 }
 
 impl Bundle {
@@ -74,7 +77,88 @@ impl Bundle {
 
 /// Loads every root (resolved against `manifest_dir`), applying every rule of the policy.
 pub fn load(manifest_dir: &Path, roots: &[&str], options: &Options) -> Bundle {
-    load_with(manifest_dir, roots, options, None)
+    load_with(manifest_dir, roots, &[], options, None)
+}
+
+/// [`load`] with the skills of `packs` too (crates carrying a skills folder, see
+/// [`crate::pack`]), checked as one bundle with the roots: a name defined twice, `requires`
+/// and `conflicts-with`, the catalog budget, the bundle size and the lock look at all of them.
+/// Pack files are shown (and locked) as `acme-skills@1.4.0/skills/<name>/...`. With
+/// `cache_dir`, as [`load_cached`].
+pub fn load_packs(
+    manifest_dir: &Path,
+    roots: &[&str],
+    packs: &[Pack],
+    options: &Options,
+    cache_dir: Option<&Path>,
+) -> Bundle {
+    match cache_dir {
+        Some(cache_dir) => {
+            let version = cache::version_key();
+            let sources = Sources::new(manifest_dir, roots, packs);
+            let mut cache = Cache::open(
+                cache_dir,
+                manifest_dir,
+                &sources.keys(),
+                options,
+                version,
+                cache::SETTLE_TIME,
+            );
+            let bundle = load_with(manifest_dir, roots, packs, options, Some(&mut cache));
+            cache.save();
+            bundle
+        }
+        None => load_with(manifest_dir, roots, packs, options, None),
+    }
+}
+
+/// The folders a bundle is read from: the crate's own roots, then each pack's folder.
+struct Sources {
+    /// Each folder on disk and as shown.
+    folders: Vec<(PathBuf, String)>,
+    /// How many of them are the crate's own roots.
+    own: usize,
+}
+
+impl Sources {
+    fn new(manifest_dir: &Path, roots: &[&str], packs: &[Pack]) -> Self {
+        let own = roots
+            .iter()
+            .map(|root| (manifest_dir.join(root), discover::display_root(root)));
+        let packs = packs
+            .iter()
+            .map(|pack| (pack.skills_dir(), pack.shown_root()));
+        Sources {
+            folders: own.chain(packs).collect(),
+            own: roots.len(),
+        }
+    }
+
+    /// Every folder as shown.
+    fn shown(&self) -> Vec<String> {
+        self.folders
+            .iter()
+            .map(|(_, shown)| shown.clone())
+            .collect()
+    }
+
+    /// What the cache is keyed on: the roots as given, then each pack's folder on disk and
+    /// as shown (a moved pack, or a new version, starts a new cache).
+    fn keys(&self) -> Vec<&str> {
+        self.folders
+            .iter()
+            .enumerate()
+            .flat_map(|(i, (path, shown))| {
+                let own = i < self.own;
+                let path = path.to_str().unwrap_or_default();
+                if own {
+                    vec![shown.as_str()]
+                } else {
+                    vec![path, shown.as_str()]
+                }
+            })
+            .collect()
+    }
 }
 
 /// [`load`], with the per-file results of unchanged skill folders kept in `cache_dir` (the
@@ -110,20 +194,24 @@ pub(crate) fn load_cached_as(
     settle: std::time::Duration,
 ) -> (Bundle, CacheStats) {
     let mut cache = Cache::open(cache_dir, manifest_dir, roots, options, version, settle);
-    let bundle = load_with(manifest_dir, roots, options, Some(&mut cache));
+    let bundle = load_with(manifest_dir, roots, &[], options, Some(&mut cache));
     (bundle, cache.save())
 }
 
 fn load_with(
     manifest_dir: &Path,
     roots: &[&str],
+    packs: &[Pack],
     options: &Options,
     mut cache: Option<&mut Cache>,
 ) -> Bundle {
     let mut bundle = Bundle::default();
     let mut found: Vec<FoundSkill> = Vec::new();
-    for root in roots {
-        let (skills, diagnostics) = discover::discover(manifest_dir, root);
+    let sources = Sources::new(manifest_dir, roots, packs);
+    bundle.packs = packs.to_vec();
+    bundle.packs.sort();
+    for (path, shown) in &sources.folders {
+        let (skills, diagnostics) = discover::discover(path, shown);
         found.extend(skills);
         bundle.diagnostics.extend(diagnostics);
     }
@@ -164,7 +252,7 @@ fn load_with(
         bundle.files.extend(files);
         bundle.skills.extend(skill);
     }
-    let shown_roots: Vec<String> = roots.iter().map(|r| discover::display_root(r)).collect();
+    let shown_roots = sources.shown();
     if total_size > options.max_bundle_size {
         bundle.diagnostics.push(
             Diagnostic::error(
@@ -188,14 +276,22 @@ fn load_with(
     if let Some(budget) = options.catalog_budget {
         bundle
             .diagnostics
-            .extend(check::catalog_budget(&bundle.skills, roots, budget));
+            .extend(check::catalog_budget(&bundle.skills, &shown_roots, budget));
     }
     bundle
         .diagnostics
         .extend(lint::lint_bundle(&bundle.skills, &lints));
     bundle.files.sort_by(|a, b| a.path.cmp(&b.path));
     if let Some(lock_path) = &options.lock {
-        check_lock(&mut bundle, manifest_dir, lock_path, options, &shown_roots);
+        let own_roots = &shown_roots[..sources.own];
+        check_lock(
+            &mut bundle,
+            manifest_dir,
+            lock_path,
+            options,
+            own_roots,
+            packs,
+        );
     }
     diagnostic::sort(&mut bundle.diagnostics);
     bundle
@@ -334,13 +430,47 @@ pub fn load_one(
     name: &str,
     options: &Options,
 ) -> Result<SkillDef, Vec<Diagnostic>> {
-    let shown_root = discover::display_root(root);
-    let root_path = manifest_dir.join(root);
+    load_one_in(
+        &manifest_dir.join(root),
+        &discover::display_root(root),
+        name,
+        options,
+    )
+}
+
+/// [`load_one`] looking in `root`, then in each of `packs`: the skill may come from a pack the
+/// crate embeds. When no folder has it, the errors are those of `root`.
+pub fn load_one_with_packs(
+    manifest_dir: &Path,
+    root: &str,
+    packs: &[Pack],
+    name: &str,
+    options: &Options,
+) -> Result<SkillDef, Vec<Diagnostic>> {
+    let own = load_one(manifest_dir, root, name, options);
+    let missing = |result: &Result<SkillDef, Vec<Diagnostic>>| matches!(result, Err(errors) if errors.iter().all(|e| e.code() == Code::UnknownSkill));
+    if !missing(&own) {
+        return own;
+    }
+    packs
+        .iter()
+        .map(|pack| load_one_in(&pack.skills_dir(), &pack.shown_root(), name, options))
+        .find(|found| !missing(found))
+        .unwrap_or(own)
+}
+
+/// [`load_one`] in the folder `root_path`, shown as `shown_root`.
+fn load_one_in(
+    root_path: &Path,
+    shown_root: &str,
+    name: &str,
+    options: &Options,
+) -> Result<SkillDef, Vec<Diagnostic>> {
     let shown = format!("{shown_root}/{name}/SKILL.md");
     let plain = !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\\']);
     let file = root_path.join(name).join("SKILL.md");
     if !plain || !file.is_file() {
-        let mut skills: Vec<String> = std::fs::read_dir(&root_path)
+        let mut skills: Vec<String> = std::fs::read_dir(root_path)
             .into_iter()
             .flatten()
             .filter_map(Result::ok)
@@ -394,6 +524,7 @@ fn check_lock(
     lock_path: &str,
     options: &Options,
     shown_roots: &[String],
+    packs: &[Pack],
 ) {
     let file = manifest_dir.join(lock_path);
     let shown = lock_path.replace('\\', "/");
@@ -401,7 +532,7 @@ fn check_lock(
         Ok(bytes) => {
             bundle.lock_digest = Some(digest::sha256_hex(&bytes));
             let text = String::from_utf8_lossy(&bytes);
-            let found = lock::check(&text, &shown, &bundle.files, options, shown_roots);
+            let found = lock::check(&text, &shown, &bundle.files, options, shown_roots, packs);
             bundle.diagnostics.extend(found);
             bundle.lock_file = Some(file);
         }
@@ -413,7 +544,7 @@ fn check_lock(
             )
             .with_help(format!(
                 "review the skills, then write the lock with `{}`",
-                lock::update_command(shown_roots, &shown, options)
+                lock::update_command(shown_roots, &shown, options, packs)
             )),
         ),
     }
@@ -445,4 +576,11 @@ fn read_error(error: ReadError, path: &str, limit: u64) -> Diagnostic {
             .with_help("move long reference material into files beside SKILL.md, or raise the limit with `max_file_size = ...`"),
         ReadError::Io(error) => Diagnostic::error(Code::Unreadable, path, format!("cannot read SKILL.md: {error}")),
     }
+}
+
+/// The error for a skill pack named by the `packs` option that is not among the crate's
+/// dependencies (`message` says which and how it was looked for).
+pub fn unknown_pack(message: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(Code::UnknownPack, "Cargo.toml", message)
+        .with_help("a pack is a crate in [dependencies] whose build script calls `skills_runtime::build::pack()`")
 }

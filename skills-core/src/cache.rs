@@ -81,6 +81,7 @@ const SOURCES: &[&str] = &[
     include_str!("lock.rs"),
     include_str!("mcp.rs"),
     include_str!("options.rs"),
+    include_str!("pack.rs"),
     include_str!("render.rs"),
     include_str!("resources.rs"),
     include_str!("shell_commands.rs"),
@@ -342,6 +343,7 @@ fn per_file_options(options: &Options) -> String {
         catalog_budget: _,
         lints,
         lock: _,
+        packs: _,
     } = options;
     // `embed_evals`: a folder's size counts its trigger file only when the cases are embedded.
     format!(

@@ -31,7 +31,7 @@ pub(crate) fn duplicate_names(found: &[FoundSkill]) -> Vec<Diagnostic> {
                     paths.join(", ")
                 ),
             )
-            .with_help("skill names must be unique across all roots; rename or remove one of them")
+            .with_help("skill names must be unique across all roots and packs; rename or remove one of them")
         })
         .collect()
 }
@@ -107,7 +107,11 @@ pub(crate) fn references(skill: &SkillDef, bundle_names: &BTreeSet<String>) -> V
 
 /// `catalog_budget`: the catalog is in every system prompt, so its length is a cost on every
 /// turn. Over the budget, one error naming the skills whose lines are longest (at most three).
-pub(crate) fn catalog_budget(skills: &[SkillDef], roots: &[&str], budget: u64) -> Vec<Diagnostic> {
+pub(crate) fn catalog_budget(
+    skills: &[SkillDef],
+    shown_roots: &[String],
+    budget: u64,
+) -> Vec<Diagnostic> {
     let entries: Vec<_> = skills.iter().map(SkillDef::catalog_entry).collect();
     let length = crate::render::catalog_markdown(&entries).chars().count() as u64;
     if skills.is_empty() || length <= budget {
@@ -125,10 +129,6 @@ pub(crate) fn catalog_budget(skills: &[SkillDef], roots: &[&str], budget: u64) -
         .iter()
         .take(3)
         .map(|(chars, name)| format!("`{name}` ({chars})"))
-        .collect();
-    let shown_roots: Vec<String> = roots
-        .iter()
-        .map(|r| crate::discover::display_root(r))
         .collect();
     vec![
         Diagnostic::error(

@@ -175,6 +175,8 @@ codes! {
     CatalogOverBudget = "catalog-over-budget",
     /// `skill_name!` names a folder the root does not hold as a skill.
     UnknownSkill = "unknown-skill",
+    /// A skill pack named by `packs` that is not a dependency of the crate.
+    UnknownPack = "unknown-pack",
     // The lock.
     /// The file named by `lock` cannot be read.
     LockMissing = "lock-missing",
@@ -188,6 +190,9 @@ codes! {
     LockGone = "lock-gone",
     /// An option that decides what is embedded differs from the one the lock was written with.
     LockOptions = "lock-options",
+    /// A pack embedded at another version than the lock reviewed, not in the lock, or in the
+    /// lock but no longer embedded.
+    LockPackVersion = "lock-pack-version",
     // Lints.
     /// Lint `long_body`: a body over the spec's length guidance.
     LongBody = "long-body",

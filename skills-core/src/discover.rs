@@ -34,18 +34,17 @@ pub fn display_root(root: &str) -> String {
     root.trim_end_matches('/').to_owned()
 }
 
-/// Finds every skill folder in `root` (resolved against `manifest_dir`), sorted by folder name.
-pub(crate) fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec<Diagnostic>) {
-    let shown_root = display_root(root);
-    let root_path = manifest_dir.join(root);
+/// Finds every skill folder in the root at `root_path`, shown as `shown_root`, sorted by folder
+/// name.
+pub(crate) fn discover(root_path: &Path, shown_root: &str) -> (Vec<FoundSkill>, Vec<Diagnostic>) {
     let mut found = Vec::new();
     let mut diagnostics = Vec::new();
-    let real_root = match fs::canonicalize(&root_path) {
+    let real_root = match fs::canonicalize(root_path) {
         Ok(real) if real.is_dir() => real,
         Ok(_) => {
             diagnostics.push(Diagnostic::error(
                 Code::RootNotDirectory,
-                &shown_root,
+                shown_root,
                 format!("skills root `{shown_root}` is not a directory"),
             ));
             return (found, diagnostics);
@@ -54,7 +53,7 @@ pub(crate) fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec
             diagnostics.push(
                 Diagnostic::error(
                     Code::MissingRoot,
-                    &shown_root,
+                    shown_root,
                     format!("skills root `{shown_root}` does not exist"),
                 )
                 .with_help("roots are resolved against the directory of the crate's Cargo.toml"),
@@ -62,12 +61,12 @@ pub(crate) fn discover(manifest_dir: &Path, root: &str) -> (Vec<FoundSkill>, Vec
             return (found, diagnostics);
         }
     };
-    let mut entries: Vec<_> = match fs::read_dir(&root_path) {
+    let mut entries: Vec<_> = match fs::read_dir(root_path) {
         Ok(entries) => entries.filter_map(Result::ok).collect(),
         Err(error) => {
             diagnostics.push(Diagnostic::error(
                 Code::Unreadable,
-                &shown_root,
+                shown_root,
                 format!("cannot read skills root `{shown_root}`: {error}"),
             ));
             return (found, diagnostics);

@@ -18,6 +18,8 @@
 //! [`options`] defines the options of a bundle once, for the macro's `key = value` pairs, the
 //! command's flags and the docs.
 //!
+//! [`pack`] is how a crate's skills folder reaches the crates that depend on it.
+//!
 //! [`lock`] writes and checks the lockfile of reviewed files (`lock = "skills.lock"`).
 //!
 //! [`load`] wires the stages together. Every stage returns what it could parse *and*
@@ -49,6 +51,7 @@ pub mod index;
 #[doc(hidden)]
 pub mod layout;
 pub mod mcp;
+pub mod pack;
 pub mod render;
 pub mod shell_commands;
 #[doc(hidden)]
@@ -90,7 +93,9 @@ pub mod triggers;
 mod yaml;
 
 #[cfg(feature = "validate")]
-pub use bundle::{Bundle, load, load_cached, load_one};
+pub use bundle::{
+    Bundle, load, load_cached, load_one, load_one_with_packs, load_packs, unknown_pack,
+};
 #[cfg(feature = "validate")]
 pub use diagnostic::{Code, Diagnostic, Severity};
 #[cfg(feature = "validate")]

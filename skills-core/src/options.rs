@@ -42,6 +42,8 @@ pub enum Key {
     CatalogBudget,
     /// [`Options::lock`].
     Lock,
+    /// [`Options::packs`].
+    Packs,
     /// The level of one lint.
     Lint(Lint),
     /// Where generated code finds the runtime crate: the macro's business alone.
@@ -356,6 +358,18 @@ pub const OPTIONS: &[OptionSpec] = &[
             value_name: "PATH",
         },
     },
+    OptionSpec {
+        name: "packs",
+        key: Key::Packs,
+        kind: Kind::List,
+        default: DefaultValue::EmptyList,
+        help: "skill packs (crates carrying a `skills/` folder) to embed with the roots, checked \
+               as one bundle; each is a dependency, seen through `build::packs()` in build.rs",
+        flag: Flag::Repeated {
+            long: "pack",
+            value_name: "CRATE",
+        },
+    },
 ];
 
 /// The flags that set a lint's level, as rustc's: short form, long form, level.
@@ -459,6 +473,8 @@ pub struct Options {
     pub lints: LintOptions,
     /// The lockfile every embedded file must match, relative to the manifest directory.
     pub lock: Option<String>,
+    /// The skill packs to embed with the roots, by crate name (see [`crate::pack`]).
+    pub packs: Vec<String>,
 }
 
 impl Default for Options {
@@ -474,6 +490,7 @@ impl Default for Options {
             catalog_budget: None,
             lints: LintOptions::default(),
             lock: None,
+            packs: Vec::new(),
         }
     }
 }
@@ -512,6 +529,7 @@ impl Options {
             (Key::CatalogBudget, Value::Unlimited) => self.catalog_budget = None,
             (Key::Lock, Value::File(path)) => self.lock = Some(path),
             (Key::Lock, Value::NoFile) => self.lock = None,
+            (Key::Packs, Value::List(list)) => self.packs = list,
             (key, value) => return Err(WrongValue { key, value }),
         }
         Ok(())
@@ -531,6 +549,7 @@ impl Options {
             Key::EmbedEvals => Value::Bool(self.embed_evals),
             Key::CatalogBudget => self.catalog_budget.map_or(Value::Unlimited, Value::Chars),
             Key::Lock => self.lock.clone().map_or(Value::NoFile, Value::File),
+            Key::Packs => Value::List(self.packs.clone()),
             Key::Crate => return None,
         })
     }
@@ -573,6 +592,7 @@ mod tests {
             catalog_budget: Some(1),
             lints: LintOptions::all_at(Level::Deny),
             lock: Some("x".into()),
+            packs: vec!["x".into()],
         };
         options.lints.allowed_hosts = vec!["x".into()];
         for lint in Lint::ALL {

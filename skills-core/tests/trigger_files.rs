@@ -73,7 +73,7 @@ fn evals_are_never_resources_and_the_trigger_file_is_locked() {
     let options = Options::default();
     fs::write(
         dir.path().join("skills.lock"),
-        lock::render(&bundle.files, &options),
+        lock::render(&bundle.files, &options, &bundle.packs),
     )
     .unwrap();
     let locked = Options {
@@ -158,7 +158,7 @@ fn a_lock_records_whether_the_cases_are_embedded() {
     write(&dir.path().join("skills/a/scripts/a.sh"), "echo a\n");
     write(&dir.path().join("skills/a/evals/triggers.json"), CASES);
     let bundle = load(dir.path(), &["skills"], &Options::default());
-    let lock_text = lock::render(&bundle.files, &Options::default());
+    let lock_text = lock::render(&bundle.files, &Options::default(), &bundle.packs);
     assert!(
         lock_text.contains("# option embed_evals = false\n"),
         "{lock_text}"

@@ -12,14 +12,19 @@ pub struct FileLocation {
     /// When the manifest directory came from the test override, `env!("CARGO_MANIFEST_DIR")`
     /// points elsewhere, so paths are emitted absolute.
     pub overridden: bool,
+    /// The directory the crate's own roots resolve against.
+    pub manifest_dir: std::path::PathBuf,
 }
 
 impl FileLocation {
     /// An expression naming `file` for `include_bytes!`. Normally
     /// `concat!(env!("CARGO_MANIFEST_DIR"), "/skills/x/SKILL.md")`, so the generated code is
-    /// the same on every machine.
+    /// the same on every machine. A pack's files (shown as `acme-skills@1.4.0/...`) live
+    /// elsewhere, and are named by their absolute path.
     fn include_path(&self, file: &std::path::Path, display_path: &str) -> TokenStream {
-        let relative = !self.overridden && !std::path::Path::new(display_path).is_absolute();
+        let relative = !self.overridden
+            && !std::path::Path::new(display_path).is_absolute()
+            && file == self.manifest_dir.join(display_path);
         if relative {
             let suffix = format!("/{display_path}");
             quote!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #suffix))
@@ -83,6 +88,15 @@ pub fn expand(
         }
         _ => (TokenStream::new(), quote!(::core::option::Option::None)),
     };
+    // Each pack's variable is read through `option_env!` too, so rustc records it and a pack
+    // that moves (a new version, another checkout) rebuilds the crate.
+    let pack_tracking = bundle.packs.iter().map(|pack| {
+        let (variable, _) = pack.rustc_env();
+        quote!(
+            const _: ::core::option::Option<&str> = ::core::option_env!(#variable);
+        )
+    });
+
     let (pieces, tracking) = pieces(bundle, &tables, location);
     let triggers_tracking = trigger_tracking(bundle, location);
     let triggers = match &tables.triggers {
@@ -120,6 +134,7 @@ pub fn expand(
             #(#tracking)*
             #(#triggers_tracking)*
             #lock_tracking
+            #(#pack_tracking)*
             const TEXT: &str = ::core::concat!(#(#pieces),*);
             // The offsets were computed from the files as the macro read them.
             const _: () = ::core::assert!(

@@ -1,15 +1,17 @@
 //! The `embed_skills!` procedural macro. Use it through `skills-runtime`, which re-exports it
 //! and owns the types it expands to.
 //!
-//! The stages: `args` parses the invocation, `skills_core::load` discovers, parses and checks
-//! the skills (`skills_core::load_cached` when the crate has an `OUT_DIR`, reusing the results of
-//! unchanged skill folders), `expand` generates the registry, or the compile errors plus an
+//! The stages: `args` parses the invocation, the `packs` it names are read from the variables
+//! the crate's build script set, `skills_core::load_packs` discovers, parses and checks the
+//! skills of the roots and the packs (with the cache in `OUT_DIR` when the crate has one,
+//! reusing the results of unchanged skill folders), `expand` generates the registry, or the compile errors plus an
 //! empty registry of the right type.
 
 mod args;
 mod expand;
 
 use proc_macro::TokenStream;
+use skills_core::pack::{self, Pack};
 
 /// Set by tests that run the macro from a generated crate (trybuild), so fixture roots resolve
 /// against the real test crate rather than trybuild's scratch project.
@@ -31,22 +33,55 @@ pub fn embed_skills(input: TokenStream) -> TokenStream {
     };
     let roots: Vec<String> = args.roots.iter().map(syn::LitStr::value).collect();
     let root_refs: Vec<&str> = roots.iter().map(String::as_str).collect();
+    let packs = match packs(&args.options.packs, args.roots[0].span()) {
+        Ok(packs) => packs,
+        Err(errors) => return expand::fallback(&args.krate, errors).into(),
+    };
     // With a build script, cargo gives the crate an `OUT_DIR`: the cache of per-file results
     // lives there, so a rebuild re-reads only the skills that changed.
-    let bundle = match std::env::var_os("OUT_DIR") {
-        Some(out_dir) => skills_core::load_cached(
-            &manifest_dir,
-            &root_refs,
-            &args.options,
-            std::path::Path::new(&out_dir),
-        ),
-        None => skills_core::load(&manifest_dir, &root_refs, &args.options),
+    let out_dir = std::env::var_os("OUT_DIR").map(std::path::PathBuf::from);
+    let bundle = skills_core::load_packs(
+        &manifest_dir,
+        &root_refs,
+        &packs,
+        &args.options,
+        out_dir.as_deref(),
+    );
+    let location = expand::FileLocation {
+        overridden,
+        manifest_dir,
     };
-    let location = expand::FileLocation { overridden };
     // Only for the MCP server, whose dependency on this crate turns the feature on: a binary
     // without it does not carry a second copy of every frontmatter.
     let frontmatter_json = cfg!(feature = "frontmatter-json");
     expand::expand(&args, &bundle, &location, frontmatter_json).into()
+}
+
+/// The packs named by the `packs` option, as the crate's build script passed them on
+/// (`skills_runtime::build::packs()`), or an error for each one it did not.
+fn packs(names: &[String], span: proc_macro2::Span) -> Result<Vec<Pack>, Vec<syn::Error>> {
+    let mut packs = Vec::new();
+    let mut errors = Vec::new();
+    for name in names {
+        let variable = pack::env_name(name);
+        let value = std::env::var(&variable).ok();
+        match value.and_then(|value| Pack::from_rustc_env(name, &value)) {
+            Some(pack) => packs.push(pack),
+            None => errors.push(syn::Error::new(
+                span,
+                format!(
+                    "skill pack `{name}` is not visible here: add `{name}` to [dependencies] and \
+                     call `skills_runtime::build::packs();` in build.rs, which passes every pack \
+                     among the dependencies on to `embed_skills!` (as `{variable}`)"
+                ),
+            )),
+        }
+    }
+    if errors.is_empty() {
+        Ok(packs)
+    } else {
+        Err(errors)
+    }
 }
 
 /// The directory roots resolve against, and whether it came from the test override.
@@ -72,13 +107,21 @@ pub fn skill_name(input: TokenStream) -> TokenStream {
         );
         return expand::name_fallback(vec![error]).into();
     };
-    let found = skills_core::load_one(
+    let packs = match packs(&args.options.packs, args.root.span()) {
+        Ok(packs) => packs,
+        Err(errors) => return expand::name_fallback(errors).into(),
+    };
+    let found = skills_core::load_one_with_packs(
         &manifest_dir,
         &args.root.value(),
+        &packs,
         &args.name.value(),
         &args.options,
     );
-    let location = expand::FileLocation { overridden };
+    let location = expand::FileLocation {
+        overridden,
+        manifest_dir,
+    };
     expand::skill_name(&args, found, &location).into()
 }
 

@@ -11,7 +11,10 @@ fn expand_dir(dir: &Path, invocation: &str) -> String {
     let roots: Vec<String> = args.roots.iter().map(syn::LitStr::value).collect();
     let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
     let bundle = skills_core::load(dir, &roots, &args.options);
-    let location = FileLocation { overridden: false };
+    let location = FileLocation {
+        overridden: false,
+        manifest_dir: dir.to_owned(),
+    };
     expand(&args, &bundle, &location, false).to_string()
 }
 
@@ -141,7 +144,8 @@ fn every_option_of_the_table_parses() {
          allowed_hosts = [\"docs.rs\"], crate = ::renamed, empty_body = \"deny\", \
          ascii_names = \"warn\", compat = \"claude-code\", catalog_budget = 8000, \
          lock = \"skills.lock\", missing_trigger_cases = \"warn\", dangling_code_path = \"deny\", \
-         portable = \"deny\", mcp_limits = \"allow\", embed_evals = true,",
+         portable = \"deny\", mcp_limits = \"allow\", embed_evals = true, \
+         packs = [\"acme-skills\"],",
     )
     .unwrap();
     let options = &args.options;
@@ -170,11 +174,12 @@ fn every_option_of_the_table_parses() {
     assert!(options.embed_evals);
     assert_eq!(options.catalog_budget, Some(8000));
     assert_eq!(options.lock.as_deref(), Some("skills.lock"));
+    assert_eq!(options.packs, ["acme-skills"]);
     // Every option of the table is in the call above.
     let call = "max_file_size max_bundle_size allow_unknown_keys infer_missing_fields ignore \
                 long_body similar_descriptions prompt_override external_urls allowed_hosts crate \
                 empty_body ascii_names compat catalog_budget lock missing_trigger_cases \
-                dangling_code_path portable mcp_limits embed_evals";
+                dangling_code_path portable mcp_limits embed_evals packs";
     for spec in skills_core::OPTIONS {
         assert!(
             call.split(' ').any(|name| name == spec.name),
@@ -226,7 +231,7 @@ fn a_lock_is_tracked_and_its_digest_recorded() {
 
     let bundle = skills_core::load(dir.path(), &["skills"], &skills_core::Options::default());
     let options = skills_core::Options::default();
-    let lock = skills_core::lock::render(&bundle.files, &options);
+    let lock = skills_core::lock::render(&bundle.files, &options, &bundle.packs);
     fs::write(dir.path().join("skills.lock"), &lock).unwrap();
     let locked = expand_dir(dir.path(), "\"skills\", lock = \"skills.lock\"");
     let digest = skills_core::digest::sha256_hex(lock.as_bytes());

@@ -52,6 +52,15 @@
 //! the macro also caches each skill folder's checked result in `OUT_DIR`, so a rebuild re-reads
 //! only the folders that changed.
 //!
+//! # Skill packs
+//!
+//! A crate can carry a `skills/` folder for others to embed: with `links = "<its name>"` in its
+//! `Cargo.toml` and [`build::pack`] in its build script it publishes where the folder is. A crate
+//! that depends on it calls [`build::packs`] in its build script and names it in
+//! `embed_skills!("skills", packs = ["acme-skills"])`: the packs and its own folders are checked
+//! as one bundle (names, `requires`, the budget, the lock). At run time, a pack's own registry
+//! works alone and [`Registry::compose`] joins several.
+//!
 //! # Features
 //!
 //! With default features off this crate has no dependencies beyond its own macro, the static
@@ -93,9 +102,9 @@ pub use skills_mcp_server as mcp;
 pub use skills_rig as rig;
 
 pub use skills_bundle::{
-    CatalogEntry, DEFAULT_READ_LIMIT, EMPTY_CATALOG, Effort, InvokeError, Iter, LOAD_SKILL_TOOL,
-    LoadRendering, Registry, Resource, ResourceError, Shell, Skill, SkillContext, SkillLoad,
-    SkillLoader, TriggerCase, UnknownSkill, build, default_resource_dir, invoke,
+    CatalogEntry, DEFAULT_READ_LIMIT, DuplicateSkill, EMPTY_CATALOG, Effort, InvokeError, Iter,
+    LOAD_SKILL_TOOL, LoadRendering, Registry, Resource, ResourceError, Shell, Skill, SkillContext,
+    SkillLoad, SkillLoader, TriggerCase, UnknownSkill, build, default_resource_dir, invoke,
 };
 
 // The generated code's paths (`::skills_runtime::__private::...`): the bundle's.
@@ -134,6 +143,7 @@ pub use skills_bundle::__private;
 /// | `allowed_hosts = ["docs.rs"]` | `[]` | hosts (and their subdomains) that the `external_urls` lint accepts |
 /// | `crate = ::my_runtime` | `::skills_runtime` | path of the runtime crate in generated code, for a renamed dependency |
 /// | `lock = "skills.lock"` | `none` | lockfile (`sha256sum` format) every embedded file must match, with the options that decide what is embedded: a changed, new or removed file is a compile error until `skills lock` rewrites it; `Registry::lock_digest()` reports its SHA-256 |
+/// | `packs = ["acme-skills"]` | `[]` | skill packs (dependencies carrying a `skills/` folder) compiled with the roots and checked as one bundle: names, `requires`, `conflicts-with`, the budget and the lock cover them all; the crate's `build.rs` calls `skills_runtime::build::packs()` |
 ///
 /// Every problem in every file is its own compile error, pointing at the file and line.
 ///

@@ -1,0 +1,5 @@
+//! Publishes this pack's `skills/` folder to the crates that depend on it.
+
+fn main() {
+    skills_runtime::build::pack();
+}

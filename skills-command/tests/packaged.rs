@@ -1,0 +1,136 @@
+//! The crates as crates.io would serve them: `cargo package` writes every `.crate` of the
+//! workspace, and a consumer outside the workspace builds against the unpacked packages only
+//! (its `skills-runtime = "0.1"` and the example pack redirected to them with `[patch]`), so a
+//! source file, a skill or a lock left out of a package's `include` list fails here.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("skills-command sits in the workspace")
+        .to_path_buf()
+}
+
+/// The packages the consumer builds from (the runtime without features, and the example pack).
+const PACKAGES: [&str; 5] = [
+    "skills-core",
+    "skills-macro",
+    "skills-bundle",
+    "skills-runtime",
+    "skills-example-pack",
+];
+
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[test]
+fn a_consumer_builds_from_the_packaged_crates_alone() {
+    // The folder the other user-crate tests build in, so third-party dependencies build once.
+    let target = workspace().join("target/user-crate");
+    let packaged = target.join("package");
+    // Every package: the runtime's optional dependencies are packages of the workspace too.
+    let output = Command::new(env!("CARGO"))
+        .args([
+            "package",
+            "--workspace",
+            "--offline",
+            "--no-verify",
+            "--allow-dirty",
+        ])
+        .arg("--target-dir")
+        .arg(&target)
+        .current_dir(workspace())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "cargo package failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let temp = tempfile::tempdir().unwrap();
+    let unpacked = temp.path().join("packages");
+    fs::create_dir_all(&unpacked).unwrap();
+    let mut patches = String::new();
+    for name in PACKAGES {
+        let file = packaged.join(format!("{name}-{}.crate", version()));
+        let status = Command::new("tar")
+            .arg("xzf")
+            .arg(&file)
+            .arg("-C")
+            .arg(&unpacked)
+            .status()
+            .unwrap();
+        assert!(status.success(), "cannot unpack {}", file.display());
+        let dir = unpacked.join(format!("{name}-{}", version()));
+        assert!(
+            !dir.join("tests").exists(),
+            "{name}: the package ships its tests"
+        );
+        patches.push_str(&format!(
+            "{name} = {{ path = {:?} }}\n",
+            dir.to_str().unwrap()
+        ));
+    }
+    // The pack ships its skills, trigger cases and lock.
+    let pack = unpacked.join(format!("skills-example-pack-{}", version()));
+    for file in [
+        "build.rs",
+        "skills.lock",
+        "skills/release-notes/SKILL.md",
+        "skills/release-notes/evals/triggers.json",
+    ] {
+        assert!(pack.join(file).is_file(), "the pack lacks {file}");
+    }
+
+    let app = temp.path().join("app");
+    fs::create_dir_all(app.join("src")).unwrap();
+    fs::create_dir_all(app.join("skills/greet")).unwrap();
+    fs::write(
+        app.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"packaged-consumer\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+             [dependencies]\nskills-runtime = \"0.1\"\nskills-example-pack = \"0.1\"\n\n\
+             [build-dependencies]\nskills-runtime = \"0.1\"\n\n\
+             [patch.crates-io]\n{patches}\n[workspace]\n"
+        ),
+    )
+    .unwrap();
+    fs::copy(workspace().join("Cargo.lock"), app.join("Cargo.lock")).unwrap();
+    fs::write(
+        app.join("build.rs"),
+        "fn main() {\n    skills_runtime::build::packs();\n    skills_runtime::build::watch(&[\"skills\"]);\n}\n",
+    )
+    .unwrap();
+    fs::write(
+        app.join("skills/greet/SKILL.md"),
+        "---\nname: greet\ndescription: Greets.\n---\nSay hello.\n",
+    )
+    .unwrap();
+    fs::write(
+        app.join("src/main.rs"),
+        "static SKILLS: skills_runtime::Registry =\n    \
+         skills_runtime::embed_skills!(\"skills\", packs = [\"skills-example-pack\"]);\n\n\
+         fn main() {\n    println!(\"{}\", SKILLS.names().collect::<Vec<_>>().join(\" \"));\n    \
+         let own = skills_example_pack::SKILLS.names().count();\n    println!(\"pack alone: {own}\");\n}\n",
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO"))
+        .args(["run", "--quiet", "--offline"])
+        .current_dir(&app)
+        .env("CARGO_TARGET_DIR", &target)
+        .env_remove("SKILLS_MANIFEST_DIR_OVERRIDE")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "the consumer of the packaged crates failed to build:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let out = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(out, "greet release-notes semver-bump\npack alone: 2\n");
+}
