@@ -63,7 +63,7 @@ fn an_invocation_substitutes_the_variables_and_lists_the_commands() {
         resource_dir: Some(dir.path()),
         session_id: Some("session-42"),
         effort: Some(Effort::Low),
-        project_dir: Some(std::path::Path::new("/work/project")),
+        project_dir: Some(std::path::Path::new("/srv/project")),
     };
     let rendering = SKILLS
         .render_invocation("status", "v1.2 now", &options)
@@ -72,7 +72,7 @@ fn an_invocation_substitutes_the_variables_and_lists_the_commands() {
     let text = rendering.text();
     // The skill's own `effort: high` wins over the caller's.
     assert!(
-        text.contains("Session session-42, effort high, in /work/project."),
+        text.contains("Session session-42, effort high, in /srv/project."),
         "{text}"
     );
     let notes = text
