@@ -13,6 +13,8 @@
 
 #[path = "../skills-agent/tests/agent_support/mod.rs"]
 mod agent_support;
+#[path = "../skills-sandbox/tests/sandbox/host_listeners.rs"]
+mod host_listeners;
 
 mod attacks_example {
     pub mod files;

@@ -14,6 +14,7 @@ mod sandbox {
     pub mod entry_and_errors;
     pub mod fallback;
     pub mod filesystem;
+    pub mod host_listeners;
     pub mod limits;
     pub mod local_services;
     pub mod network;

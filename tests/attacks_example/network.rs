@@ -1,41 +1,11 @@
 //! No network: each way out that got past Landlock alone, sent through the example by the
 //! hostile model against a listener of the host on 127.0.0.1, which must see nothing.
 
-use std::io::ErrorKind;
-use std::net::{TcpListener, TcpStream, UdpSocket};
+use std::net::TcpStream;
 use std::time::Duration;
 
 use crate::attacks_example::support::{Caller, Site, attempt, python, run, wait_for};
-
-fn tcp_listener() -> (TcpListener, u16) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let port = listener.local_addr().unwrap().port();
-    (listener, port)
-}
-
-fn assert_no_connection(listener: &TcpListener, context: &str) {
-    match listener.accept() {
-        Err(error) if error.kind() == ErrorKind::WouldBlock => {}
-        other => panic!("a connection reached the host: {other:?}\n{context}"),
-    }
-}
-
-fn udp_listener() -> (UdpSocket, u16) {
-    let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
-    socket.set_nonblocking(true).unwrap();
-    let port = socket.local_addr().unwrap().port();
-    (socket, port)
-}
-
-fn assert_no_datagram(socket: &UdpSocket, context: &str) {
-    // The command has ended: a datagram it sent would be queued already.
-    let mut buf = [0u8; 512];
-    match socket.recv_from(&mut buf) {
-        Err(error) if error.kind() == ErrorKind::WouldBlock => {}
-        other => panic!("a datagram reached the host: {other:?}\n{context}"),
-    }
-}
+use crate::host_listeners::{assert_no_connection, assert_no_datagram, tcp_listener, udp_listener};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn network_an_mptcp_socket_is_refused() {

@@ -2,7 +2,7 @@
 //! on 127.0.0.1, which must see nothing. The sandbox's own loopback works.
 
 use std::io::{ErrorKind, Read};
-use std::net::{TcpListener, TcpStream, UdpSocket};
+use std::net::TcpStream;
 use std::os::linux::net::SocketAddrExt;
 use std::os::unix::net::{SocketAddr, UnixListener};
 use std::time::Duration;
@@ -10,6 +10,9 @@ use std::time::Duration;
 use libtest_mimic::Trial;
 use skills_sandbox::{Guarantee, Policy};
 
+use crate::sandbox::host_listeners::{
+    assert_no_connection, assert_no_datagram, tcp_listener, udp_listener,
+};
 use crate::skip_if;
 use crate::support::{
     Outcome, attempt, bash, is_root, passed, python, site, spawn, trial, unique, without,
@@ -37,37 +40,6 @@ pub fn tests() -> Vec<Trial> {
         ),
         trial("network_the_private_loopback_works", private_loopback),
     ]
-}
-
-fn tcp_listener() -> (TcpListener, u16) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let port = listener.local_addr().unwrap().port();
-    (listener, port)
-}
-
-fn assert_no_connection(listener: &TcpListener, output: &str) {
-    match listener.accept() {
-        Err(error) if error.kind() == ErrorKind::WouldBlock => {}
-        other => panic!("a connection reached the host: {other:?}\n{output}"),
-    }
-}
-
-fn udp_listener() -> (UdpSocket, u16) {
-    let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
-    socket.set_nonblocking(true).unwrap();
-    let port = socket.local_addr().unwrap().port();
-    (socket, port)
-}
-
-fn assert_no_datagram(socket: &UdpSocket, output: &str) {
-    // The command has ended: a datagram it sent would be queued already.
-    std::thread::sleep(Duration::from_millis(100));
-    let mut buf = [0u8; 512];
-    match socket.recv_from(&mut buf) {
-        Err(error) if error.kind() == ErrorKind::WouldBlock => {}
-        other => panic!("a datagram reached the host: {other:?}\n{output}"),
-    }
 }
 
 fn tcp_connect() -> Outcome {
