@@ -167,6 +167,32 @@ reported and the exit code is 1 when there is any, for CI."
         #[command(flatten)]
         source: Source,
     },
+    /// Write each skill as the zip claude.ai, Anthropic's and OpenAI's Skills APIs accept
+    #[command(
+        long_about = "Writes, per skill and per host, the zip a hosted agent accepts as an \
+upload: OUT/anthropic/NAME.zip for claude.ai and Anthropic's Skills API, OUT/openai/NAME.zip for \
+OpenAI's Skills API. Each holds one folder, NAME/, with SKILL.md at its root (as the binary \
+carries it: line endings LF, no byte-order mark) and the skill's resources, the files \
+`embed_skills!` embeds; never `evals/`, hidden files or ignored ones. The folders are read and \
+checked as for `check`, and each skill is then judged by what the host accepts: only the spec's \
+frontmatter keys (the `portable` lint, always at deny here), the host's name and description \
+rules, its file-count and size limits. Any error and nothing is written. The same folder gives \
+the same bytes: entries sorted, timestamps fixed, permissions 644 (755 for executables).",
+        after_help = "Exit codes: 0 every zip written, 1 errors in the bundle or for a host (each \
+named, with the key or limit and its file), or a failure to write, 2 a bad command line."
+    )]
+    Package {
+        /// The hosts to write for (repeat for several) [default: every host]
+        #[arg(long = "host", value_name = "HOST", value_enum)]
+        hosts: Vec<HostChoice>,
+        /// The folder the zips go in, one subfolder per host
+        #[arg(long, value_name = "OUT", default_value = DEFAULT_PACKAGE_DIR,
+              value_parser = NonEmptyStringValueParser::new())]
+        out: String,
+        /// What to read.
+        #[command(flatten)]
+        source: Source,
+    },
     /// Ask a model whether it loads the right skill for each trigger case
     #[command(
         long_about = "Asks a model each skill's trigger cases (`<skill>/evals/triggers.json`) as \
@@ -214,6 +240,28 @@ an existing folder is never overwritten."
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+/// Where `skills package` writes its zips when `--out` is not given.
+pub const DEFAULT_PACKAGE_DIR: &str = "target/skills-package";
+
+/// The hosts `skills package` writes zips for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum HostChoice {
+    /// claude.ai and Anthropic's Skills API
+    Anthropic,
+    /// OpenAI's Skills API
+    #[value(name = "openai")]
+    OpenAi,
+}
+
+impl From<HostChoice> for skills_core::hosted::Host {
+    fn from(choice: HostChoice) -> Self {
+        match choice {
+            HostChoice::Anthropic => skills_core::hosted::Host::Anthropic,
+            HostChoice::OpenAi => skills_core::hosted::Host::OpenAi,
+        }
+    }
 }
 
 /// The providers `skills eval` speaks to.

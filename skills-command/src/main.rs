@@ -19,6 +19,9 @@
 //!            [--baseline FILE] [--max-requests N] [--cache DIR]
 //!                                              does the model load the right skill? exit 1 on a
 //!                                              failed gate, 2 on an error
+//! skills package [DIR...] [--host anthropic|openai] [--out OUT]
+//!                                              per skill, the zip claude.ai, Anthropic's and
+//!                                              OpenAI's Skills APIs accept as an upload
 //! skills new NAME [--dir DIR]                  a skeleton SKILL.md that passes `check`
 //! skills completions bash|zsh|fish             a shell completion script
 //! ```
@@ -46,6 +49,7 @@ mod listing;
 mod lock;
 mod new;
 mod output;
+mod package;
 mod packs;
 mod stats;
 
@@ -119,6 +123,7 @@ fn execute(command: Command, streams: &mut Streams<'_>) -> io::Result<u8> {
             check,
             source,
         } => lock::run(&source, &output, check, streams),
+        Command::Package { hosts, out, source } => package::run(&source, &hosts, &out, streams),
         Command::Eval { eval, source } => eval::run(&source, &eval, streams),
         Command::New { name, dir } => new::run(&name, &dir, streams),
         Command::Completions { shell } => {

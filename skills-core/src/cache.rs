@@ -73,6 +73,7 @@ const SOURCES: &[&str] = &[
     include_str!("digest.rs"),
     include_str!("discover.rs"),
     include_str!("files.rs"),
+    include_str!("hosted.rs"),
     include_str!("index.rs"),
     include_str!("layout.rs"),
     include_str!("lib.rs"),

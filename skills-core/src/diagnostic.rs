@@ -210,10 +210,24 @@ codes! {
     MissingTriggerCases = "missing-trigger-cases",
     /// Lint `dangling_code_path`: a path in a code span that names no file of the skill.
     DanglingCodePath = "dangling-code-path",
-    /// Lint `portable`: a frontmatter key that claude.ai's and the Skills API's uploads refuse.
+    /// Lint `portable`: a frontmatter key that hosted uploads (claude.ai, the Anthropic and
+    /// OpenAI Skills APIs) refuse.
     Portable = "portable",
     /// Lint `mcp_limits`: a skill over the MCP Skills extension's 512 files or 16 MiB.
     McpLimits = "mcp-limits",
+    // Uploads to hosted agents (`skills package`).
+    /// A `name` a hosted upload refuses: a display name, characters outside ASCII, or a
+    /// reserved word.
+    UploadName = "upload-name",
+    /// A `description` a hosted upload refuses: too long, or with `<` or `>`.
+    UploadDescription = "upload-description",
+    /// A skill over a hosted upload's size or file-count limits.
+    UploadSize = "upload-size",
+    /// A second `SKILL.md` (in any case) where the host wants exactly one.
+    UploadManifest = "upload-manifest",
+    /// A file that changed between its check and its packaging, or that could not be read or
+    /// written while packaging.
+    UploadFile = "upload-file",
 }
 
 impl fmt::Display for Code {
@@ -483,6 +497,7 @@ mod tests {
             include_str!("bundle.rs"),
             include_str!("check.rs"),
             include_str!("discover.rs"),
+            include_str!("hosted.rs"),
             include_str!("links.rs"),
             include_str!("lint.rs"),
             include_str!("lock.rs"),

@@ -22,6 +22,9 @@
 //!
 //! [`lock`] writes and checks the lockfile of reviewed files (`lock = "skills.lock"`).
 //!
+//! [`hosted`] judges a checked skill against what claude.ai's and the Skills APIs' zip uploads
+//! accept, for `skills package`.
+//!
 //! [`load`] wires the stages together. Every stage returns what it could parse *and*
 //! every [`Diagnostic`] it found, so one build reports every problem in every file.
 //! [`load_cached`] does the same with a build cache of the per-file results, which
@@ -71,6 +74,8 @@ pub mod digest;
 mod discover;
 #[cfg(feature = "validate")]
 mod files;
+#[cfg(feature = "validate")]
+pub mod hosted;
 #[cfg(feature = "validate")]
 mod links;
 #[cfg(feature = "validate")]

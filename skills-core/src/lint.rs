@@ -58,7 +58,8 @@ pub enum Lint {
     MissingTriggerCases,
     /// A path in a code span (`` `scripts/fill.py` ``) that names no file of the skill.
     DanglingCodePath,
-    /// A frontmatter key outside what claude.ai's and the Skills API's uploads accept.
+    /// A frontmatter key outside what hosted uploads (claude.ai, the Anthropic and OpenAI
+    /// Skills APIs) accept.
     Portable,
     /// A skill over the MCP Skills extension's per-skill limits.
     McpLimits,
@@ -153,8 +154,9 @@ impl Lint {
                  with `compat = \"claude-code\"`)"
             }
             Lint::Portable => {
-                "a frontmatter key that claude.ai's and the Skills API's uploads refuse (any but \
-                 `name`, `description`, `license`, `compatibility`, `metadata`, `allowed-tools`)"
+                "a frontmatter key that hosted uploads (claude.ai, the Anthropic and OpenAI \
+                 Skills APIs) refuse (any but `name`, `description`, `license`, \
+                 `compatibility`, `metadata`, `allowed-tools`)"
             }
             Lint::McpLimits => {
                 "a skill over the MCP Skills extension's limits of 512 files or 16 MiB"
@@ -188,7 +190,8 @@ pub(crate) const SIMILARITY_THRESHOLD: f64 = 0.6;
 /// Shared words needed as well, so two short descriptions ("Does x.", "Does y.") do not trip it.
 pub(crate) const MIN_SHARED_WORDS: usize = 4;
 
-/// The keys claude.ai's and the Skills API's skill uploads accept: the Agent Skills spec's.
+/// The keys hosted skill uploads (claude.ai, the Anthropic and OpenAI Skills APIs) accept: the
+/// Agent Skills spec's.
 pub const PORTABLE_KEYS: [&str; 6] = [
     "name",
     "description",
@@ -401,8 +404,9 @@ fn missing_trigger_cases(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
     )
 }
 
-/// claude.ai's and the Skills API's uploads refuse a skill with a key outside the spec's: a
-/// team that ships its bundle there as well can deny the others.
+/// Hosted uploads (claude.ai, the Anthropic and OpenAI Skills APIs) refuse a skill with a key
+/// outside the spec's: a team that ships its bundle there as well can deny the others, and
+/// `skills package` always does.
 fn portable(skill: &SkillDef, level: Level) -> Vec<Diagnostic> {
     skill
         .keys
@@ -415,7 +419,8 @@ fn portable(skill: &SkillDef, level: Level) -> Vec<Diagnostic> {
                 skill,
                 Some((key.line, key.column)),
                 format!(
-                    "`{}` is not a key that claude.ai's and the Skills API's uploads accept",
+                    "`{}` is not a key that hosted uploads (claude.ai, the Anthropic and \
+                     OpenAI Skills APIs) accept",
                     key.value
                 ),
                 "they accept `name`, `description`, `license`, `compatibility`, `metadata` and \
@@ -921,8 +926,10 @@ mod tests {
         assert_eq!(
             found,
             [
-                "5:1 `version` is not a key that claude.ai's and the Skills API's uploads accept",
-                "6:1 `tags` is not a key that claude.ai's and the Skills API's uploads accept",
+                "5:1 `version` is not a key that hosted uploads (claude.ai, the Anthropic and \
+                 OpenAI Skills APIs) accept",
+                "6:1 `tags` is not a key that hosted uploads (claude.ai, the Anthropic and \
+                 OpenAI Skills APIs) accept",
             ]
         );
     }

@@ -1,0 +1,306 @@
+//! `skills package`: the zips hosted agents take as uploads, one per skill and host, written
+//! only when every skill passes every host's rules.
+//!
+//! The rules are `skills_core::hosted`'s; this module builds the archives and writes them. An
+//! archive holds one folder named after the skill, with `SKILL.md` at its root and the
+//! resources the bundle embeds, in a fixed order with fixed timestamps and permissions, so the
+//! same folder always gives the same bytes (a reviewer can compare a zip's SHA-256 with the one
+//! of the last upload).
+
+use std::fs;
+use std::io::{self, Cursor, Write};
+use std::path::{Path, PathBuf};
+
+use skills_core::hosted::{self, Host};
+use skills_core::{Code, Diagnostic, Level, Lint, SkillDef};
+use zip::write::SimpleFileOptions;
+use zip::{CompressionMethod, DateTime, System, ZipWriter};
+
+use crate::args::{HostChoice, Source};
+use crate::bundle::{self, plural};
+use crate::output::Streams;
+
+/// What to do about a key the uploads refuse, in place of the lint's "how to silence it".
+const PORTABLE_HELP: &str = "hosted uploads accept only `name`, `description`, `license`, \
+`compatibility`, `metadata` and `allowed-tools`, so `skills package` refuses every other key \
+whatever the lint's level; to ship this skill to them, move the value under `metadata:`";
+
+/// One skill's archive, the same bytes for every host.
+struct Archive<'a> {
+    skill: &'a SkillDef,
+    bytes: Vec<u8>,
+    files: usize,
+}
+
+/// Runs `skills package`. Exit code 1 when the bundle has errors, a host would refuse a skill,
+/// or a zip cannot be written; when any skill is refused, nothing is written at all.
+pub fn run(
+    source: &Source,
+    hosts: &[HostChoice],
+    out: &str,
+    streams: &mut Streams<'_>,
+) -> io::Result<u8> {
+    let hosts = chosen(hosts);
+    // A key outside the spec's is refused by every host: the `portable` lint at deny reports
+    // each one at its line, as a build with `portable = "deny"` would.
+    let mut judged = source.clone();
+    judged.options.lints.set_level(Lint::Portable, Level::Deny);
+    let mut bundle = bundle::load(&judged);
+    for diagnostic in &mut bundle.diagnostics {
+        if diagnostic.code() == Code::Portable {
+            // The lint's own help says how to silence it, which does not apply here.
+            *diagnostic = diagnostic.clone().with_help(PORTABLE_HELP);
+        }
+    }
+    for diagnostic in &bundle.diagnostics {
+        bundle::write_diagnostic(streams.err, diagnostic)?;
+    }
+    if bundle.has_errors() {
+        let (errors, warnings) = bundle::counts(&bundle);
+        writeln!(
+            streams.err,
+            "nothing written: {}",
+            bundle::summary(bundle.skills_found, errors, warnings)
+        )?;
+        return Ok(1);
+    }
+
+    let mut refusals: Vec<Diagnostic> = hosts
+        .iter()
+        .flat_map(|host| {
+            bundle
+                .skills
+                .iter()
+                .flat_map(move |skill| hosted::check(skill, *host))
+        })
+        .collect();
+    let mut archives = Vec::new();
+    if refusals.is_empty() {
+        for skill in &bundle.skills {
+            match archive(skill) {
+                Ok(archive) => archives.push(archive),
+                Err(diagnostic) => refusals.push(diagnostic),
+            }
+        }
+        refusals.extend(
+            archives
+                .iter()
+                .flat_map(|archive| too_large(archive, &hosts)),
+        );
+    }
+    if !refusals.is_empty() {
+        for diagnostic in &refusals {
+            bundle::write_diagnostic(streams.err, diagnostic)?;
+        }
+        writeln!(
+            streams.err,
+            "nothing written: {} {}",
+            refusals.len(),
+            plural(refusals.len(), "error", "errors")
+        )?;
+        return Ok(1);
+    }
+
+    let mut written = 0;
+    for host in &hosts {
+        let folder = Path::new(out).join(host.as_str());
+        for archive in &archives {
+            let path = folder.join(format!("{}.zip", archive.skill.name.value));
+            if let Err(error) = write_atomically(&path, &archive.bytes) {
+                writeln!(
+                    streams.err,
+                    "error: cannot write `{}`: {error}",
+                    path.display()
+                )?;
+                return Ok(1);
+            }
+            writeln!(
+                streams.out,
+                "wrote {} ({} {}, {} bytes)",
+                path.display(),
+                archive.files,
+                plural(archive.files, "file", "files"),
+                archive.bytes.len()
+            )?;
+            written += 1;
+        }
+        stale(&folder, &archives, streams)?;
+    }
+    writeln!(
+        streams.out,
+        "{written} {} for {}",
+        plural(written, "zip", "zips"),
+        hosts
+            .iter()
+            .map(|host| host.label())
+            .collect::<Vec<_>>()
+            .join(" and ")
+    )?;
+    Ok(0)
+}
+
+/// Zips in a host's folder that are no skill of this bundle (a skill removed or renamed since an
+/// earlier run): left in place, since the folder may hold other files, but named, so that they
+/// are not uploaded by mistake.
+fn stale(folder: &Path, archives: &[Archive<'_>], streams: &mut Streams<'_>) -> io::Result<()> {
+    let Ok(entries) = fs::read_dir(folder) else {
+        return Ok(());
+    };
+    let mut others: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| {
+            let Some(stem) = path
+                .extension()
+                .filter(|extension| *extension == "zip")
+                .and(path.file_stem())
+            else {
+                return false;
+            };
+            !archives
+                .iter()
+                .any(|archive| *stem == *archive.skill.name.value)
+        })
+        .collect();
+    others.sort();
+    for path in others {
+        writeln!(
+            streams.err,
+            "warning: `{}` is not a skill of this bundle; left in place",
+            path.display()
+        )?;
+    }
+    Ok(())
+}
+
+/// The hosts asked for, each once, in [`Host::ALL`] order; every host when none was named.
+fn chosen(hosts: &[HostChoice]) -> Vec<Host> {
+    let named: Vec<Host> = hosts.iter().map(|&choice| Host::from(choice)).collect();
+    Host::ALL
+        .into_iter()
+        .filter(|host| named.is_empty() || named.contains(host))
+        .collect()
+}
+
+/// The zip of `skill`: `NAME/SKILL.md`, then every resource by path, each read again and
+/// refused if it changed since its check ([`hosted::read_resource`]).
+fn archive(skill: &SkillDef) -> Result<Archive<'_>, Diagnostic> {
+    let folder = &skill.name.value;
+    let failed = |error: zip::result::ZipError| {
+        Diagnostic::error(
+            Code::UploadFile,
+            &skill.path,
+            format!("cannot build the zip of `{folder}`: {error}"),
+        )
+    };
+    let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
+    zip.start_file(format!("{folder}/{}", hosted::MANIFEST), entry(false))
+        .map_err(failed)?;
+    zip.write_all(skill.text.as_bytes())
+        .map_err(|error| failed(error.into()))?;
+    let mut resources: Vec<_> = skill.resources.iter().collect();
+    resources.sort_by(|a, b| a.path.cmp(&b.path));
+    for resource in &resources {
+        let bytes = hosted::read_resource(skill, resource)?;
+        zip.start_file(
+            format!("{folder}/{}", resource.path),
+            entry(resource.executable),
+        )
+        .map_err(failed)?;
+        zip.write_all(&bytes)
+            .map_err(|error| failed(error.into()))?;
+    }
+    let bytes = zip.finish().map_err(failed)?.into_inner();
+    Ok(Archive {
+        skill,
+        bytes,
+        files: 1 + resources.len(),
+    })
+}
+
+/// How every entry is written: deflated, dated 1980-01-01 (the earliest a zip can say), Unix
+/// permissions, so nothing of the machine or the moment enters the bytes.
+fn entry(executable: bool) -> SimpleFileOptions {
+    SimpleFileOptions::default()
+        .compression_method(CompressionMethod::Deflated)
+        .last_modified_time(DateTime::DEFAULT)
+        .system(System::Unix)
+        .unix_permissions(if executable { 0o755 } else { 0o644 })
+}
+
+/// A host's limit on the zip itself, which only the written archive can be held to.
+fn too_large(archive: &Archive<'_>, hosts: &[Host]) -> Vec<Diagnostic> {
+    let size = archive.bytes.len() as u64;
+    hosts
+        .iter()
+        .filter_map(|host| {
+            let max = host.max_zip_bytes()?;
+            (size > max).then(|| {
+                Diagnostic::error(
+                    Code::UploadSize,
+                    &archive.skill.path,
+                    format!(
+                        "uploads to {} accept a zip of at most {max} bytes; the zip of `{}` has \
+                         {size}",
+                        host.label(),
+                        archive.skill.name.value
+                    ),
+                )
+                .with_help("move large assets out of the skill, or fetch them at run time")
+            })
+        })
+        .collect()
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder, so a reader never sees
+/// half a zip and a failed write leaves the last good one in place.
+fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let folder = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(folder)?;
+    let file_name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary: PathBuf = folder.join(format!(".{file_name}.{}.tmp", std::process::id()));
+    let result = fs::write(&temporary, bytes).and_then(|()| fs::rename(&temporary, path));
+    if result.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resource_changed_after_its_check_is_not_packaged() {
+        let dir = tempfile::tempdir().unwrap();
+        let skill = dir.path().join("skills/notes");
+        fs::create_dir_all(skill.join("references")).unwrap();
+        fs::write(
+            skill.join("SKILL.md"),
+            "---\nname: notes\ndescription: Keeps notes.\n---\nSee references/a.md.\n",
+        )
+        .unwrap();
+        fs::write(skill.join("references/a.md"), "checked\n").unwrap();
+        let bundle = skills_core::load(dir.path(), &["skills"], &skills_core::Options::default());
+        assert!(!bundle.has_errors(), "{:?}", bundle.diagnostics);
+        assert!(archive(&bundle.skills[0]).is_ok());
+
+        fs::write(skill.join("references/a.md"), "swapped\n").unwrap();
+        let refused = archive(&bundle.skills[0]).err().expect("refused");
+        assert_eq!(refused.code(), Code::UploadFile);
+        assert_eq!(refused.path(), "skills/notes/references/a.md");
+        assert_eq!(refused.message(), "the file changed after it was checked");
+
+        fs::remove_file(skill.join("references/a.md")).unwrap();
+        let gone = archive(&bundle.skills[0]).err().expect("refused");
+        assert!(
+            gone.message()
+                .starts_with("cannot read the file to package it"),
+            "{}",
+            gone.message()
+        );
+    }
+}
