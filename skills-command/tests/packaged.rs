@@ -1,11 +1,14 @@
 //! The crates as crates.io would serve them: `cargo package` writes every `.crate` of the
-//! workspace, and a consumer outside the workspace builds against the unpacked packages only
-//! (its `skills-runtime = "0.1"` and the example pack redirected to them with `[patch]`), so a
-//! source file, a skill or a lock left out of a package's `include` list fails here.
-
+//! workspace, and a consumer outside the workspace builds from a local directory registry that
+//! holds those packages and the third-party crates they need, and nothing else: crates.io itself
+//! is replaced by it (`[source.crates-io] replace-with`), the way a vendoring user builds. A
+//! source file, a skill or a lock left out of a package's `include` list fails here, and so does
+//! a dependency on a workspace path that a published crate would not have.
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use skills_core::digest::sha256_hex;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -53,8 +56,8 @@ fn a_consumer_builds_from_the_packaged_crates_alone() {
     );
 
     let temp = tempfile::tempdir().unwrap();
-    let unpacked = temp.path().join("packages");
-    fs::create_dir_all(&unpacked).unwrap();
+    let registry = temp.path().join("registry");
+    fs::create_dir_all(&registry).unwrap();
     let mut patches = String::new();
     for name in PACKAGES {
         let file = packaged.join(format!("{name}-{}.crate", version()));
@@ -62,22 +65,30 @@ fn a_consumer_builds_from_the_packaged_crates_alone() {
             .arg("xzf")
             .arg(&file)
             .arg("-C")
-            .arg(&unpacked)
+            .arg(&registry)
             .status()
             .unwrap();
         assert!(status.success(), "cannot unpack {}", file.display());
-        let dir = unpacked.join(format!("{name}-{}", version()));
+        let dir = registry.join(format!("{name}-{}", version()));
         assert!(
             !dir.join("tests").exists(),
             "{name}: the package ships its tests"
         );
+        // What a directory source checks a package against: the `.crate`'s SHA-256 (files are
+        // not listed, so none is compared one by one).
+        let checksum = sha256_hex(&fs::read(&file).unwrap());
+        fs::write(
+            dir.join(".cargo-checksum.json"),
+            format!("{{\"files\":{{}},\"package\":\"{checksum}\"}}"),
+        )
+        .unwrap();
         patches.push_str(&format!(
             "{name} = {{ path = {:?} }}\n",
             dir.to_str().unwrap()
         ));
     }
     // The pack ships its skills, trigger cases and lock.
-    let pack = unpacked.join(format!("skills-example-pack-{}", version()));
+    let pack = registry.join(format!("skills-example-pack-{}", version()));
     for file in [
         "build.rs",
         "skills.lock",
@@ -90,14 +101,15 @@ fn a_consumer_builds_from_the_packaged_crates_alone() {
     let app = temp.path().join("app");
     fs::create_dir_all(app.join("src")).unwrap();
     fs::create_dir_all(app.join("skills/greet")).unwrap();
+    let manifest = "[package]\nname = \"packaged-consumer\"\nversion = \"0.1.0\"\n\
+                    edition = \"2024\"\n\n[dependencies]\nskills-runtime = \"0.1\"\n\
+                    skills-example-pack = \"0.1\"\n\n[build-dependencies]\n\
+                    skills-runtime = \"0.1\"\n\n[workspace]\n";
+    // First the third-party crates the consumer needs, vendored into the registry folder from
+    // cargo's cache: the packages stand in for crates.io (`[patch]`) only for this step.
     fs::write(
         app.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"packaged-consumer\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
-             [dependencies]\nskills-runtime = \"0.1\"\nskills-example-pack = \"0.1\"\n\n\
-             [build-dependencies]\nskills-runtime = \"0.1\"\n\n\
-             [patch.crates-io]\n{patches}\n[workspace]\n"
-        ),
+        format!("{manifest}\n[patch.crates-io]\n{patches}"),
     )
     .unwrap();
     fs::copy(workspace().join("Cargo.lock"), app.join("Cargo.lock")).unwrap();
@@ -120,6 +132,30 @@ fn a_consumer_builds_from_the_packaged_crates_alone() {
     )
     .unwrap();
     let output = Command::new(env!("CARGO"))
+        // `--no-delete`: the packages already unpacked there stay.
+        .args(["vendor", "--offline", "--versioned-dirs", "--no-delete"])
+        .arg(&registry)
+        .current_dir(&app)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "cargo vendor failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // Then the consumer as its author has it, every crate from the directory registry.
+    fs::write(app.join("Cargo.toml"), manifest).unwrap();
+    fs::remove_file(app.join("Cargo.lock")).unwrap();
+    fs::create_dir_all(app.join(".cargo")).unwrap();
+    fs::write(
+        app.join(".cargo/config.toml"),
+        format!(
+            "[source.crates-io]\nreplace-with = \"packaged\"\n\n[source.packaged]\ndirectory = {:?}\n",
+            registry.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO"))
         .args(["run", "--quiet", "--offline"])
         .current_dir(&app)
         .env("CARGO_TARGET_DIR", &target)
@@ -133,4 +169,17 @@ fn a_consumer_builds_from_the_packaged_crates_alone() {
     );
     let out = String::from_utf8(output.stdout).unwrap();
     assert_eq!(out, "greet release-notes semver-bump\npack alone: 2\n");
+    // Every one of our crates came from the registry folder, none from the workspace.
+    let lock = fs::read_to_string(app.join("Cargo.lock")).unwrap();
+    for name in PACKAGES {
+        let entry = format!(
+            "name = \"{name}\"\nversion = \"{}\"\nsource = \"registry+",
+            version()
+        );
+        assert!(
+            lock.contains(&entry),
+            "{name} is not from the registry:\n{lock}"
+        );
+    }
+    assert!(!lock.contains("path+"), "{lock}");
 }
