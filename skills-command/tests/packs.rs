@@ -92,6 +92,8 @@ fn consumer(dir: &Path, beta_folder: &str, options: &str) {
              const BETA: &str = skills_runtime::skill_name!(\"skills\", \"beta-one\", packs = [\"beta-skills\"]);\n\n\
              fn main() {{\n    println!(\"{{}}\", SKILLS.catalog());\n    \
              for skill in SKILLS.iter() {{\n        println!(\"[{{}}] {{}}\", skill.name(), skill.source_path());\n    }}\n    \
+             let guide = SKILLS.get(BETA).and_then(|s| s.resource(\"references/guide.md\"));\n    \
+             println!(\"guide: {{:?}}\", guide.and_then(|r| r.text()));\n    \
              println!(\"checked {{BETA}}\");\n}}\n"
         ),
     );
@@ -149,6 +151,12 @@ fn packs_compile_with_the_crate_folder_into_one_checked_bundle() {
         "beta/skills/beta-one/SKILL.md",
         &skill("beta-one", "Beta.", ""),
     );
+    // A pack's resources travel with it.
+    write(
+        dir,
+        "beta/skills/beta-one/references/guide.md",
+        "Beta's guide.\n",
+    );
     write(
         dir,
         "app/skills/local-one/SKILL.md",
@@ -174,6 +182,7 @@ fn packs_compile_with_the_crate_folder_into_one_checked_bundle() {
         "{out}"
     );
     assert!(out.contains("checked beta-one"), "{out}");
+    assert!(out.contains("guide: Some(\"Beta's guide.\\n\")"), "{out}");
 
     // A pack's files are tracked: an edit in the pack reaches the consumer's binary.
     write(
@@ -263,6 +272,10 @@ fn packs_compile_with_the_crate_folder_into_one_checked_bundle() {
         lock_text.contains("  beta-skills@2.0.0/skills/beta-one/SKILL.md\n"),
         "{lock_text}"
     );
+    assert!(
+        lock_text.contains("  beta-skills@2.0.0/skills/beta-one/references/guide.md\n"),
+        "{lock_text}"
+    );
     run(dir);
 
     pack(dir, "beta-2.1", "beta-skills", "2.1.0");
@@ -271,12 +284,18 @@ fn packs_compile_with_the_crate_folder_into_one_checked_bundle() {
         "beta-2.1/skills/beta-one/SKILL.md",
         &skill("beta-one", "Beta, upgraded.", ""),
     );
+    write(
+        dir,
+        "beta-2.1/skills/beta-one/references/guide.md",
+        "Beta's guide, upgraded.\n",
+    );
     consumer(dir, "beta-2.1", ",\n    lock = \"skills.lock\"");
     let error = build_error(dir);
     assert!(
         error.contains(
             "pack `beta-skills` is 2.1.0 now, but the lock `skills.lock` was reviewed at 2.0.0; \
-             files that differ: `skills/beta-one/SKILL.md` changed"
+             files that differ: `skills/beta-one/SKILL.md` changed, \
+             `skills/beta-one/references/guide.md` changed"
         ),
         "{error}"
     );
@@ -292,6 +311,10 @@ fn packs_compile_with_the_crate_folder_into_one_checked_bundle() {
     );
     let out = run(dir);
     assert!(out.contains("- beta-one: Beta, upgraded.\n"), "{out}");
+    assert!(
+        out.contains("guide: Some(\"Beta's guide, upgraded.\\n\")"),
+        "{out}"
+    );
     assert!(
         out.contains("[beta-one] beta-skills@2.1.0/skills/beta-one/SKILL.md"),
         "{out}"
