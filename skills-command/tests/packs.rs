@@ -3,7 +3,8 @@
 //! `embed_skills!` call compiles both packs and its own folder into one registry checked as a
 //! bundle; a duplicate across packs, a `requires` across packs and a budget overflow are
 //! compile errors naming the crates and files; a pack's new version fails a locked build,
-//! naming the pack, both versions and the changed file, until `skills lock` records it.
+//! naming the pack, both versions and the changed file, until `skills lock` records it. A pack
+//! from a git repository works as one from a path (`packaged.rs` has one from a registry).
 //!
 //! One temporary workspace serves every check, in sequence, so the dependencies build once.
 
@@ -318,5 +319,102 @@ fn packs_compile_with_the_crate_folder_into_one_checked_bundle() {
     assert!(
         out.contains("[beta-one] beta-skills@2.1.0/skills/beta-one/SKILL.md"),
         "{out}"
+    );
+}
+
+/// A pack in a git repository, the way a team shares one before (or instead of) publishing it:
+/// cargo checks it out under its own folder, and the pack is found there.
+#[test]
+fn a_pack_from_a_git_checkout_is_embedded_like_any_other() {
+    let git = |dir: &Path, args: &[&str]| {
+        Command::new("git")
+            .args(["-c", "user.name=test", "-c", "user.email=test@127.0.0.1"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+    };
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path();
+    pack(dir, "alpha", "alpha-skills", "1.0.0");
+    write(
+        dir,
+        "alpha/skills/alpha-one/SKILL.md",
+        &skill("alpha-one", "Alpha.", ""),
+    );
+    write(
+        dir,
+        "alpha/skills/alpha-one/references/notes.md",
+        "Alpha's notes.\n",
+    );
+    let repo = dir.join("alpha");
+    let Ok(init) = git(&repo, &["init", "-q"]) else {
+        eprintln!("skipped: git is not installed");
+        return;
+    };
+    assert!(init.status.success());
+    assert!(git(&repo, &["add", "-A"]).unwrap().status.success());
+    assert!(
+        git(&repo, &["commit", "-qm", "pack"])
+            .unwrap()
+            .status
+            .success()
+    );
+    // The working copy changes after the commit: the consumer must get the committed pack.
+    write(
+        dir,
+        "alpha/skills/alpha-one/SKILL.md",
+        &skill("alpha-one", "Uncommitted.", ""),
+    );
+
+    let runtime = runtime_dependency();
+    write(
+        dir,
+        "app/Cargo.toml",
+        &format!(
+            "[package]\nname = \"git-consumer\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+             [dependencies]\n{runtime}\nalpha-skills = {{ git = \"file://{}\" }}\n\n\
+             [build-dependencies]\n{runtime}\n\n[workspace]\n",
+            repo.to_str().unwrap()
+        ),
+    );
+    fs::copy(workspace().join("Cargo.lock"), dir.join("app/Cargo.lock")).unwrap();
+    write(
+        dir,
+        "app/build.rs",
+        "fn main() {\n    skills_runtime::build::packs();\n}\n",
+    );
+    write(
+        dir,
+        "app/skills/local-one/SKILL.md",
+        &skill("local-one", "Local.", "requires: [alpha-one]\n"),
+    );
+    write(
+        dir,
+        "app/src/main.rs",
+        "static SKILLS: skills_runtime::Registry =\n    \
+         skills_runtime::embed_skills!(\"skills\", packs = [\"alpha-skills\"]);\n\n\
+         fn main() {\n    print!(\"{}\", SKILLS.catalog());\n    \
+         let notes = SKILLS.get(\"alpha-one\").and_then(|s| s.resource(\"references/notes.md\"));\n    \
+         println!(\"\\nnotes: {:?}\", notes.and_then(|r| r.text()));\n}\n",
+    );
+    // Not offline (cargo fetches the git dependency, from the file system), but with a proxy
+    // that answers nothing, so that no request can leave the machine.
+    let output = Command::new(env!("CARGO"))
+        .args(["run", "--quiet"])
+        .current_dir(dir.join("app"))
+        .env("CARGO_TARGET_DIR", workspace().join("target/user-crate"))
+        .env("CARGO_HTTP_PROXY", "http://127.0.0.1:9")
+        .env("CARGO_NET_GIT_FETCH_WITH_CLI", "false")
+        .env_remove("SKILLS_MANIFEST_DIR_OVERRIDE")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "build failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "- alpha-one: Alpha.\n- local-one: Local.\nnotes: Some(\"Alpha's notes.\\n\")\n"
     );
 }
