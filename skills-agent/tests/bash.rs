@@ -13,6 +13,8 @@ mod agent_support;
 
 mod bash {
     pub mod attacks;
+    #[path = "../../../skills-sandbox/tests/sandbox/harness.rs"]
+    pub mod harness;
     pub mod support;
     pub mod tool;
 }
@@ -26,7 +28,12 @@ fn main() {
     trials.extend(attacks::tests());
     trials.push(support::trial(
         "the_tests_pass_as_an_unprivileged_user",
-        || support::rerun_as_nobody(&["--skip", "the_tests_pass_", "--test-threads=2"]),
+        || {
+            support::rerun_as_nobody(
+                "skills-agent-bash-tests",
+                &["--skip", "the_tests_pass_", "--test-threads=2"],
+            )
+        },
     ));
     trials.push(support::trial(
         "the_tests_pass_where_the_kernel_refuses_namespaces",

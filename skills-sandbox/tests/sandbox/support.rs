@@ -8,26 +8,9 @@ use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use libtest_mimic::{Completion, Failed, Trial};
 use skills_sandbox::{Confinement, Finished, Guarantee, Level, Policy, Prepared, SandboxError};
 
-/// What a test returns: passed, or skipped with the reason.
-pub type Outcome = Result<Completion, Failed>;
-
-/// A test that passed.
-pub fn passed() -> Outcome {
-    Ok(Completion::Completed)
-}
-
-/// A test skipped with `reason`, reported as ignored with it (never a silent pass).
-pub fn skipped(reason: impl ToString) -> Outcome {
-    Ok(Completion::ignored_with(reason))
-}
-
-/// A trial of the harness.
-pub fn trial(name: &str, test: fn() -> Outcome) -> Trial {
-    Trial::ignorable_test(name, test)
-}
+pub use crate::harness::{Outcome, is_root, namespaces_refused_here, passed, skipped, trial};
 
 /// `PATH` for the sandboxed commands: the system's tools (a user's toolchain in the home folder
 /// is not in the sandbox).
@@ -73,69 +56,9 @@ pub fn without(guarantee: Guarantee) -> Option<Outcome> {
     })
 }
 
-/// Returns early with the skip, if there is one.
-#[macro_export]
-macro_rules! skip_if {
-    ($reason:expr) => {
-        if let Some(skip) = $reason {
-            return skip;
-        }
-    };
-}
-
-pub fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status").is_ok_and(|status| {
-        status
-            .lines()
-            .any(|line| line.starts_with("Uid:") && line.split_whitespace().nth(2) == Some("0"))
-    })
-}
-
-/// Set in a run of this binary inside a user namespace that allows no further one.
-const NAMESPACES_REFUSED: &str = "SKILLS_SANDBOX_TEST_NAMESPACES_REFUSED";
-
-/// Whether this is that run.
-pub fn namespaces_refused_here() -> bool {
-    std::env::var_os(NAMESPACES_REFUSED).is_some()
-}
-
-/// Runs this binary again with `args`, in a user namespace whose `user.max_user_namespaces` is
-/// 0, where the kernel refuses the sandbox its namespaces as a restricted distribution would.
-/// Returns its output once it passed (a failure fails the test), or the reason to skip.
+/// [`crate::harness::rerun_where_namespaces_are_refused`], with the sandboxed commands' `PATH`.
 pub fn rerun_where_namespaces_are_refused(args: &[&str]) -> Result<String, Outcome> {
-    let exe = std::env::current_exe().unwrap();
-    let out = std::process::Command::new("unshare")
-        .args([
-            "--user",
-            "--map-root-user",
-            "sh",
-            "-c",
-            "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$0\" \"$@\"",
-        ])
-        .arg(&exe)
-        .args(args)
-        .env(NAMESPACES_REFUSED, "1")
-        .env("PATH", PATH)
-        .output()
-        .map_err(|_| {
-            skipped("needs unshare (util-linux) to make a namespace that refuses others")
-        })?;
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    if text.contains("unshare failed") {
-        return Err(skipped(format!(
-            "this kernel refuses the user namespace the test needs: {text}"
-        )));
-    }
-    assert!(
-        out.status.success(),
-        "where namespaces are refused: {}\n{text}",
-        out.status
-    );
-    Ok(text)
+    crate::harness::rerun_where_namespaces_are_refused(args, &[("PATH", PATH)])
 }
 
 /// A working directory, and a folder beside it the command must never reach.
