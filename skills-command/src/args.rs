@@ -179,7 +179,8 @@ frontmatter keys (the `portable` lint, always at deny here), the host's name and
 rules, its file-count and size limits. Any error and nothing is written. The same folder gives \
 the same bytes: entries sorted, timestamps fixed, permissions 644 (755 for executables).",
         after_help = "Exit codes: 0 every zip written, 1 errors in the bundle or for a host (each \
-named, with the key or limit and its file), or a failure to write, 2 a bad command line."
+named, with the key or limit and its file), no skill at all, or a failure to write, 2 a bad \
+command line."
     )]
     Package {
         /// The hosts to write for (repeat for several) [default: every host]

@@ -65,6 +65,20 @@ pub fn run(
         return Ok(1);
     }
 
+    if bundle.skills.is_empty() {
+        writeln!(
+            streams.err,
+            "error: no skill to package in {}",
+            source
+                .roots()
+                .iter()
+                .map(|root| format!("`{root}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )?;
+        return Ok(1);
+    }
+
     let mut refusals: Vec<Diagnostic> = hosts
         .iter()
         .flat_map(|host| {
