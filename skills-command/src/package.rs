@@ -12,7 +12,7 @@ use std::io::{self, Cursor, Write};
 use std::path::{Path, PathBuf};
 
 use skills_core::hosted::{self, Host};
-use skills_core::{Code, Diagnostic, Level, Lint, SkillDef};
+use skills_core::{Bundle, Code, Diagnostic, Level, Lint, SkillDef};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, System, ZipWriter};
 
@@ -32,8 +32,8 @@ struct Archive<'a> {
     files: usize,
 }
 
-/// Runs `skills package`. Exit code 1 when the bundle has errors, a host would refuse a skill,
-/// or a zip cannot be written; when any skill is refused, nothing is written at all.
+/// Runs `skills package`. Exit code 1 when the bundle has errors or no skill, a host would
+/// refuse a skill, or a zip cannot be written; when any skill is refused, nothing is written.
 pub fn run(
     source: &Source,
     hosts: &[HostChoice],
@@ -41,8 +41,30 @@ pub fn run(
     streams: &mut Streams<'_>,
 ) -> io::Result<u8> {
     let hosts = chosen(hosts);
-    // A key outside the spec's is refused by every host: the `portable` lint at deny reports
-    // each one at its line, as a build with `portable = "deny"` would.
+    let Some(bundle) = load_judged(source, streams.err)? else {
+        return Ok(1);
+    };
+    match archives(&bundle, &hosts) {
+        Ok(archives) => write(&archives, &hosts, out, streams),
+        Err(refusals) => {
+            for diagnostic in &refusals {
+                bundle::write_diagnostic(streams.err, diagnostic)?;
+            }
+            writeln!(
+                streams.err,
+                "nothing written: {} {}",
+                refusals.len(),
+                plural(refusals.len(), "error", "errors")
+            )?;
+            Ok(1)
+        }
+    }
+}
+
+/// The bundle as a build with `portable = "deny"` sees it (a key outside the spec's is refused
+/// by every host, each reported at its line), its diagnostics written to `err`; `None` when it
+/// has errors or no skill.
+fn load_judged(source: &Source, err: &mut dyn Write) -> io::Result<Option<Bundle>> {
     let mut judged = source.clone();
     judged.options.lints.set_level(Lint::Portable, Level::Deny);
     let mut bundle = bundle::load(&judged);
@@ -51,74 +73,69 @@ pub fn run(
             // The lint's own help says how to silence it, which does not apply here.
             *diagnostic = diagnostic.clone().with_help(PORTABLE_HELP);
         }
-    }
-    for diagnostic in &bundle.diagnostics {
-        bundle::write_diagnostic(streams.err, diagnostic)?;
+        bundle::write_diagnostic(err, diagnostic)?;
     }
     if bundle.has_errors() {
         let (errors, warnings) = bundle::counts(&bundle);
-        writeln!(
-            streams.err,
-            "nothing written: {}",
-            bundle::summary(bundle.skills_found, errors, warnings)
-        )?;
-        return Ok(1);
+        let summary = bundle::summary(bundle.skills_found, errors, warnings);
+        writeln!(err, "nothing written: {summary}")?;
+        return Ok(None);
     }
-
     if bundle.skills.is_empty() {
-        writeln!(
-            streams.err,
-            "error: no skill to package in {}",
-            source
-                .roots()
-                .iter()
-                .map(|root| format!("`{root}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )?;
-        return Ok(1);
+        let roots: Vec<String> = source.roots().iter().map(|r| format!("`{r}`")).collect();
+        writeln!(err, "error: no skill to package in {}", roots.join(", "))?;
+        return Ok(None);
     }
+    Ok(Some(bundle))
+}
 
-    let mut refusals: Vec<Diagnostic> = hosts
+/// Every skill's zip, or every reason a host would refuse one: its rules first, then the
+/// archives themselves (a file changed since its check, a zip over a host's size).
+fn archives<'a>(bundle: &'a Bundle, hosts: &[Host]) -> Result<Vec<Archive<'a>>, Vec<Diagnostic>> {
+    let refusals: Vec<Diagnostic> = hosts
         .iter()
-        .flat_map(|host| {
+        .flat_map(|&host| {
             bundle
                 .skills
                 .iter()
-                .flat_map(move |skill| hosted::check(skill, *host))
+                .flat_map(move |skill| hosted::check(skill, host))
         })
         .collect();
-    let mut archives = Vec::new();
-    if refusals.is_empty() {
-        for skill in &bundle.skills {
-            match archive(skill) {
-                Ok(archive) => archives.push(archive),
-                Err(diagnostic) => refusals.push(diagnostic),
-            }
-        }
-        refusals.extend(
-            archives
-                .iter()
-                .flat_map(|archive| too_large(archive, &hosts)),
-        );
-    }
     if !refusals.is_empty() {
-        for diagnostic in &refusals {
-            bundle::write_diagnostic(streams.err, diagnostic)?;
-        }
-        writeln!(
-            streams.err,
-            "nothing written: {} {}",
-            refusals.len(),
-            plural(refusals.len(), "error", "errors")
-        )?;
-        return Ok(1);
+        return Err(refusals);
     }
+    let mut archives = Vec::new();
+    let mut refusals = Vec::new();
+    for skill in &bundle.skills {
+        match archive(skill) {
+            Ok(archive) => archives.push(archive),
+            Err(diagnostic) => refusals.push(diagnostic),
+        }
+    }
+    refusals.extend(
+        archives
+            .iter()
+            .flat_map(|archive| too_large(archive, hosts)),
+    );
+    if refusals.is_empty() {
+        Ok(archives)
+    } else {
+        Err(refusals)
+    }
+}
 
+/// Writes every archive for every host, a line each on stdout, then the stale-zip warnings and
+/// the count.
+fn write(
+    archives: &[Archive<'_>],
+    hosts: &[Host],
+    out: &str,
+    streams: &mut Streams<'_>,
+) -> io::Result<u8> {
     let mut written = 0;
-    for host in &hosts {
+    for host in hosts {
         let folder = Path::new(out).join(host.as_str());
-        for archive in &archives {
+        for archive in archives {
             let path = folder.join(format!("{}.zip", archive.skill.name.value));
             if let Err(error) = write_atomically(&path, &archive.bytes) {
                 writeln!(
@@ -138,17 +155,14 @@ pub fn run(
             )?;
             written += 1;
         }
-        stale(&folder, &archives, streams)?;
+        stale(&folder, archives, streams)?;
     }
+    let labels: Vec<&str> = hosts.iter().map(|host| host.label()).collect();
     writeln!(
         streams.out,
         "{written} {} for {}",
         plural(written, "zip", "zips"),
-        hosts
-            .iter()
-            .map(|host| host.label())
-            .collect::<Vec<_>>()
-            .join(" and ")
+        labels.join(" and ")
     )?;
     Ok(0)
 }
