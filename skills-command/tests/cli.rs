@@ -5,6 +5,8 @@
 //! - `broken/`: one good skill and five broken ones, one error each;
 //! - `empty/`: a root with no skill folders.
 
+mod support;
+
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -14,32 +16,10 @@ use serde_json::Value;
 use skills_core::render::{self, CatalogEntry};
 use skills_core::{Bundle, Options, SkillDef};
 
-const BIN: &str = env!("CARGO_BIN_EXE_skills");
+use support::{BIN, Run, assert_no_panic, skills_in};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn skills_in(dir: &Path, args: &[&str]) -> Run {
-    let output = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the binary runs");
-    Run {
-        code: output
-            .status
-            .code()
-            .expect("exited normally, not by a signal"),
-        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
-    }
 }
 
 /// Runs in `tests/fixtures`.
@@ -53,10 +33,6 @@ fn core_load(root: &str) -> Bundle {
 
 fn entries(bundle: &Bundle) -> Vec<CatalogEntry<'_>> {
     bundle.skills.iter().map(SkillDef::catalog_entry).collect()
-}
-
-fn assert_no_panic(run: &Run) {
-    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
 }
 
 #[track_caller]

@@ -4,6 +4,7 @@
 
 #[path = "../../skills-agent/tests/agent_support/router.rs"]
 mod router;
+mod support;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -12,16 +13,10 @@ use std::process::Command;
 use router::{Reply, RoutingModel};
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_skills");
+use support::{BIN, Run, assert_no_panic};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
 }
 
 #[derive(Clone, Copy)]
@@ -57,12 +52,8 @@ async fn eval_in(dir: &Path, model: &RoutingModel, wire: Wire, args: &[&str]) ->
     let output = tokio::task::spawn_blocking(move || command.output().unwrap())
         .await
         .unwrap();
-    let run = Run {
-        code: output.status.code().expect("exited normally"),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    };
-    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    let run = Run::from(output);
+    assert_no_panic(&run);
     run
 }
 

@@ -3,31 +3,19 @@
 //! Python is installed, and every refusal is checked to name its rule, file and line and to
 //! leave nothing written.
 
+mod support;
+
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_skills");
+use support::{Run, assert_no_panic};
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
+/// `skills ARGS` in `dir`, which must not panic.
 fn skills_in(dir: &Path, args: &[&str]) -> Run {
-    let output = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the binary runs");
-    let run = Run {
-        code: output.status.code().expect("exited normally"),
-        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
-    };
-    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    let run = support::skills_in(dir, args);
+    assert_no_panic(&run);
     run
 }
 

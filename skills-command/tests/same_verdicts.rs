@@ -19,6 +19,8 @@
 //! The snapshots are checked against the real compiler by the root package's `tests/ui.rs`; this
 //! test trusts them as the record of what the build reports.
 
+mod support;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,7 +30,7 @@ use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::visit::Visit;
 
-const BIN: &str = env!("CARGO_BIN_EXE_skills");
+use support::{BIN, Run};
 
 /// Compile-fail cases whose error is about the macro's arguments themselves, not about any
 /// skill folder: there is no bundle to check, so `skills check` has nothing to say about them
@@ -291,22 +293,14 @@ fn check_args(call: &MacroArgs) -> Result<Vec<String>, String> {
 
 // ---- running the command -----------------------------------------------------------------
 
-struct Run {
-    code: i32,
-    stdout: String,
-}
-
 fn skills_check(args: &[String]) -> Run {
-    let output = Command::new(BIN)
+    Command::new(BIN)
         .arg("check")
         .args(args)
         .current_dir(workspace())
         .output()
-        .expect("the binary runs");
-    Run {
-        code: output.status.code().expect("exited normally"),
-        stdout: String::from_utf8(output.stdout).expect("UTF-8 output"),
-    }
+        .expect("the binary runs")
+        .into()
 }
 
 /// One problem as both sides report it: the rule's code, the message and the fixture location.
