@@ -9,6 +9,7 @@ use clap::builder::{NonEmptyStringValueParser, PossibleValuesParser, TypedValueP
 use clap::error::ErrorKind;
 use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 use skills_agent::eval::Format;
+use skills_core::hosted::Host;
 use skills_core::lint::{LINT_NAMES, Lint};
 use skills_core::options::{self, Flag, Kind, LINT_LEVEL_FLAGS, OPTIONS, OptionSpec, Value};
 use skills_core::{Level, Options};
@@ -184,8 +185,8 @@ command line."
     )]
     Package {
         /// The hosts to write for (repeat for several) [default: every host]
-        #[arg(long = "host", value_name = "HOST", value_enum)]
-        hosts: Vec<HostChoice>,
+        #[arg(long = "host", value_name = "HOST", value_parser = host_parser())]
+        hosts: Vec<Host>,
         /// The folder the zips go in, one subfolder per host
         #[arg(long, value_name = "OUT", default_value = DEFAULT_PACKAGE_DIR,
               value_parser = NonEmptyStringValueParser::new())]
@@ -246,23 +247,12 @@ an existing folder is never overwritten."
 /// Where `skills package` writes its zips when `--out` is not given.
 pub const DEFAULT_PACKAGE_DIR: &str = "target/skills-package";
 
-/// The hosts `skills package` writes zips for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum HostChoice {
-    /// claude.ai and Anthropic's Skills API
-    Anthropic,
-    /// OpenAI's Skills API
-    #[value(name = "openai")]
-    OpenAi,
-}
-
-impl From<HostChoice> for skills_core::hosted::Host {
-    fn from(choice: HostChoice) -> Self {
-        match choice {
-            HostChoice::Anthropic => skills_core::hosted::Host::Anthropic,
-            HostChoice::OpenAi => skills_core::hosted::Host::OpenAi,
-        }
-    }
+/// `--host`: the names of [`Host`], each with who it stands for in `--help`.
+fn host_parser() -> impl TypedValueParser<Value = Host> {
+    PossibleValuesParser::new(
+        Host::ALL.map(|host| clap::builder::PossibleValue::new(host.as_str()).help(host.label())),
+    )
+    .try_map(|name| name.parse::<Host>())
 }
 
 /// The providers `skills eval` speaks to.

@@ -16,7 +16,7 @@ use skills_core::{Bundle, Code, Diagnostic, Level, Lint, SkillDef};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, System, ZipWriter};
 
-use crate::args::{HostChoice, Source};
+use crate::args::Source;
 use crate::bundle::{self, plural};
 use crate::output::Streams;
 
@@ -29,14 +29,20 @@ whatever the lint's level; to ship this skill to them, move the value under `met
 struct Archive<'a> {
     skill: &'a SkillDef,
     bytes: Vec<u8>,
-    files: usize,
+}
+
+impl Archive<'_> {
+    /// Files in the zip: `SKILL.md` and every resource.
+    fn files(&self) -> usize {
+        self.skill.file_sizes().count()
+    }
 }
 
 /// Runs `skills package`. Exit code 1 when the bundle has errors or no skill, a host would
 /// refuse a skill, or a zip cannot be written; when any skill is refused, nothing is written.
 pub fn run(
     source: &Source,
-    hosts: &[HostChoice],
+    hosts: &[Host],
     out: &str,
     streams: &mut Streams<'_>,
 ) -> io::Result<u8> {
@@ -112,11 +118,11 @@ fn archives<'a>(bundle: &'a Bundle, hosts: &[Host]) -> Result<Vec<Archive<'a>>, 
             Err(diagnostic) => refusals.push(diagnostic),
         }
     }
-    refusals.extend(
-        archives
+    refusals.extend(archives.iter().flat_map(|archive| {
+        hosts
             .iter()
-            .flat_map(|archive| too_large(archive, hosts)),
-    );
+            .filter_map(|&host| hosted::check_zip(archive.skill, host, archive.bytes.len() as u64))
+    }));
     if refusals.is_empty() {
         Ok(archives)
     } else {
@@ -149,8 +155,8 @@ fn write(
                 streams.out,
                 "wrote {} ({} {}, {} bytes)",
                 path.display(),
-                archive.files,
-                plural(archive.files, "file", "files"),
+                archive.files(),
+                plural(archive.files(), "file", "files"),
                 archive.bytes.len()
             )?;
             written += 1;
@@ -202,8 +208,7 @@ fn stale(folder: &Path, archives: &[Archive<'_>], streams: &mut Streams<'_>) -> 
 }
 
 /// The hosts asked for, each once, in [`Host::ALL`] order; every host when none was named.
-fn chosen(hosts: &[HostChoice]) -> Vec<Host> {
-    let named: Vec<Host> = hosts.iter().map(|&choice| Host::from(choice)).collect();
+fn chosen(named: &[Host]) -> Vec<Host> {
     Host::ALL
         .into_iter()
         .filter(|host| named.is_empty() || named.contains(host))
@@ -239,11 +244,7 @@ fn archive(skill: &SkillDef) -> Result<Archive<'_>, Diagnostic> {
             .map_err(|error| failed(error.into()))?;
     }
     let bytes = zip.finish().map_err(failed)?.into_inner();
-    Ok(Archive {
-        skill,
-        bytes,
-        files: 1 + resources.len(),
-    })
+    Ok(Archive { skill, bytes })
 }
 
 /// How every entry is written: deflated, dated 1980-01-01 (the earliest a zip can say), Unix
@@ -256,32 +257,8 @@ fn entry(executable: bool) -> SimpleFileOptions {
         .unix_permissions(if executable { 0o755 } else { 0o644 })
 }
 
-/// A host's limit on the zip itself, which only the written archive can be held to.
-fn too_large(archive: &Archive<'_>, hosts: &[Host]) -> Vec<Diagnostic> {
-    let size = archive.bytes.len() as u64;
-    hosts
-        .iter()
-        .filter_map(|host| {
-            let max = host.max_zip_bytes()?;
-            (size > max).then(|| {
-                Diagnostic::error(
-                    Code::UploadSize,
-                    &archive.skill.path,
-                    format!(
-                        "uploads to {} accept a zip of at most {max} bytes; the zip of `{}` has \
-                         {size}",
-                        host.label(),
-                        archive.skill.name.value
-                    ),
-                )
-                .with_help("move large assets out of the skill, or fetch them at run time")
-            })
-        })
-        .collect()
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same folder, so a reader never sees
-/// half a zip and a failed write leaves the last good one in place.
+/// Writes `bytes` to a temporary file beside `path` and renames it over `path`, so `path` is
+/// replaced whole or not at all; the temporary file is removed when either step fails.
 fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let folder = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(folder)?;
@@ -321,6 +298,16 @@ mod tests {
         assert_eq!(refused.code(), Code::UploadFile);
         assert_eq!(refused.path(), "skills/notes/references/a.md");
         assert_eq!(refused.message(), "the file changed after it was checked");
+
+        // A link to an endless file in its place: refused once it passes the checked size, not
+        // read to the end (this test would never finish otherwise).
+        #[cfg(unix)]
+        {
+            fs::remove_file(skill.join("references/a.md")).unwrap();
+            std::os::unix::fs::symlink("/dev/zero", skill.join("references/a.md")).unwrap();
+            let endless = archive(&bundle.skills[0]).err().expect("refused");
+            assert_eq!(endless.message(), "the file changed after it was checked");
+        }
 
         fs::remove_file(skill.join("references/a.md")).unwrap();
         let gone = archive(&bundle.skills[0]).err().expect("refused");

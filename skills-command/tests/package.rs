@@ -504,6 +504,43 @@ fn an_empty_bundle_or_an_output_that_cannot_be_written_is_an_error() {
         fs::read_to_string(project.path().join("dist/openai")).unwrap(),
         "not a folder"
     );
+
+    // A folder where a zip would go: the rename fails, the folder stays, and the temporary
+    // file is gone.
+    fs::remove_file(project.path().join("dist/openai")).unwrap();
+    fs::create_dir_all(project.path().join("dist/openai/notes.zip/inside")).unwrap();
+    let run = skills_in(project.path(), &["package", "--out", "dist"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .starts_with("error: cannot write `dist/openai/notes.zip`: "),
+        "{}",
+        run.stderr
+    );
+    assert!(project.path().join("dist/openai/notes.zip/inside").is_dir());
+    let names: Vec<String> = fs::read_dir(project.path().join("dist/openai"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, ["notes.zip"]);
+}
+
+#[test]
+fn an_unknown_host_is_a_bad_command_line_and_help_names_each_host() {
+    let project = project();
+    let run = skills_in(project.path(), &["package", "--host", "gemini"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("[possible values: anthropic, openai]"),
+        "{}",
+        run.stderr
+    );
+    let help = skills_in(project.path(), &["help", "package"]);
+    assert!(
+        help.stdout.contains("openai:    OpenAI's Skills API"),
+        "{}",
+        help.stdout
+    );
 }
 
 #[test]

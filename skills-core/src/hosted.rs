@@ -2,19 +2,21 @@
 //! on one side, OpenAI's `/v1/skills` on the other. Both take one top-level folder with
 //! `SKILL.md` at its root; they differ in their name rules and limits.
 //!
-//! [`check`] judges one checked skill for one host; `skills package` refuses to write a zip for
-//! a skill with any error here, and reads each file it packs with [`read_resource`]. The frontmatter keys outside what the uploads accept are the
+//! [`check`] judges one checked skill for one host and [`check_zip`] the zip built of it;
+//! `skills package` writes nothing while either reports an error, and reads each file it packs
+//! with [`read_resource`]. The frontmatter keys outside what the uploads accept are the
 //! `portable` lint's, at level `deny` ([`crate::lint::PORTABLE_KEYS`]), so each is reported once,
 //! at its line, by the same code as in a build.
 //!
-//! The limits are the documented ones, and where the documents disagree the smaller:
-//! an exporter that writes what a host then refuses has failed at its one job.
+//! The limits are the hosts' documented ones; where two of a host's documents disagree, the
+//! smaller: an exporter that writes what a host then refuses has failed at its one job.
 
 use std::fmt;
-use std::fs;
+use std::str::FromStr;
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::digest::sha256_hex;
+use crate::files::{ReadError, read_limited};
 use crate::resources::ResourceDef;
 use crate::skill::SkillDef;
 use crate::spanned::Spanned;
@@ -67,13 +69,17 @@ impl Host {
             Host::OpenAi => "OpenAI's Skills API",
         }
     }
+}
 
-    /// The largest zip this host accepts, when it sets one apart from the files' sizes.
-    pub fn max_zip_bytes(self) -> Option<u64> {
-        match self {
-            Host::Anthropic => None,
-            Host::OpenAi => Some(OPENAI_MAX_ZIP_BYTES),
-        }
+impl FromStr for Host {
+    type Err = String;
+
+    /// `anthropic` or `openai`, as [`Host::as_str`] writes them.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Host::ALL
+            .into_iter()
+            .find(|host| host.as_str() == text)
+            .ok_or_else(|| format!("unknown host `{text}`: expected `anthropic` or `openai`"))
     }
 }
 
@@ -196,22 +202,11 @@ fn description(skill: &SkillDef, host: Host) -> Vec<Diagnostic> {
     out
 }
 
-/// Sizes of the files as uploaded: `SKILL.md` as the bundle carries it, and every resource.
-fn file_sizes(skill: &SkillDef) -> impl Iterator<Item = (&str, u64)> {
-    std::iter::once((MANIFEST, skill.text.len() as u64)).chain(
-        skill
-            .resources
-            .iter()
-            .map(|resource| (resource.path.as_str(), resource.size)),
-    )
-}
-
 fn sizes(skill: &SkillDef, host: Host) -> Vec<Diagnostic> {
-    let folder = skill.path.trim_end_matches(MANIFEST);
     let mut out = Vec::new();
     match host {
         Host::Anthropic => {
-            let total: u64 = file_sizes(skill).map(|(_, size)| size).sum();
+            let total: u64 = skill.file_sizes().map(|(_, size)| size).sum();
             if total > ANTHROPIC_MAX_BYTES {
                 out.push(
                     Diagnostic::error(
@@ -229,7 +224,7 @@ fn sizes(skill: &SkillDef, host: Host) -> Vec<Diagnostic> {
             }
         }
         Host::OpenAi => {
-            let files = file_sizes(skill).count();
+            let files = skill.file_sizes().count();
             if files > OPENAI_MAX_FILES {
                 out.push(
                     Diagnostic::error(
@@ -245,12 +240,14 @@ fn sizes(skill: &SkillDef, host: Host) -> Vec<Diagnostic> {
                     .with_help("bundle small files together (an archive, one data file)"),
                 );
             }
-            for (path, size) in file_sizes(skill).filter(|(_, size)| *size > OPENAI_MAX_FILE_BYTES)
+            for (path, size) in skill
+                .file_sizes()
+                .filter(|(_, size)| *size > OPENAI_MAX_FILE_BYTES)
             {
                 out.push(
                     Diagnostic::error(
                         Code::UploadSize,
-                        format!("{folder}{path}"),
+                        skill.file_path(path),
                         format!(
                             "uploads to {} accept files of at most {OPENAI_MAX_FILE_BYTES} bytes; \
                              this one has {size}",
@@ -271,7 +268,6 @@ fn second_manifest(skill: &SkillDef, host: Host) -> Vec<Diagnostic> {
     if host != Host::OpenAi {
         return Vec::new();
     }
-    let folder = skill.path.trim_end_matches(MANIFEST);
     skill
         .resources
         .iter()
@@ -282,7 +278,7 @@ fn second_manifest(skill: &SkillDef, host: Host) -> Vec<Diagnostic> {
         .map(|resource| {
             Diagnostic::error(
                 Code::UploadManifest,
-                format!("{folder}{}", resource.path),
+                skill.file_path(&resource.path),
                 format!(
                     "uploads to {} allow one `SKILL.md` per skill, matched without regard to \
                      case, and `{}` is a second",
@@ -299,23 +295,53 @@ fn second_manifest(skill: &SkillDef, host: Host) -> Vec<Diagnostic> {
 /// SHA-256 they were checked with, so what is uploaded is what was judged (and what the lock
 /// reviewed).
 pub fn read_resource(skill: &SkillDef, resource: &ResourceDef) -> Result<Vec<u8>, Diagnostic> {
-    let shown = format!("{}{}", skill.path.trim_end_matches(MANIFEST), resource.path);
-    let bytes = fs::read(&resource.file).map_err(|error| {
+    let shown = skill.file_path(&resource.path);
+    let changed = || {
         Diagnostic::error(
-            Code::UploadFile,
-            &shown,
-            format!("cannot read the file to package it: {error}"),
-        )
-    })?;
-    if sha256_hex(&bytes) != resource.sha256 {
-        return Err(Diagnostic::error(
             Code::UploadFile,
             &shown,
             "the file changed after it was checked",
         )
-        .with_help("package again once nothing is writing to the folder"));
+        .with_help("package again once nothing is writing to the folder")
+    };
+    // No more than the size it was checked at: a file swapped for a larger one (or a link to
+    // `/dev/zero`) is refused after that many bytes, not read to the end.
+    let bytes = match read_limited(&resource.file, resource.size) {
+        Ok((bytes, _)) => bytes,
+        Err(ReadError::TooLarge(_)) => return Err(changed()),
+        Err(ReadError::Io(error)) => {
+            return Err(Diagnostic::error(
+                Code::UploadFile,
+                &shown,
+                format!("cannot read the file to package it: {error}"),
+            ));
+        }
+    };
+    if sha256_hex(&bytes) != resource.sha256 {
+        return Err(changed());
     }
     Ok(bytes)
+}
+
+/// The rule only the written zip can be held to: its own size, for a host that limits it.
+pub fn check_zip(skill: &SkillDef, host: Host, zip_bytes: u64) -> Option<Diagnostic> {
+    let max = match host {
+        Host::Anthropic => return None,
+        Host::OpenAi => OPENAI_MAX_ZIP_BYTES,
+    };
+    (zip_bytes > max).then(|| {
+        Diagnostic::error(
+            Code::UploadSize,
+            &skill.path,
+            format!(
+                "uploads to {} accept a zip of at most {max} bytes; the zip of `{}` has \
+                 {zip_bytes}",
+                host.label(),
+                skill.name.value
+            ),
+        )
+        .with_help("move large assets out of the skill, or fetch them at run time")
+    })
 }
 
 #[cfg(test)]
@@ -426,6 +452,27 @@ mod tests {
               of at most 25000000 bytes; this one has 25000001"
             ]
         );
+    }
+
+    #[test]
+    fn only_openai_limits_the_zip_itself() {
+        let demo = skill("name: demo\ndescription: Zipped.");
+        assert!(check_zip(&demo, Host::OpenAi, OPENAI_MAX_ZIP_BYTES).is_none());
+        let over = check_zip(&demo, Host::OpenAi, OPENAI_MAX_ZIP_BYTES + 1).expect("refused");
+        assert_eq!(
+            format!("{} {} {}", over.code(), over.location(), over.message()),
+            "upload-size skills/demo/SKILL.md uploads to OpenAI's Skills API accept a zip of at \
+             most 50000000 bytes; the zip of `demo` has 50000001"
+        );
+        assert!(check_zip(&demo, Host::Anthropic, u64::MAX).is_none());
+    }
+
+    #[test]
+    fn hosts_parse_from_the_names_they_are_shown_by() {
+        for host in Host::ALL {
+            assert_eq!(host.as_str().parse::<Host>(), Ok(host));
+        }
+        assert!("Anthropic".parse::<Host>().is_err());
     }
 
     #[test]

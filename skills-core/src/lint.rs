@@ -433,8 +433,8 @@ fn portable(skill: &SkillDef, level: Level) -> Vec<Diagnostic> {
 /// The MCP Skills extension says a server should not serve a skill over its limits; hosts may
 /// refuse or cut it.
 fn mcp_limits(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
-    let files = 1 + skill.resources.len();
-    let bytes = skill.text.len() as u64 + skill.resources.iter().map(|r| r.size).sum::<u64>();
+    let files = skill.file_sizes().count();
+    let bytes: u64 = skill.file_sizes().map(|(_, size)| size).sum();
     if files <= MCP_MAX_FILES && bytes <= MCP_MAX_BYTES {
         return None;
     }

@@ -302,6 +302,22 @@ impl SkillDef {
         &self.text[self.body.clone()]
     }
 
+    /// The display path of a file `relative` to the skill's folder (`skills/pdf/scripts/fill.py`).
+    pub fn file_path(&self, relative: &str) -> String {
+        let folder = self.path.strip_suffix("SKILL.md").unwrap_or(&self.path);
+        format!("{folder}{relative}")
+    }
+
+    /// Every file the skill ships, with its size in bytes: `SKILL.md` as the bundle carries it
+    /// (its normalized text), then each resource.
+    pub fn file_sizes(&self) -> impl Iterator<Item = (&str, u64)> {
+        std::iter::once(("SKILL.md", self.text.len() as u64)).chain(
+            self.resources
+                .iter()
+                .map(|resource| (resource.path.as_str(), resource.size)),
+        )
+    }
+
     /// What the catalog shows of this skill: the one mapping the macro and the CLI both use.
     pub fn catalog_entry(&self) -> crate::render::CatalogEntry<'_> {
         crate::render::CatalogEntry {
