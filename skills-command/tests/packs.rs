@@ -100,25 +100,36 @@ fn consumer(dir: &Path, beta_folder: &str, options: &str) {
     );
 }
 
-fn cargo(dir: &Path, command: &str) -> Output {
-    Command::new(env!("CARGO"))
-        .args([command, "--quiet", "--offline"])
+/// Cargo in the consumer's folder, building where the other user-crate tests build, so the
+/// dependencies build once.
+fn cargo_in_app(dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO"));
+    command
         .current_dir(dir.join("app"))
-        // The folder the other user-crate tests build in, so the dependencies build once.
         .env("CARGO_TARGET_DIR", workspace().join("target/user-crate"))
-        .env_remove("SKILLS_MANIFEST_DIR_OVERRIDE")
+        .env_remove("SKILLS_MANIFEST_DIR_OVERRIDE");
+    command
+}
+
+fn cargo(dir: &Path, command: &str) -> Output {
+    cargo_in_app(dir)
+        .args([command, "--quiet", "--offline"])
         .output()
         .unwrap()
 }
 
-fn run(dir: &Path) -> String {
-    let output = cargo(dir, "run");
+/// The stdout of a build that must succeed.
+fn succeeded(output: Output) -> String {
     assert!(
         output.status.success(),
         "build failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8(output.stdout).unwrap()
+}
+
+fn run(dir: &Path) -> String {
+    succeeded(cargo(dir, "run"))
 }
 
 fn build_error(dir: &Path) -> String {
@@ -399,22 +410,14 @@ fn a_pack_from_a_git_checkout_is_embedded_like_any_other() {
     );
     // Not offline (cargo fetches the git dependency, from the file system), but with a proxy
     // that answers nothing, so that no request can leave the machine.
-    let output = Command::new(env!("CARGO"))
+    let output = cargo_in_app(dir)
         .args(["run", "--quiet"])
-        .current_dir(dir.join("app"))
-        .env("CARGO_TARGET_DIR", workspace().join("target/user-crate"))
         .env("CARGO_HTTP_PROXY", "http://127.0.0.1:9")
         .env("CARGO_NET_GIT_FETCH_WITH_CLI", "false")
-        .env_remove("SKILLS_MANIFEST_DIR_OVERRIDE")
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "build failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
     assert_eq!(
-        String::from_utf8(output.stdout).unwrap(),
+        succeeded(output),
         "- alpha-one: Alpha.\n- local-one: Local.\nnotes: Some(\"Alpha's notes.\\n\")\n"
     );
 }

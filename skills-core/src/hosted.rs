@@ -8,7 +8,7 @@
 //! `portable` lint's, at level `deny` ([`crate::lint::PORTABLE_KEYS`]), so each is reported once,
 //! at its line, by the same code as in a build.
 //!
-//! The limits are the hosts' documented ones; where two of a host's documents disagree, the
+//! The limits are the published ones; where two published figures for a host disagree, the
 //! smaller: an exporter that writes what a host then refuses has failed at its one job.
 
 use std::fmt;
@@ -36,8 +36,8 @@ pub enum Host {
     OpenAi,
 }
 
-/// The smallest total upload size Anthropic documents for a skill (the sum of its files,
-/// uncompressed): 8 MB.
+/// The smaller of the two total upload sizes published for an Anthropic skill (the sum of its
+/// files; the other figure is 30 MB uncompressed): 8 MB.
 pub const ANTHROPIC_MAX_BYTES: u64 = 8_000_000;
 /// The reserved words an Anthropic skill name must not contain.
 pub const ANTHROPIC_RESERVED_WORDS: [&str; 2] = ["anthropic", "claude"];
