@@ -19,6 +19,11 @@ fn skills_in(dir: &Path, args: &[&str]) -> Run {
     run
 }
 
+/// Fails, showing `text`, unless it holds `part`.
+fn assert_mentions(text: &str, part: &str) {
+    assert!(text.contains(part), "expected {part:?} in:\n{text}");
+}
+
 fn write(path: &Path, bytes: impl AsRef<[u8]>) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, bytes).unwrap();
@@ -225,21 +230,13 @@ fn a_key_outside_the_upload_subset_is_refused_by_name_and_nothing_is_written() {
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(run.stdout, "");
     for (key, line) in [("version", 4), ("tags", 5)] {
-        assert!(
-            run.stderr.contains(&format!(
-                "error[skills::portable]: `{key}` is not a key that hosted uploads"
-            )),
-            "{}",
-            run.stderr
+        assert_mentions(
+            &run.stderr,
+            &format!("error[skills::portable]: `{key}` is not a key that hosted uploads"),
         );
-        assert!(
-            run.stderr
-                .contains(&format!("--> skills/notes/SKILL.md:{line}:1")),
-            "{}",
-            run.stderr
-        );
+        assert_mentions(&run.stderr, &format!("--> skills/notes/SKILL.md:{line}:1"));
     }
-    assert!(run.stderr.contains("move the value under `metadata:`"));
+    assert_mentions(&run.stderr, "move the value under `metadata:`");
     assert!(
         run.stderr
             .ends_with("nothing written: checked 2 skills: 2 errors\n"),
@@ -296,14 +293,11 @@ fn angle_brackets_in_a_description_are_refused_for_anthropic_at_their_line() {
     );
     let run = skills_in(project.path(), &["package", "--host", "anthropic"]);
     assert_eq!(run.code, 1);
-    assert!(
-        run.stderr.contains(
-            "error[skills::upload-description]: uploads to claude.ai and Anthropic's Skills API \
+    assert_mentions(
+        &run.stderr,
+        "error[skills::upload-description]: uploads to claude.ai and Anthropic's Skills API \
              refuse XML tags in `description`, and this one has `<` or `>`\n  --> \
-             skills/notes/SKILL.md:3:14\n"
-        ),
-        "{}",
-        run.stderr
+             skills/notes/SKILL.md:3:14\n",
     );
     assert_eq!(
         skills_in(project.path(), &["package", "--host", "openai"]).code,
@@ -325,13 +319,10 @@ fn file_count_and_size_limits_are_each_hosts_own() {
     }
     let run = skills_in(many.path(), &["package"]);
     assert_eq!(run.code, 1);
-    assert!(
-        run.stderr.contains(
-            "error[skills::upload-size]: uploads to OpenAI's Skills API accept at most 500 files \
-             per skill; `bulk` has 501\n  --> skills/bulk/SKILL.md\n"
-        ),
-        "{}",
-        run.stderr
+    assert_mentions(
+        &run.stderr,
+        "error[skills::upload-size]: uploads to OpenAI's Skills API accept at most 500 files \
+             per skill; `bulk` has 501\n  --> skills/bulk/SKILL.md\n",
     );
     let anthropic = skills_in(many.path(), &["package", "--host", "anthropic"]);
     assert_eq!(anthropic.code, 0, "{}", anthropic.stderr);
@@ -351,13 +342,10 @@ fn file_count_and_size_limits_are_each_hosts_own() {
     let raised = ["package", "--max-file-size", "9000000"];
     let run = skills_in(big.path(), &raised);
     assert_eq!(run.code, 1);
-    assert!(
-        run.stderr.contains(
-            "error[skills::upload-size]: uploads to claude.ai and Anthropic's Skills API accept \
-             at most 8000000 bytes of files per skill; `media` has"
-        ),
-        "{}",
-        run.stderr
+    assert_mentions(
+        &run.stderr,
+        "error[skills::upload-size]: uploads to claude.ai and Anthropic's Skills API accept \
+             at most 8000000 bytes of files per skill; `media` has",
     );
     let openai = skills_in(big.path(), &[&raised[..], &["--host", "openai"]].concat());
     assert_eq!(openai.code, 0, "{}", openai.stderr);
@@ -372,14 +360,11 @@ fn a_second_manifest_is_refused_for_openai() {
     );
     let run = skills_in(project.path(), &["package", "--host", "openai"]);
     assert_eq!(run.code, 1);
-    assert!(
-        run.stderr.contains(
-            "error[skills::upload-manifest]: uploads to OpenAI's Skills API allow one \
+    assert_mentions(
+        &run.stderr,
+        "error[skills::upload-manifest]: uploads to OpenAI's Skills API allow one \
              `SKILL.md` per skill, matched without regard to case, and `references/skill.md` is \
-             a second\n  --> skills/report/references/skill.md\n"
-        ),
-        "{}",
-        run.stderr
+             a second\n  --> skills/report/references/skill.md\n",
     );
 }
 
@@ -392,18 +377,12 @@ fn a_claude_code_display_name_is_not_an_identifier_a_host_takes() {
     );
     let run = skills_in(project.path(), &["package", "--compat", "claude-code"]);
     assert_eq!(run.code, 1);
-    assert!(
-        run.stderr.contains(
-            "error[skills::upload-name]: uploads to claude.ai and Anthropic's Skills API take \
-             `name` as the skill's identifier, and `Note Keeper` is a display name"
-        ),
-        "{}",
-        run.stderr
+    assert_mentions(
+        &run.stderr,
+        "error[skills::upload-name]: uploads to claude.ai and Anthropic's Skills API take \
+             `name` as the skill's identifier, and `Note Keeper` is a display name",
     );
-    assert!(
-        run.stderr
-            .contains("help: set `name: notes`, the folder's name")
-    );
+    assert_mentions(&run.stderr, "help: set `name: notes`, the folder's name");
 }
 
 #[test]
@@ -415,11 +394,7 @@ fn a_bundle_that_would_not_compile_is_not_packaged() {
     );
     let run = skills_in(project.path(), &["package"]);
     assert_eq!(run.code, 1);
-    assert!(
-        run.stderr.contains("error[skills::name-mismatch]"),
-        "{}",
-        run.stderr
-    );
+    assert_mentions(&run.stderr, "error[skills::name-mismatch]");
     assert!(!project.path().join("target").exists());
 }
 
@@ -530,17 +505,9 @@ fn an_unknown_host_is_a_bad_command_line_and_help_names_each_host() {
     let project = project();
     let run = skills_in(project.path(), &["package", "--host", "gemini"]);
     assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains("[possible values: anthropic, openai]"),
-        "{}",
-        run.stderr
-    );
+    assert_mentions(&run.stderr, "[possible values: anthropic, openai]");
     let help = skills_in(project.path(), &["help", "package"]);
-    assert!(
-        help.stdout.contains("openai:    OpenAI's Skills API"),
-        "{}",
-        help.stdout
-    );
+    assert_mentions(&help.stdout, "openai:    OpenAI's Skills API");
 }
 
 #[test]
@@ -560,15 +527,7 @@ fn with_the_lock_only_reviewed_files_are_packaged() {
         &[&reviewed[..], &["--out", "dist"]].concat(),
     );
     assert_eq!(run.code, 1);
-    assert!(
-        run.stderr.contains("error[skills::lock-changed]"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("skills/report/scripts/run.sh"),
-        "{}",
-        run.stderr
-    );
+    assert_mentions(&run.stderr, "error[skills::lock-changed]");
+    assert_mentions(&run.stderr, "skills/report/scripts/run.sh");
     assert!(!project.path().join("dist").exists());
 }
