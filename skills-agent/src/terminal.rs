@@ -2,6 +2,10 @@
 //! the terminal, or could not be seen, made visible as an escape, so what a person reads is what
 //! was sent ([`terminal_text`], [`TerminalEscaper`] for streamed text, [`terminal_line`]), and the
 //! marker that opens every approval prompt ([`APPROVAL_MARKER`]), which escaped text cannot hold.
+//! Which characters are hidden, and how an escape is written, is `skills_core::visible`'s, the
+//! one escaping every tool of the project prints skill and model text with.
+
+use skills_core::visible;
 
 /// The line every approval prompt of [`ask_user`](crate::ask_user) starts with: the terminal's
 /// attributes reset (colours, hidden or reversed text left behind by earlier output), then
@@ -18,46 +22,20 @@ pub const APPROVAL_MARKER: &str = "\x1b[0m\x1b[7m \u{2691} approval \x1b[0m\n";
 /// The flag of [`APPROVAL_MARKER`], never shown raw in escaped text.
 const MARKER_FLAG: char = '\u{2691}';
 
-/// Whether `c` must not reach a terminal raw: it moves the cursor or changes how what follows
-/// is shown (C0 and C1 controls, DEL: the start of every escape sequence, CSI, OSC and DCS
-/// among them), it cannot be seen (bidirectional overrides and isolates, zero-width and other
-/// invisible formatting characters, tag characters, variation selectors), or it is the flag of
-/// the approval marker.
-fn needs_escape(c: char) -> bool {
-    c == MARKER_FLAG
-        || c.is_control()
-        || matches!(
-            u32::from(c),
-            0x00AD // soft hyphen
-                | 0x034F // combining grapheme joiner
-                | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x0890..=0x0891 | 0x08E2
-                | 0x115F | 0x1160 | 0x17B4 | 0x17B5 | 0x180B..=0x180F
-                | 0x200B..=0x200F // zero-width characters, left-to-right and right-to-left marks
-                | 0x2028..=0x202E // line and paragraph separators, bidirectional embeddings
-                | 0x2060..=0x206F // word joiner, invisible operators, bidirectional isolates
-                | 0x3164 | 0xFE00..=0xFE0F | 0xFEFF | 0xFFA0 | 0xFFF0..=0xFFFB
-                | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3
-                | 0x1D173..=0x1D17A
-                | 0xE0000..=0xE0FFF // tag characters, variation selectors supplement
-        )
-}
-
-/// Appends `c`, escaped when [`needs_escape`] says so: `\r`, `\t`, `\n`, `\x1b` below U+0080,
-/// `\u{202e}` above.
+/// Appends `c` as a terminal may show it: escaped when it is hidden
+/// ([`skills_core::visible::hidden`]: controls, the start of every escape sequence, CSI, OSC and
+/// DCS among them, bidirectional overrides and isolates, zero-width and other invisible
+/// formatting characters, tag characters, variation selectors) or the flag of the approval
+/// marker: `\r`, `\t`, `\n`, `\x1b` below U+0080, `\u{202e}` above.
 fn push_char(out: &mut String, c: char) {
-    match c {
-        '\n' => out.push_str("\\n"),
-        '\r' => out.push_str("\\r"),
-        '\t' => out.push_str("\\t"),
-        c if needs_escape(c) && u32::from(c) < 0x80 => {
-            out.push_str(&format!("\\x{:02x}", u32::from(c)));
-        }
-        c if needs_escape(c) => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
-        c => out.push(c),
+    if c == MARKER_FLAG {
+        visible::push_escape(out, c);
+    } else {
+        visible::push_visible(out, c);
     }
 }
 
-/// `text` as one line: every character of [`needs_escape`] escaped, the line break and the tab
+/// `text` as one line: every character [`push_char`] escapes escaped, the line break and the tab
 /// too. A backslash already in the text is shown as is.
 pub(crate) fn escape_line(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

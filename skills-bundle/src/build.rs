@@ -13,17 +13,29 @@
 //! }
 //! ```
 //!
-//! which is the same as `println!("cargo:rerun-if-changed=skills");` for each root.
+//! which is `println!("cargo:rerun-if-changed=skills");` for each root, and one more line that
+//! tells the macro which folders cargo watches (so rustc need not read their files again just
+//! to track them).
 //!
 //! Having a build script also gives the crate an `OUT_DIR`, where `embed_skills!` keeps the
 //! per-file results of unchanged skill folders, so a rebuild after one edit re-reads one skill.
 
 /// Tells cargo to rerun the build script, and so rebuild the crate, when anything under one of
 /// `roots` (relative to the crate's `Cargo.toml`) changes.
+///
+/// It also tells `embed_skills!` which folders cargo watches, so that rustc need not read the
+/// files under them a second time to track them: a rebuild after an edit costs less. Call it
+/// once, with every root (a second call replaces what the first told the macro; nothing is
+/// lost but that saving).
 pub fn watch(roots: &[&str]) {
     for root in roots {
         println!("cargo:rerun-if-changed={root}");
     }
+    println!(
+        "cargo:rustc-env={}={}",
+        skills_core::tracking::WATCHED_ENV,
+        skills_core::tracking::encode(roots)
+    );
 }
 
 /// For the build script of a **skill pack**, a crate whose `skills/` folder (beside its

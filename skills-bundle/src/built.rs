@@ -34,7 +34,6 @@ pub use folders::{BuildError, registry_from_bundle};
 pub(crate) fn build_registry(tables: Tables, resources: Vec<BuiltResource>) -> Registry {
     let Tables {
         text,
-        pieces: _,
         names,
         records,
         record_starts,
@@ -89,8 +88,8 @@ mod folders {
     use std::fmt;
     use std::io;
 
-    use skills_core::Bundle;
     use skills_core::tables::TextTooLarge;
+    use skills_core::{Bundle, ReadCheckedError};
 
     use super::{BuiltResource, build_registry};
     use crate::Registry;
@@ -158,14 +157,13 @@ mod folders {
             let skill_dir = skill.path.trim_end_matches("SKILL.md");
             for resource in &skill.resources {
                 let path = format!("{skill_dir}{}", resource.path);
-                let bytes =
-                    std::fs::read(&resource.file).map_err(|source| BuildError::Unreadable {
+                let bytes = resource.read_checked().map_err(|error| match error {
+                    ReadCheckedError::Changed => BuildError::Changed { path: path.clone() },
+                    ReadCheckedError::Unreadable(source) => BuildError::Unreadable {
                         path: path.clone(),
                         source,
-                    })?;
-                if skills_core::digest::sha256_hex(&bytes) != resource.sha256 {
-                    return Err(BuildError::Changed { path });
-                }
+                    },
+                })?;
                 resources.push(BuiltResource {
                     path: resource.path.clone(),
                     bytes,

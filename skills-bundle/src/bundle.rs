@@ -17,8 +17,9 @@ use skills_core::layout::{self, Field, Header, Kind, NameEntry, TriggerEntry};
 pub struct BundleData {
     /// Every skill, sorted by name; each points back here.
     pub skills: &'static [Skill],
-    /// Each skill's normalized `SKILL.md` (straight from `include_str!` when the file needs no
-    /// normalizing) followed by its tail of strings not found in the file.
+    /// Each skill's normalized `SKILL.md`, the text the build checked and hashed (one literal the
+    /// macro writes, never a second read of the file), followed by its tail of strings not
+    /// found in the file.
     pub text: &'static str,
     /// Per skill, where its name is in `text` and so where its own text starts
     /// (`layout::NameEntry`).

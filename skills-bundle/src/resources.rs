@@ -178,6 +178,7 @@ impl Skill {
     /// - A copy is built under a temporary name and renamed into place, so a reader never sees
     ///   half a skill; a stale copy is moved aside first and then removed.
     pub fn materialize(&self, base: &Path) -> io::Result<PathBuf> {
+        self.check_paths()?;
         let name = format!("{}-{}", self.name(), &self.tree_sha256()[..16]);
         let target = base.join(&name);
         create_private_dir(base)?;
@@ -216,6 +217,29 @@ impl Skill {
         let installed = fs::rename(&staging.path, &target);
         let _ = fs::remove_dir_all(&aside);
         installed.map(|()| target)
+    }
+
+    /// Refuses, before anything is written, a skill name or resource path with a component that
+    /// is not a plain file name on every system ([`skills_core::portable::check_path`]: `..`, an
+    /// absolute path, `\`, a drive's `:`, a Windows device name, ...). The build refuses them
+    /// too, but a registry can be put together elsewhere, and on Windows `a\..\..\x` or `C:\x`
+    /// joined to `base` would land outside it.
+    fn check_paths(&self) -> io::Result<()> {
+        let names = std::iter::once(self.name()).chain(self.resources().iter().map(|r| r.path));
+        for path in names {
+            if let Err((component, why)) = skills_core::portable::check_path(path) {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
+                        "refusing to write `{}` of skill `{}`: the component `{}` {why}",
+                        skills_core::visible::escape_line(path),
+                        skills_core::visible::escape_line(self.name()),
+                        skills_core::visible::escape_line(&component),
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Whether `dir` holds exactly the files [`write_files`](Self::write_files) writes. Any

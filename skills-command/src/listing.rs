@@ -5,13 +5,16 @@ use std::io::{self, IsTerminal};
 
 use skills_core::SkillDef;
 use skills_core::render::{self, collapse_whitespace};
+use skills_core::visible::{escape_line, escape_text};
 
 use crate::args::{CatalogFormat, Source};
 use crate::bundle;
 use crate::output::Streams;
 
 /// `skills list`: one line per skill, sorted by name: name, version (`-` when unset) and the
-/// description with whitespace collapsed, in aligned columns.
+/// description with whitespace collapsed, in aligned columns. Here as in `show`, whatever a
+/// terminal would act on or a person could not see is shown escaped
+/// ([`skills_core::visible`]), although the rules already refuse it in frontmatter values.
 pub fn list(source: &Source, streams: &mut Streams<'_>) -> io::Result<u8> {
     let Some(bundle) = bundle::load_valid(source, streams.err)? else {
         return Ok(1);
@@ -24,25 +27,28 @@ pub fn list(source: &Source, streams: &mut Streams<'_>) -> io::Result<u8> {
         )?;
         return Ok(0);
     }
-    let name_width = bundle
+    let rows: Vec<[String; 3]> = bundle
         .skills
         .iter()
-        .map(|s| s.name.value.len())
-        .max()
-        .unwrap_or(0);
-    let version_width = bundle
-        .skills
-        .iter()
-        .map(|s| version(s).chars().count())
-        .max()
-        .unwrap_or(0);
-    for skill in &bundle.skills {
+        .map(|skill| {
+            [
+                escape_line(&skill.name.value),
+                escape_line(version(skill)),
+                escape_line(&collapse_whitespace(&skill.description.value)),
+            ]
+        })
+        .collect();
+    let width = |column: usize| {
+        rows.iter()
+            .map(|row| row[column].chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let (name_width, version_width) = (width(0), width(1));
+    for [name, version, description] in &rows {
         writeln!(
             streams.out,
-            "{:name_width$}  {:version_width$}  {}",
-            skill.name.value,
-            version(skill),
-            collapse_whitespace(&skill.description.value)
+            "{name:name_width$}  {version:version_width$}  {description}"
         )?;
     }
     Ok(0)
@@ -75,12 +81,9 @@ pub fn show(name: &str, source: &Source, streams: &mut Streams<'_>) -> io::Resul
         return Ok(1);
     };
     let out = &mut *streams.out;
-    writeln!(out, "name: {}", skill.name.value)?;
-    writeln!(
-        out,
-        "description: {}",
-        collapse_whitespace(&skill.description.value)
-    )?;
+    let line = |value: &str| escape_line(&collapse_whitespace(value));
+    writeln!(out, "name: {}", escape_line(&skill.name.value))?;
+    writeln!(out, "description: {}", line(&skill.description.value))?;
     let optional = [
         ("when-not-to-use", &skill.when_not_to_use),
         ("version", &skill.version),
@@ -89,7 +92,7 @@ pub fn show(name: &str, source: &Source, streams: &mut Streams<'_>) -> io::Resul
     ];
     for (key, value) in optional {
         if let Some(value) = value {
-            writeln!(out, "{key}: {}", collapse_whitespace(&value.value))?;
+            writeln!(out, "{key}: {}", line(&value.value))?;
         }
     }
     let lists = [
@@ -100,16 +103,16 @@ pub fn show(name: &str, source: &Source, streams: &mut Streams<'_>) -> io::Resul
     ];
     for (key, value) in lists {
         if !value.is_empty() {
-            writeln!(out, "{key}: {value}")?;
+            writeln!(out, "{key}: {}", escape_line(&value))?;
         }
     }
     if !skill.metadata.is_empty() {
         writeln!(out, "metadata:")?;
         for (key, value) in &skill.metadata {
-            writeln!(out, "  {key}: {}", collapse_whitespace(value))?;
+            writeln!(out, "  {}: {}", escape_line(key), line(value))?;
         }
     }
-    writeln!(out, "path: {}", skill.path)?;
+    writeln!(out, "path: {}", escape_line(&skill.path))?;
     writeln!(out, "sha256: {}", skill.sha256)?;
     if skill.resources.is_empty() {
         writeln!(out, "resources: none")?;
@@ -117,7 +120,8 @@ pub fn show(name: &str, source: &Source, streams: &mut Streams<'_>) -> io::Resul
         writeln!(out, "tree-sha256: {}", skill.tree_sha256)?;
         writeln!(out, "resources:")?;
         for resource in &skill.resources {
-            writeln!(out, "  {} ({} bytes)", resource.path, resource.size)?;
+            let path = escape_line(&resource.path);
+            writeln!(out, "  {path} ({} bytes)", resource.size)?;
         }
     }
     if let Some(triggers) = &skill.triggers {
@@ -130,7 +134,8 @@ pub fn show(name: &str, source: &Source, streams: &mut Streams<'_>) -> io::Resul
     }
     writeln!(out, "body: {} lines", skill.body().lines().count())?;
     writeln!(out)?;
-    writeln!(out, "{}", skill.body())?;
+    // Line breaks and tabs kept; an escape sequence in the body is shown, not run.
+    writeln!(out, "{}", escape_text(skill.body()))?;
     Ok(0)
 }
 

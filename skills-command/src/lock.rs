@@ -52,7 +52,9 @@ pub fn run(
         return Ok(1);
     }
     let text = lock::render(&bundle.files, &source.options, &bundle.packs);
-    if differences.is_empty() && fs::read(output).is_ok_and(|old| old == text.as_bytes()) {
+    if differences.is_empty()
+        && skills_core::lock::read(Path::new(output)).is_ok_and(|old| old == text.as_bytes())
+    {
         writeln!(
             streams.out,
             "`{output}` is up to date: {} files",
@@ -71,7 +73,11 @@ pub fn run(
     )?;
     for diagnostic in differences {
         if diagnostic.code() != skills_core::Code::LockMissing {
-            writeln!(streams.out, "  {}", diagnostic.message())?;
+            writeln!(
+                streams.out,
+                "  {}",
+                skills_core::visible::escape_text(diagnostic.message())
+            )?;
         }
     }
     Ok(0)

@@ -219,6 +219,28 @@ fn chosen(named: &[Host]) -> Vec<Host> {
 /// refused if it changed since its check ([`hosted::read_resource`]).
 fn archive(skill: &SkillDef) -> Result<Archive<'_>, Diagnostic> {
     let folder = &skill.name.value;
+    // Entry names are the paths an extractor writes: each component a plain name, whatever the
+    // bundle's loading allowed (`a\..\..\evil.bat` is a way out of the folder for a Windows
+    // extractor, `C:\x` a drive).
+    let entries = std::iter::once((folder.as_str(), skill.path.clone())).chain(
+        skill
+            .resources
+            .iter()
+            .map(|r| (r.path.as_str(), skill.file_path(&r.path))),
+    );
+    for (path, shown) in entries {
+        if let Err((component, why)) = skills_core::portable::check_path(path) {
+            return Err(Diagnostic::error(
+                Code::UnportableName,
+                &shown,
+                format!(
+                    "cannot package `{}`: the component `{}` {why}",
+                    skills_core::visible::escape_line(path),
+                    skills_core::visible::escape_line(&component)
+                ),
+            ));
+        }
+    }
     let failed = |error: zip::result::ZipError| {
         Diagnostic::error(
             Code::UploadFile,
@@ -277,6 +299,48 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Entry names are paths an extractor writes: a resource path or a skill name that is not
+    /// made of plain names is refused, whatever the loading of the bundle allowed (the bundle
+    /// here is changed after its check, as one built elsewhere could be).
+    #[test]
+    fn entry_names_that_are_not_plain_names_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let skill = dir.path().join("skills/notes");
+        fs::create_dir_all(skill.join("references")).unwrap();
+        fs::write(
+            skill.join("SKILL.md"),
+            "---\nname: notes\ndescription: Keeps notes.\n---\nSee references/a.md.\n",
+        )
+        .unwrap();
+        fs::write(skill.join("references/a.md"), "checked\n").unwrap();
+        let bundle = skills_core::load(dir.path(), &["skills"], &skills_core::Options::default());
+        assert!(!bundle.has_errors(), "{:?}", bundle.diagnostics);
+        for hostile in [
+            "a\\..\\..\\evil.bat",
+            "../evil.sh",
+            "C:\\x",
+            "/etc/x",
+            "NUL.txt",
+        ] {
+            let mut changed = bundle.skills[0].clone();
+            changed.resources[0].path = hostile.to_owned();
+            let refused = archive(&changed).err().expect(hostile);
+            assert_eq!(refused.code(), Code::UnportableName, "{hostile}");
+            assert!(
+                refused.message().starts_with("cannot package `"),
+                "{}",
+                refused.message()
+            );
+        }
+        let mut renamed = bundle.skills[0].clone();
+        renamed.name.value = "..".to_owned();
+        assert_eq!(
+            archive(&renamed).err().unwrap().code(),
+            Code::UnportableName
+        );
+        assert!(archive(&bundle.skills[0]).is_ok());
+    }
 
     #[test]
     fn a_resource_changed_after_its_check_is_not_packaged() {

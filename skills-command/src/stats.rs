@@ -16,6 +16,7 @@ use crate::listing;
 use crate::output::Streams;
 
 use skills_core::lint::estimate_tokens;
+use skills_core::visible::escape_line;
 
 /// The numbers of one skill.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -81,10 +82,10 @@ pub fn run(
         return Ok(1);
     };
     let out = &mut *streams.out;
-    let rows: Vec<(&str, SkillStats)> = bundle
+    let rows: Vec<(String, SkillStats)> = bundle
         .skills
         .iter()
-        .map(|skill| (skill.name.value.as_str(), SkillStats::of(skill)))
+        .map(|skill| (escape_line(&skill.name.value), SkillStats::of(skill)))
         .collect();
     let mut total = SkillStats::default();
     for (_, row) in &rows {
@@ -97,7 +98,7 @@ pub fn run(
     );
     let width = rows
         .iter()
-        .map(|(name, _)| name.len())
+        .map(|(name, _)| name.chars().count())
         .chain([total_label.len(), "skill".len()])
         .max()
         .unwrap_or(0);

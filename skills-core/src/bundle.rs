@@ -10,13 +10,13 @@ use crate::check;
 use crate::diagnostic::{self, Code, Diagnostic, Severity};
 use crate::digest::{self, hex};
 use crate::discover::{self, FoundSkill};
-use crate::files::{ReadError, read_limited};
+use crate::files::{Kind, ReadError, read_limited};
 use crate::links;
 use crate::lint::{self, Level, LintOptions};
 use crate::lock::{self, LockedFile};
 use crate::options::Options;
 use crate::pack::Pack;
-use crate::resources::{self, ResourceDef, WalkItem};
+use crate::resources::{self, ResourceDef, SkillFolders, WalkItem};
 use crate::skill::{self, ParseOptions, SkillDef};
 use crate::triggers::{self, TRIGGERS_FILE, TriggerFile};
 
@@ -56,6 +56,39 @@ impl Bundle {
     /// Only the warnings.
     pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
         self.diagnostics.iter().filter(|d| !d.is_error())
+    }
+
+    /// The bytes of every resource, skill after skill in [`skills`](Self::skills) order, each
+    /// read again and compared with the SHA-256 it was checked and locked with
+    /// ([`ResourceDef::read_checked`]): what `embed_skills!` writes into the binary, so that a file
+    /// changed after its check (an editor saving, a checkout, another build step) fails the build
+    /// instead of shipping unreviewed. One error per file that changed or cannot be read.
+    pub fn checked_resource_bytes(&self) -> Result<Vec<Vec<u8>>, Vec<Diagnostic>> {
+        let mut bytes = Vec::new();
+        let mut errors = Vec::new();
+        for skill in &self.skills {
+            for resource in &skill.resources {
+                match resource.read_checked() {
+                    Ok(read) => bytes.push(read),
+                    Err(error) => {
+                        let shown = skill.file_path(&resource.path);
+                        errors.push(
+                            Diagnostic::error(
+                                Code::FileChanged,
+                                &shown,
+                                format!("`{shown}` changed while the crate was compiling ({error}): the binary would carry bytes that were not checked"),
+                            )
+                            .with_help("build again once nothing is writing to the skill folder"),
+                        );
+                    }
+                }
+            }
+        }
+        if errors.is_empty() {
+            Ok(bytes)
+        } else {
+            Err(errors)
+        }
     }
 
     /// What the `warnings` group does to the macro's warnings (`#![deny(warnings)]` or
@@ -226,20 +259,14 @@ fn load_with(
     // Every lint at its level in the bundle's dialect.
     let lints = options.lints.resolved(options.compat);
     let mut total_size = 0u64;
+    let folders = SkillFolders::new(&found);
     for found_skill in &found {
+        let walk = resources::walk(found_skill, &folders, &options.ignore);
         let fresh = |walk| load_folder(found_skill, walk, options, &lints, &parse_options);
         let result = match cache.as_deref_mut() {
-            // The cache compares a walk of the folder with the last one, and hands it on.
-            Some(cache) => {
-                let walk = resources::walk(
-                    &found_skill.dir,
-                    shown_dir(found_skill),
-                    &found_skill.real_root,
-                    &options.ignore,
-                );
-                cache.folder(found_skill, walk, |walk| fresh(Some(walk)))
-            }
-            None => fresh(None),
+            // The cache compares the walk of the folder with the last one, and hands it on.
+            Some(cache) => cache.folder(found_skill, walk, fresh),
+            None => fresh(walk),
         };
         let FolderResult {
             diagnostics,
@@ -273,6 +300,9 @@ fn load_with(
         .sort_by(|a, b| a.name.value.cmp(&b.name.value));
     // Two roots may hold the same name; keep one so a consumer never sees duplicates.
     bundle.skills.dedup_by(|a, b| a.name.value == b.name.value);
+    bundle
+        .diagnostics
+        .extend(check::confusable_names(&bundle.skills));
     if let Some(budget) = options.catalog_budget {
         bundle
             .diagnostics
@@ -302,10 +332,10 @@ fn shown_dir(found: &FoundSkill) -> &str {
     found.display_path.trim_end_matches("/SKILL.md")
 }
 
-/// Reads, parses, hashes and checks one skill folder (`walk`: its files, if already walked).
+/// Reads, parses, hashes and checks one skill folder (`walk`: what walking it found).
 fn load_folder(
     found: &FoundSkill,
-    walk: Option<Vec<WalkItem>>,
+    walk: Vec<WalkItem>,
     options: &Options,
     lints: &LintOptions,
     parse_options: &ParseOptions,
@@ -338,9 +368,6 @@ fn load_folder(
     });
     skill.file = found.file.clone();
     let shown_dir = shown_dir(found);
-    let walk = walk.unwrap_or_else(|| {
-        resources::walk(&found.dir, shown_dir, &found.real_root, &options.ignore)
-    });
     let trigger_file = walk.iter().find_map(|item| match item {
         WalkItem::Triggers { path, real } => Some((path.clone(), real.clone())),
         _ => None,
@@ -391,6 +418,20 @@ fn read_triggers(
                 )
                 .with_help("fewer cases, or raise the limit with `max_file_size = ...`"),
             );
+            return None;
+        }
+        Err(ReadError::NotFile(Kind::Dir)) => {
+            result.diagnostics.push(Diagnostic::error(
+                Code::Unreadable,
+                &shown,
+                format!("cannot read `{shown}`: it is a folder"),
+            ));
+            return None;
+        }
+        Err(ReadError::NotFile(kind)) => {
+            result
+                .diagnostics
+                .push(resources::special_file(&shown, kind));
             return None;
         }
         Err(ReadError::Io(error)) => {
@@ -528,7 +569,8 @@ fn check_lock(
 ) {
     let file = manifest_dir.join(lock_path);
     let shown = lock_path.replace('\\', "/");
-    match std::fs::read(&file) {
+    let read = lock::read(&file);
+    match read {
         Ok(bytes) => {
             bundle.lock_digest = Some(digest::sha256_hex(&bytes));
             let text = String::from_utf8_lossy(&bytes);
@@ -574,6 +616,8 @@ fn read_error(error: ReadError, path: &str, limit: u64) -> Diagnostic {
     match error {
         ReadError::TooLarge(size) => Diagnostic::error(Code::FileTooLarge, path, format!("SKILL.md is {size} bytes, over the limit of {limit} bytes"))
             .with_help("move long reference material into files beside SKILL.md, or raise the limit with `max_file_size = ...`"),
+        ReadError::NotFile(kind @ (Kind::Dir | Kind::Other)) => Diagnostic::error(Code::SkillMdNotFile, path, format!("SKILL.md is {kind}, not a file")),
+        ReadError::NotFile(kind) => resources::special_file(path, kind),
         ReadError::Io(error) => Diagnostic::error(Code::Unreadable, path, format!("cannot read SKILL.md: {error}")),
     }
 }

@@ -83,6 +83,7 @@ const SOURCES: &[&str] = &[
     include_str!("mcp.rs"),
     include_str!("options.rs"),
     include_str!("pack.rs"),
+    include_str!("portable.rs"),
     include_str!("render.rs"),
     include_str!("resources.rs"),
     include_str!("shell_commands.rs"),
@@ -90,7 +91,9 @@ const SOURCES: &[&str] = &[
     include_str!("spanned.rs"),
     include_str!("tables.rs"),
     include_str!("text.rs"),
+    include_str!("tracking.rs"),
     include_str!("triggers.rs"),
+    include_str!("visible.rs"),
     include_str!("wildcard.rs"),
     include_str!("yaml.rs"),
 ];
@@ -365,6 +368,7 @@ fn fingerprint(found: &FoundSkill, walk: &[WalkItem], settled_before: i128) -> O
         file,
         display_path,
         dir,
+        real_dir,
         real_root,
     } = found;
     let mut out = Writer::default();
@@ -372,6 +376,7 @@ fn fingerprint(found: &FoundSkill, walk: &[WalkItem], settled_before: i128) -> O
     out.path(file);
     out.str(display_path);
     out.path(dir);
+    out.path(real_dir);
     out.path(real_root);
     stat(&mut out, file, settled_before)?;
     out.usize(walk.len());

@@ -36,6 +36,85 @@ pub(crate) fn duplicate_names(found: &[FoundSkill]) -> Vec<Diagnostic> {
         .collect()
 }
 
+/// Skill names that look the same: equal Unicode confusable skeletons (UTS #39: `сode-review`
+/// with a Cyrillic `с` and `code-review`, `paypal` and `paypa1`), among every name and display
+/// name of the bundle, packs included. A person reading the catalog, `skills list` or an audit
+/// log could not tell which skill the model loaded. One error per look-alike, at its name,
+/// naming the first of its group and its file.
+pub(crate) fn confusable_names(skills: &[SkillDef]) -> Vec<Diagnostic> {
+    /// A name a person reads: the text, its skill, and what kind of name it is.
+    struct Shown<'a> {
+        name: &'a Spanned<String>,
+        skill: &'a SkillDef,
+        kind: &'static str,
+    }
+    let mut names: Vec<Shown<'_>> = Vec::new();
+    for skill in skills {
+        names.push(Shown {
+            name: &skill.name,
+            skill,
+            kind: "skill name",
+        });
+        if let Some(display) = &skill.claude_code.display_name {
+            names.push(Shown {
+                name: display,
+                skill,
+                kind: "display name",
+            });
+        }
+    }
+    names.sort_by(|a, b| (&a.name.value, &a.skill.path).cmp(&(&b.name.value, &b.skill.path)));
+    let mut groups: BTreeMap<String, Vec<Shown<'_>>> = BTreeMap::new();
+    for shown in names {
+        groups
+            .entry(skeleton(&shown.name.value))
+            .or_default()
+            .push(shown);
+    }
+    let mut diagnostics = Vec::new();
+    for group in groups.values() {
+        let first = &group[0];
+        for other in group[1..]
+            .iter()
+            .filter(|o| o.name.value != first.name.value)
+        {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::ConfusableName,
+                    &other.skill.path,
+                    format!(
+                        "{} `{}` looks the same as {} `{}` of `{}`: people cannot tell the two apart",
+                        other.kind, other.name.value, first.kind, first.name.value, first.skill.path
+                    ),
+                )
+                .at(&other.skill.text, other.name.line, other.name.column)
+                .with_help("rename one of them to a name that reads differently"),
+            );
+        }
+    }
+    diagnostics
+}
+
+/// The UTS #39 confusable skeleton of `text`. Every name of the bundle goes through it on every
+/// build, so an ASCII name (the common case) is mapped character by character from a table of
+/// the 128 ASCII skeletons: the skeleton of ASCII text is the concatenation of its characters'
+/// (ASCII needs no normalization, and every ASCII prototype is ASCII).
+fn skeleton(text: &str) -> String {
+    use std::sync::OnceLock;
+    static ASCII: OnceLock<Vec<String>> = OnceLock::new();
+    if !text.is_ascii() {
+        return unicode_security::skeleton(text).collect();
+    }
+    let table = ASCII.get_or_init(|| {
+        (0u8..128)
+            .map(|b| unicode_security::skeleton(&char::from(b).to_string()).collect())
+            .collect()
+    });
+    text.bytes()
+        .map(|b| table[usize::from(b)].as_str())
+        .collect()
+}
+
 /// The rules for `requires` and `conflicts-with`: every target exists in the
 /// bundle, no skill names itself, and no skill both requires and conflicts with the same one.
 /// `bundle_names` holds every discovered skill, valid or not, so a broken target is not
@@ -144,4 +223,32 @@ pub(crate) fn catalog_budget(
             "shorten those descriptions (details belong in the body), or raise `catalog_budget`",
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_ascii_skeletons_are_those_of_the_library() {
+        for text in [
+            "paypal",
+            "paypa1",
+            "rn-m",
+            "0O-Il1|",
+            "code-review",
+            "ABC xyz ~!",
+        ] {
+            let library: String = unicode_security::skeleton(text).collect();
+            assert_eq!(super::skeleton(text), library, "{text}");
+        }
+        // Every pair of ASCII characters: the table's concatenation is the library's skeleton.
+        for a in 0u8..128 {
+            for b in 0u8..128 {
+                let text = String::from_utf8(vec![a, b]).unwrap();
+                let library: String = unicode_security::skeleton(&text).collect();
+                assert_eq!(super::skeleton(&text), library, "{text:?}");
+            }
+        }
+        assert_eq!(super::skeleton("paypa1"), super::skeleton("paypal"));
+        assert_eq!(super::skeleton("рое"), super::skeleton("poe"));
+    }
 }

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::visible;
+
 /// How serious a [`Diagnostic`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
@@ -69,6 +71,27 @@ codes! {
     FileTooLarge = "file-too-large",
     /// Everything embedded is over `max_bundle_size`.
     BundleTooLarge = "bundle-too-large",
+    /// A FIFO, socket or device where a file is read (`SKILL.md`, a resource, the trigger
+    /// file): only regular files are read, and opening one never waits.
+    SpecialFile = "special-file",
+    /// A link to a folder it sits in: following it would walk the same files forever.
+    SymlinkLoop = "symlink-loop",
+    /// A folder more than 32 levels deep in its skill.
+    TooDeep = "too-deep",
+    /// A skill folder with more than 10,000 files and folders.
+    TooManyEntries = "too-many-entries",
+    /// A resource whose real path lies in another skill's folder, or in any `evals/` folder.
+    ForeignResource = "foreign-resource",
+    /// A file or folder name that cannot be written on Windows or macOS as it is: `\`, `:` and
+    /// the other characters Windows refuses, a device name (`CON`, `NUL`, `COM1`, ...), a
+    /// trailing dot or space, a control, bidirectional or invisible character.
+    UnportableName = "unportable-name",
+    /// Two paths of a skill that are one file where case and Unicode normalization do not
+    /// count (macOS and Windows by default).
+    PathCollision = "path-collision",
+    /// A file that changed between its check and its embedding: the binary would carry bytes
+    /// nobody checked.
+    FileChanged = "file-changed",
     // Text.
     /// `SKILL.md` or `evals/triggers.json` is not UTF-8.
     NotUtf8 = "not-utf8",
@@ -110,6 +133,9 @@ codes! {
     InvalidName = "invalid-name",
     /// `name` differs from its folder's name.
     NameMismatch = "name-mismatch",
+    /// A control, bidirectional or invisible character in a frontmatter value (or key, or
+    /// comment): text a model or a person reads must show what it holds.
+    HiddenCharacter = "hidden-character",
     /// With `compat = "claude-code"`: a display `name` that is blank, too long or not one line.
     InvalidDisplayName = "invalid-display-name",
     /// With `compat = "claude-code"`: a number or boolean where a string belongs, taken as its
@@ -163,6 +189,11 @@ codes! {
     DanglingRequires = "dangling-requires",
     /// `conflicts-with` names a skill that is not in the bundle.
     DanglingConflict = "dangling-conflict",
+    /// Two skill names (or display names) that look the same: their Unicode confusable
+    /// skeletons (UTS #39) are equal.
+    ConfusableName = "confusable-name",
+    /// A skill name that mixes scripts (Latin with a Cyrillic letter, say).
+    MixedScriptName = "mixed-script-name",
     /// `requires` or `conflicts-with` names the skill itself.
     SelfReference = "self-reference",
     /// The same skill is both required and in `conflicts-with`.
@@ -403,32 +434,41 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// The message, the location, the quoted line with a caret, and the help.
+/// The message, the location, the quoted line with a caret, and the help, every hidden
+/// character escaped (a file name, a line of `SKILL.md` or a value quoted in a message reaches
+/// the terminal of whoever builds: it must not act on it, or hide what it holds).
 struct Details<'a>(&'a Diagnostic);
 
 impl fmt::Display for Details<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let d = self.0;
-        writeln!(f, "{}", d.message)?;
-        write!(f, "  --> {}", d.location())?;
+        writeln!(f, "{}", visible::escape_text(&d.message))?;
+        write!(f, "  --> {}", visible::escape_line(&d.location()))?;
         if let (Some(source), Some(line)) = (&d.source_line, d.line) {
             let column = d.column.map(|c| c as usize);
             let source = shorten_line(source, column.unwrap_or(0));
-            let source = source.as_str();
             let number = line.to_string();
             let pad = " ".repeat(number.len());
-            write!(f, "\n {pad} |\n {number} | {source}")?;
+            write!(
+                f,
+                "\n {pad} |\n {number} | {}",
+                visible::escape_text(&source)
+            )?;
             if let Some(column) = column {
+                // Under the character, or the start of its escape: as wide as what is shown.
                 let caret_pad: String = source
                     .chars()
                     .take(column - 1)
-                    .map(|c| if c == '\t' { '\t' } else { ' ' })
+                    .map(|c| match c {
+                        '\t' => "\t".to_owned(),
+                        c => " ".repeat(visible::escape_text(&c.to_string()).chars().count()),
+                    })
                     .collect();
                 write!(f, "\n {pad} | {caret_pad}^")?;
             }
         }
         if let Some(help) = &d.help {
-            write!(f, "\n  = help: {help}")?;
+            write!(f, "\n  = help: {}", visible::escape_text(help))?;
         }
         Ok(())
     }
@@ -439,6 +479,22 @@ pub(crate) fn sort(diagnostics: &mut [Diagnostic]) {
     // Stable: problems at the same place keep the order the rules found them in. An unknown
     // position (the file as a whole) sorts first.
     diagnostics.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+}
+
+/// Longest value a message quotes, in characters.
+const MAX_QUOTED_VALUE_CHARS: usize = 80;
+
+/// `text` as a message quotes it: whole when short, else its first 80 characters and how many
+/// more there are, so an 18 kB value does not become an 18 kB message.
+pub(crate) fn shorten(text: &str) -> String {
+    match text.char_indices().nth(MAX_QUOTED_VALUE_CHARS) {
+        None => text.to_owned(),
+        Some((cut, _)) => format!(
+            "{}... ({} more characters)",
+            &text[..cut],
+            text[cut..].chars().count()
+        ),
+    }
 }
 
 /// Longest quoted source line, in characters; longer lines are cut after the column shown.
@@ -517,6 +573,39 @@ mod tests {
                 "{variant} (`{code}`) is never used"
             );
         }
+    }
+
+    #[test]
+    fn long_values_are_shortened_in_messages() {
+        assert_eq!(shorten("short"), "short");
+        let long = "é".repeat(100);
+        assert_eq!(
+            shorten(&long),
+            format!("{}... (20 more characters)", "é".repeat(80))
+        );
+    }
+
+    #[test]
+    fn hidden_characters_are_shown_escaped_with_the_caret_under_them() {
+        let text = "---\ndescription: a\u{202e}b\x1b[2J\n---\n";
+        let d = Diagnostic::error(
+            Code::HiddenCharacter,
+            "s/\x1b]0;x/SKILL.md",
+            "holds \u{200b}",
+        )
+        .at(text, 2, 15)
+        .with_help("no \x07");
+        assert_eq!(
+            d.to_string(),
+            "error[skills::hidden-character]: holds \\u{200b}\n  --> s/\\x1b]0;x/SKILL.md:2:15\n   |\n 2 | description: a\\u{202e}b\\x1b[2J\n   |               ^\n  = help: no \\x07"
+        );
+        // After the escape of U+202E (8 characters shown for 1), under the escape of ESC.
+        let d = Diagnostic::error(Code::HiddenCharacter, "p", "m").at(text, 2, 17);
+        assert!(
+            d.to_string()
+                .ends_with(&format!("\n   | {}^", " ".repeat(23))),
+            "{d}"
+        );
     }
 
     #[test]

@@ -5,7 +5,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Code, Diagnostic};
-use crate::files::{Unreachable, real_path_within};
+use crate::files::{Kind, Unreachable, real_path_within};
+use crate::resources::special_file;
+use crate::{portable, visible};
 
 /// One `SKILL.md` found under a root.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,6 +20,9 @@ pub(crate) struct FoundSkill {
     pub display_path: String,
     /// The skill folder on disk.
     pub dir: PathBuf,
+    /// The skill folder's real path (symlinks followed): what its files may not leave for
+    /// another skill's folder.
+    pub real_dir: PathBuf,
     /// The root's real path: nothing the skill embeds may resolve outside it.
     pub real_root: PathBuf,
 }
@@ -27,12 +32,7 @@ fn is_near_miss(file_name: &str) -> bool {
     file_name != "SKILL.md" && file_name.eq_ignore_ascii_case("skill.md")
 }
 
-/// The root as shown in diagnostics: `/` separators, no `./` prefix, no trailing `/`.
-pub fn display_root(root: &str) -> String {
-    let root = root.replace('\\', "/");
-    let root = root.strip_prefix("./").unwrap_or(&root);
-    root.trim_end_matches('/').to_owned()
-}
+pub use crate::tracking::display_root;
 
 /// Finds every skill folder in the root at `root_path`, shown as `shown_root`, sorted by folder
 /// name.
@@ -91,9 +91,9 @@ pub(crate) fn discover(root_path: &Path, shown_root: &str) -> (Vec<FoundSkill>, 
         let Ok(file_type) = entry.file_type() else {
             continue;
         };
-        if file_type.is_symlink() {
+        let real_dir = if file_type.is_symlink() {
             match real_path_within(&dir_path, &real_root) {
-                Ok(real) if real.is_dir() => {}
+                Ok(real) if real.is_dir() => real,
                 Ok(_) => continue, // a link to a loose file: not a skill
                 Err(Unreachable::Outside(real)) => {
                     if real.is_dir() {
@@ -113,8 +113,21 @@ pub(crate) fn discover(root_path: &Path, shown_root: &str) -> (Vec<FoundSkill>, 
                     continue;
                 }
             }
-        } else if !file_type.is_dir() {
+        } else if file_type.is_dir() {
+            real_root.join(&dir_name)
+        } else {
             continue; // README, LICENSE and other loose files in the root are not skills.
+        };
+        if let Err(why) = portable::check_component(&dir_name) {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::UnportableName,
+                    &shown_dir,
+                    format!("skill folder `{}` {why}", visible::escape_line(&dir_name)),
+                )
+                .with_help("rename the folder (and the skill): skills are written to disk on Linux, macOS and Windows, and unpacked by hosts"),
+            );
+            continue;
         }
 
         let skill_file = dir_path.join("SKILL.md");
@@ -124,21 +137,21 @@ pub(crate) fn discover(root_path: &Path, shown_root: &str) -> (Vec<FoundSkill>, 
             continue;
         };
         let problem = if !meta.file_type().is_symlink() {
-            (!meta.is_file()).then(|| {
-                Diagnostic::error(
-                    Code::SkillMdNotFile,
-                    &display_path,
-                    "SKILL.md is not a file",
-                )
-            })
+            not_a_file(
+                &display_path,
+                Kind::of(meta.file_type()),
+                "SKILL.md is not a file",
+            )
         } else {
             match real_path_within(&skill_file, &real_root) {
-                Ok(real) if real.is_file() => None,
-                Ok(_) => Some(Diagnostic::error(
-                    Code::SkillMdNotFile,
-                    &display_path,
-                    "SKILL.md is a symlink to something that is not a file",
-                )),
+                Ok(real) => match fs::metadata(&real) {
+                    Ok(meta) => not_a_file(
+                        &display_path,
+                        Kind::of(meta.file_type()),
+                        "SKILL.md is a symlink to something that is not a file",
+                    ),
+                    Err(_) => None,
+                },
                 Err(Unreachable::Outside(_)) => Some(
                     Diagnostic::error(
                         Code::SymlinkOutside,
@@ -163,10 +176,25 @@ pub(crate) fn discover(root_path: &Path, shown_root: &str) -> (Vec<FoundSkill>, 
             file: skill_file,
             display_path,
             dir: dir_path,
+            real_dir,
             real_root: real_root.clone(),
         });
     }
     (found, diagnostics)
+}
+
+/// The error for a `SKILL.md` that is not a regular file: a folder (`message`), or a FIFO,
+/// socket or device, which is never opened.
+fn not_a_file(display_path: &str, kind: Kind, message: &str) -> Option<Diagnostic> {
+    match kind {
+        Kind::File => None,
+        Kind::Dir | Kind::Other => Some(Diagnostic::error(
+            Code::SkillMdNotFile,
+            display_path,
+            message,
+        )),
+        special => Some(special_file(display_path, special)),
+    }
 }
 
 /// A folder without `SKILL.md`, with a hint when a near miss is there.

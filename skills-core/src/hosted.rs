@@ -15,9 +15,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::diagnostic::{Code, Diagnostic};
-use crate::digest::sha256_hex;
-use crate::files::{ReadError, read_limited};
-use crate::resources::ResourceDef;
+use crate::resources::{ReadCheckedError, ResourceDef};
 use crate::skill::SkillDef;
 use crate::spanned::Spanned;
 
@@ -296,31 +294,15 @@ fn second_manifest(skill: &SkillDef, host: Host) -> Vec<Diagnostic> {
 /// reviewed).
 pub fn read_resource(skill: &SkillDef, resource: &ResourceDef) -> Result<Vec<u8>, Diagnostic> {
     let shown = skill.file_path(&resource.path);
-    let changed = || {
-        Diagnostic::error(
+    resource.read_checked().map_err(|error| match error {
+        ReadCheckedError::Changed => Diagnostic::error(Code::UploadFile, &shown, error.to_string())
+            .with_help("package again once nothing is writing to the folder"),
+        ReadCheckedError::Unreadable(error) => Diagnostic::error(
             Code::UploadFile,
             &shown,
-            "the file changed after it was checked",
-        )
-        .with_help("package again once nothing is writing to the folder")
-    };
-    // No more than the size it was checked at: a file swapped for a larger one (or a link to
-    // `/dev/zero`) is refused after that many bytes, not read to the end.
-    let bytes = match read_limited(&resource.file, resource.size) {
-        Ok((bytes, _)) => bytes,
-        Err(ReadError::TooLarge(_)) => return Err(changed()),
-        Err(ReadError::Io(error)) => {
-            return Err(Diagnostic::error(
-                Code::UploadFile,
-                &shown,
-                format!("cannot read the file to package it: {error}"),
-            ));
-        }
-    };
-    if sha256_hex(&bytes) != resource.sha256 {
-        return Err(changed());
-    }
-    Ok(bytes)
+            format!("cannot read the file to package it: {error}"),
+        ),
+    })
 }
 
 /// The rule only the written zip can be held to: its own size, for a host that limits it.

@@ -38,6 +38,10 @@
 //! [`mcp`] has what MCP hosts take of a bundle besides its files: the Skills extension's
 //! per-skill limits and the server's instructions within what hosts keep.
 //!
+//! [`visible`] says which characters cannot be seen for what they are and escapes them, for
+//! the rule on frontmatter text and for everything that prints skill text; [`portable`] says
+//! which file names can be written on every system. Both need no dependencies.
+//!
 //! [`render`] has the output formats (catalog, tool schemas, `load_skill` results). It needs
 //! no dependencies and is compiled even with the `validate` feature off, so the runtime renders
 //! a filtered catalog with exactly the code the macro used at build time.
@@ -55,10 +59,14 @@ pub mod index;
 pub mod layout;
 pub mod mcp;
 pub mod pack;
+pub mod portable;
 pub mod render;
 pub mod shell_commands;
 #[doc(hidden)]
 pub mod tables;
+#[doc(hidden)]
+pub mod tracking;
+pub mod visible;
 
 #[cfg(feature = "validate")]
 mod bundle;
@@ -111,7 +119,7 @@ pub use lint::{Level, Lint, LintOptions};
 #[cfg(feature = "validate")]
 pub use options::{OPTIONS, OptionSpec, Options};
 #[cfg(feature = "validate")]
-pub use resources::ResourceDef;
+pub use resources::{ReadCheckedError, ResourceDef};
 #[cfg(feature = "validate")]
 pub use skill::SkillDef;
 #[cfg(feature = "validate")]

@@ -67,6 +67,23 @@ impl LockedFile {
     }
 }
 
+/// Longest lock read, in bytes: far more than the lines of any bundle's files.
+const MAX_LOCK_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Reads the lock at `path`: a regular file only (opened without blocking, so a FIFO in its
+/// place cannot hang a build or a `skills lock`), of at most 64 MiB. The error says why not.
+pub fn read(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    use crate::files::{ReadError, read_limited};
+    match read_limited(path, MAX_LOCK_BYTES) {
+        Ok((bytes, _)) => Ok(bytes),
+        Err(ReadError::TooLarge(size)) => {
+            Err(format!("it is {size} bytes, more than any lock holds"))
+        }
+        Err(ReadError::NotFile(kind)) => Err(format!("it is {kind}, not a file")),
+        Err(ReadError::Io(error)) => Err(error.to_string()),
+    }
+}
+
 /// The lock for `files` read with `options` from the crate's roots and `packs`: the header,
 /// the locked options, each pack's version, then one `sha256sum` line per file, sorted by path.
 pub fn render(files: &[LockedFile], options: &Options, packs: &[Pack]) -> String {

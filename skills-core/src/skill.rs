@@ -17,6 +17,7 @@ use crate::shell_commands::{self, ShellCommand};
 use crate::spanned::Spanned;
 use crate::text;
 use crate::triggers::TriggerFile;
+use crate::visible;
 use crate::yaml::{self, Node, Value};
 
 /// A key a frontmatter may hold: the Agent Skills spec's, then ours, then Claude Code's (known
@@ -364,10 +365,12 @@ pub fn parse(
         fragment: document.frontmatter(),
         first_line: 2,
     };
+    let hidden = yaml::hidden_characters(&source);
     let (root, mut diagnostics) = match options.compat {
         Compat::Strict => yaml::parse(&source),
         Compat::ClaudeCode => yaml::parse_as_claude_code(&source),
     };
+    diagnostics.splice(0..0, hidden);
     // Claude Code reads nothing between the `---` lines as no fields at all.
     let empty = (root.is_none() && diagnostics.is_empty() && options.compat == Compat::ClaudeCode)
         .then(|| Node {
@@ -388,6 +391,7 @@ pub fn parse(
     let mut reader = FieldReader {
         path,
         text: &document.text,
+        body_start: document.body.start,
         compat: options.compat,
         diagnostics,
     };
@@ -479,6 +483,51 @@ fn is_name_char(c: char) -> bool {
     c == '-' || c.is_numeric() || (c.is_alphabetic() && (c.is_lowercase() || !has_case(c)))
 }
 
+/// When `name` mixes scripts (UTS #39's single-script test, where Han with Hiragana and
+/// Katakana, or with Hangul, counts as one script, and digits and `-` belong to every script):
+/// the index of the first letter of the script with the fewest letters (the odd one out, `с` in
+/// `сode-review`), and the scripts named with a letter of each (`Cyrillic (`с`), Latin (`o`)`).
+fn mixed_scripts(name: &str) -> Option<(usize, String)> {
+    use unicode_script::{Script, UnicodeScript};
+    use unicode_security::MixedScript;
+    // ASCII letters are all Latin: the common case needs no table.
+    if name.is_ascii() || name.is_single_script() {
+        return None;
+    }
+    // Per script: its first letter, where it is, and how many letters it has.
+    let mut scripts: Vec<(Script, char, usize, usize)> = Vec::new();
+    for (index, c) in name.chars().enumerate() {
+        let script = c.script();
+        if matches!(script, Script::Common | Script::Inherited | Script::Unknown) {
+            continue;
+        }
+        match scripts.iter_mut().find(|(seen, ..)| *seen == script) {
+            Some((.., count)) => *count += 1,
+            None => scripts.push((script, c, index, 1)),
+        }
+    }
+    let odd = scripts
+        .iter()
+        .min_by_key(|(.., count)| *count)
+        .map_or(0, |(_, _, index, _)| *index);
+    let named: Vec<String> = scripts
+        .iter()
+        .map(|(script, c, ..)| format!("{} (`{c}`)", script.full_name()))
+        .collect();
+    Some((odd, named.join(", ")))
+}
+
+/// Whether `name` passes every rule of `name` in strict mode: what a help may suggest.
+fn is_valid_name(name: &str) -> bool {
+    let chars = name.chars().count();
+    (1..=MAX_NAME_CHARS).contains(&chars)
+        && name.nfkc().eq(name.chars())
+        && name.chars().all(is_name_char)
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--")
+}
+
 /// A character with no upper- and lowercase forms (`数`, but not `ǅ`, which is titlecase).
 fn has_case(c: char) -> bool {
     c.is_lowercase() || c.is_uppercase() || !c.to_lowercase().eq([c]) || !c.to_uppercase().eq([c])
@@ -532,6 +581,8 @@ pub(crate) fn value_column(text: &str, value: &Spanned<String>, index: usize) ->
 struct FieldReader<'a> {
     path: &'a str,
     text: &'a str,
+    /// Where the body starts in `text`, for a description taken from it.
+    body_start: usize,
     compat: Compat,
     diagnostics: Vec<Diagnostic>,
 }
@@ -726,16 +777,22 @@ impl FieldReader<'_> {
                 column: 1,
             };
         } else if !has_name {
+            let help = if is_valid_name(dir_name) {
+                format!("add `name: {dir_name}` (it must equal the folder name)")
+            } else {
+                "add `name:` and rename the folder to the same name: 1-64 lowercase letters, digits and single hyphens".to_owned()
+            };
             self.error(
                 Code::MissingKey,
                 &opening,
                 "missing required key `name`",
-                Some(format!(
-                    "add `name: {dir_name}` (it must equal the folder name)"
-                )),
+                Some(help),
             );
         }
         let from_body = description_from_body(body);
+        if let (false, Some(text)) = (has_description, &from_body) {
+            self.hidden_in_body_description(text, body);
+        }
         match (has_description, from_body) {
             (true, _) => {}
             (false, Some(text)) if options.infer_missing_fields => {
@@ -778,6 +835,31 @@ impl FieldReader<'_> {
             self.claude_code_listing(&skill.description, skill.claude_code.when_to_use.as_ref());
         }
         Some(skill)
+    }
+
+    /// A description taken from the body is catalog text like any frontmatter value: a hidden
+    /// character in it is an error at its place in the body.
+    fn hidden_in_body_description(&mut self, description: &str, body: &str) {
+        let Some(c) = description
+            .chars()
+            .find(|&c| visible::hidden(c).is_some() && c != '\t')
+        else {
+            return;
+        };
+        let kind = visible::hidden(c).unwrap_or(visible::Hidden::Invisible);
+        let offset = self.body_start + body.find(c).unwrap_or(0);
+        let diagnostic = Diagnostic::error(
+            Code::HiddenCharacter,
+            self.path,
+            format!(
+                "the description taken from the body holds {}, {}: the catalog would carry what a person cannot see",
+                kind.describe(),
+                visible::code_point(c)
+            ),
+        )
+        .at_offset(self.text, offset)
+        .with_help("remove it, or write a `description:` in the frontmatter");
+        self.diagnostics.push(diagnostic);
     }
 
     /// Claude Code's limits on a description: what its listing shows, `description -
@@ -852,6 +934,8 @@ impl FieldReader<'_> {
 
     /// A key outside [`KNOWN_KEYS`].
     fn unknown_key(&mut self, key_node: &Node, key: &str) {
+        // A key of thousands of characters is quoted by its start (no known key is that long).
+        let key = &crate::diagnostic::shorten(key);
         let compat = self.compat;
         let mut help = String::new();
         if FrontmatterKey::from_name(key).is_some_and(FrontmatterKey::is_claude_code) {
@@ -1009,14 +1093,31 @@ impl FieldReader<'_> {
                 "`name` must not contain `--`",
                 help,
             );
+        } else if let Some((index, scripts)) = mixed_scripts(value) {
+            self.error(
+                Code::MixedScriptName,
+                &at(index),
+                format!("`name` `{value}` mixes scripts: {scripts}"),
+                Some(
+                    "write the name in one script: a letter of another script that looks the same \
+                     (Cyrillic `с` for Latin `c`) makes two names that people cannot tell apart"
+                        .to_owned(),
+                ),
+            );
         } else if value != dir_name {
+            // Only a name the next build accepts is offered.
+            let help = if is_valid_name(dir_name) {
+                format!("rename the folder to `{value}` or set `name: {dir_name}`")
+            } else {
+                format!(
+                    "rename the folder to `{value}` (the folder's name is not a valid skill name)"
+                )
+            };
             self.error(
                 Code::NameMismatch,
                 name,
                 format!("`name` is `{value}` but the folder is `{dir_name}`; they must be equal"),
-                Some(format!(
-                    "rename the folder to `{value}` or set `name: {dir_name}`"
-                )),
+                Some(help),
             );
         }
     }

@@ -5,24 +5,6 @@
 //! [`Tables`] is plain data and needs no feature; `build` (feature `validate`) makes it from a
 //! [`Bundle`](crate::Bundle).
 
-/// How the bundle's text is made, piece after piece: the macro writes a file that needs no
-/// normalizing with `include_str!`, which also tracks it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Piece {
-    /// Skill `i`'s `SKILL.md`, whose bytes on disk are its normalized text.
-    File(usize),
-    /// Skill `i`'s normalized text, which differs from its bytes on disk (a byte-order mark,
-    /// CRLF): a literal, with the file tracked apart.
-    Normalized(usize),
-    /// A skill's tail (the strings its file does not hold verbatim): `text[start..end]`.
-    Tail {
-        /// Where the tail starts in [`Tables::text`].
-        start: usize,
-        /// Where it ends.
-        end: usize,
-    },
-}
-
 /// A bundle as flat tables (the format is [`crate::layout`]).
 ///
 /// Resources are not copied here: the registry lists every skill's resources, skill after skill,
@@ -30,10 +12,9 @@ pub enum Piece {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tables {
     /// The one text every string of every skill is a range of: each skill's normalized
-    /// `SKILL.md`, then its tail.
+    /// `SKILL.md` (the text that was checked and hashed), then its tail (the strings its file
+    /// does not hold verbatim: decoded YAML scalars, an unusual source path).
     pub text: String,
-    /// What [`text`](Self::text) is made of, in order.
-    pub pieces: Vec<Piece>,
     /// The names table: where each name is, and so where each skill's text starts.
     pub names: Vec<u8>,
     /// The records.
@@ -86,9 +67,7 @@ pub use build::build;
 
 #[cfg(feature = "validate")]
 mod build {
-    use std::collections::HashMap;
-
-    use super::{Piece, Tables, TextTooLarge, TriggerTables};
+    use super::{Tables, TextTooLarge, TriggerTables};
     use crate::claude_code::{Effort, Shell, SkillContext};
     use crate::layout::{self, Field, HASH_LEN, Header, NameEntry, TriggerEntry};
     use crate::render::{self, CatalogEntry};
@@ -148,22 +127,9 @@ mod build {
 
     /// The text, names, records and hashes of every skill.
     fn skills(tables: &mut Tables, bundle: &Bundle, roots: &[String], frontmatter_json: bool) {
-        // The hash of each file's bytes on disk: equal to the hash of the normalized text
-        // exactly when normalizing changed nothing.
-        let on_disk: HashMap<&str, &str> = bundle
-            .files
-            .iter()
-            .map(|file| (file.path.as_str(), file.sha256.as_str()))
-            .collect();
         let mut tree_hashes = Vec::new();
         let mut resources = 0u32;
-        for (i, skill) in bundle.skills.iter().enumerate() {
-            let verbatim = on_disk.get(skill.path.as_str()) == Some(&skill.sha256.as_str());
-            tables.pieces.push(if verbatim {
-                Piece::File(i)
-            } else {
-                Piece::Normalized(i)
-            });
+        for skill in &bundle.skills {
             let mut text = SkillText::new(tables.text.len() as u32, &skill.text);
             let name = text.span(&skill.name.value);
             let from_base = u8::try_from(name[0])
@@ -236,14 +202,7 @@ mod build {
             }
 
             tables.text.push_str(&skill.text);
-            if !text.tail.is_empty() {
-                let start = tables.text.len();
-                tables.text.push_str(&text.tail);
-                tables.pieces.push(Piece::Tail {
-                    start,
-                    end: tables.text.len(),
-                });
-            }
+            tables.text.push_str(&text.tail);
         }
         tables.hashes.extend(tree_hashes);
     }

@@ -11,7 +11,8 @@ use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Span};
 
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic, shorten};
+use crate::visible::{self, Hidden};
 
 /// Bounds the size of the tree, so aliases cannot blow it up ("billion laughs").
 const MAX_NODES: usize = 10_000;
@@ -181,13 +182,15 @@ pub(crate) fn parse_as_claude_code(source: &Source<'_>) -> (Option<Node>, Vec<Di
                 source.path,
                 format!(
                     "the value of `{}` is not valid YAML unquoted; it is read as Claude Code reads it, as the text `{}`",
-                    line.key, line.value
+                    line.key,
+                    shorten(&line.value)
                 ),
             )
             .at(source.file_text, line.index + source.first_line, line.column)
             .with_help(format!(
-                "quote it: `{}: \"{escaped}\"`; skills-ref (the spec's reference validator) and Codex refuse the file as written",
-                line.key
+                "quote it: `{}: \"{}\"`; skills-ref (the spec's reference validator) and Codex refuse the file as written",
+                line.key,
+                shorten(&escaped)
             )),
         );
     }
@@ -363,6 +366,114 @@ fn tab_indentation(source: &Source<'_>) -> Vec<Diagnostic> {
         .collect()
 }
 
+/// Every hidden character written in the frontmatter ([`visible::hidden`]: control,
+/// bidirectional and invisible characters), in a value, a key or a comment, each at its line and
+/// column. Line breaks and tabs are YAML's white space and pass.
+pub(crate) fn hidden_characters(source: &Source<'_>) -> Vec<Diagnostic> {
+    // Most frontmatter is ASCII without control characters: nothing to look at closer.
+    let ascii_control = |b: &u8| (*b < 0x20 && *b != b'\n' && *b != b'\t') || *b == 0x7f;
+    if source.fragment.is_ascii() && !source.fragment.as_bytes().iter().any(ascii_control) {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    for (index, line) in source.fragment.split('\n').enumerate() {
+        for (column, c) in line.chars().enumerate() {
+            if let Some(kind) = visible::hidden(c).filter(|_| c != '\t') {
+                found.push(hidden_character(
+                    source,
+                    index + 1,
+                    column + 1,
+                    c,
+                    kind,
+                    None,
+                ));
+            }
+        }
+    }
+    found
+}
+
+/// The error for hidden character `c` at `line:column` of the fragment; `escaped` when it is
+/// written as an escape of a double-quoted string (`"\e"`, `"\u202e"`) rather than as itself,
+/// with the other hidden characters the same string holds through escapes (`more`).
+fn hidden_character(
+    source: &Source<'_>,
+    line: usize,
+    column: usize,
+    c: char,
+    kind: Hidden,
+    escaped: Option<&[char]>,
+) -> Diagnostic {
+    let what = match kind {
+        Hidden::Control => {
+            "printed, it acts on the terminal, or breaks the line where none is seen"
+        }
+        Hidden::Bidi => {
+            "it reorders the text after it, so a person reads another order than the model"
+        }
+        Hidden::Invisible => "a person cannot see it, but the model reads it",
+    };
+    let written = match escaped {
+        None => String::new(),
+        Some([]) => " (written as an escape)".to_owned(),
+        Some(more) => {
+            let more: Vec<String> = more.iter().map(|&c| visible::code_point(c)).collect();
+            format!(
+                " (written as an escape, as are {} in the same value)",
+                more.join(", ")
+            )
+        }
+    };
+    source
+        .error(
+            Code::HiddenCharacter,
+            line,
+            column,
+            format!(
+                "the frontmatter holds {}, {}{written}: {what}",
+                kind.describe(),
+                visible::code_point(c)
+            ),
+        )
+        .with_help(
+            "remove it: frontmatter text is read by models and people, and may not hold control, \
+             bidirectional or invisible characters (an emoji's variation selector or joiner included)",
+        )
+}
+
+/// The hidden characters a double-quoted scalar holds through its escapes (`"\x1b"`,
+/// `"\u200b"`): not in the text as written, so [`hidden_characters`] does not see them. One
+/// error for the scalar, at its start, naming each.
+fn escaped_hidden_characters(source: &Source<'_>, value: &str, span: Span) -> Option<Diagnostic> {
+    let is_hidden = |c: char| visible::hidden(c).is_some() && c != '\n' && c != '\t';
+    if !value.chars().any(is_hidden) {
+        return None;
+    }
+    let written: String = source
+        .fragment
+        .chars()
+        .skip(span.start.index())
+        .take(span.end.index().saturating_sub(span.start.index()))
+        .collect();
+    let mut found: Vec<char> = Vec::new();
+    for c in value.chars() {
+        if is_hidden(c) && !written.contains(c) && !found.contains(&c) {
+            found.push(c);
+        }
+    }
+    let (&first, more) = found.split_first()?;
+    let kind = visible::hidden(first)?;
+    let (line, column) = (span.start.line(), span.start.col() + 1);
+    Some(hidden_character(
+        source,
+        line,
+        column,
+        first,
+        kind,
+        Some(more),
+    ))
+}
+
 enum Frame {
     Seq {
         node: Node,
@@ -422,6 +533,10 @@ impl Builder<'_, '_> {
                 }
             }
             Event::Scalar(text, style, anchor, tag) => {
+                if style == ScalarStyle::DoubleQuoted {
+                    let found = escaped_hidden_characters(self.source, &text, span);
+                    self.diagnostics.extend(found);
+                }
                 let forced_string = tag.as_ref().is_some_and(|tag| tag.suffix == "str");
                 let value = if style == ScalarStyle::Plain && !forced_string {
                     resolve_plain(&text)

@@ -2,18 +2,21 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
-use skills_core::tables::{Piece, Tables};
-use skills_core::{Bundle, SkillDef, display_root};
+use skills_core::{Bundle, SkillDef, display_root, tracking};
 
 use crate::args::{Args, SkillNameArgs};
 
-/// How generated code refers to files for `include_bytes!` tracking.
+/// How generated code names files for `include_bytes!`, which only tracks them, and which files
+/// need it.
 pub struct FileLocation {
     /// When the manifest directory came from the test override, `env!("CARGO_MANIFEST_DIR")`
     /// points elsewhere, so paths are emitted absolute.
     pub overridden: bool,
     /// The directory the crate's own roots resolve against.
     pub manifest_dir: std::path::PathBuf,
+    /// The folders the crate's build script has cargo watch (relative to the manifest
+    /// directory, as roots are shown): files under them need no `include_bytes!`.
+    pub watched: Vec<String>,
 }
 
 impl FileLocation {
@@ -74,19 +77,22 @@ pub fn expand(
             return quote!({ #(#warnings)* #fallback });
         }
     };
-    // With a lock, the lock is tracked too (editing it rebuilds) and its digest is recorded.
-    let (lock_tracking, lock_digest) = match (&bundle.lock_file, &bundle.lock_digest) {
-        (Some(file), Some(digest)) => {
-            let shown = args.options.lock.as_deref().unwrap_or_default();
-            let path = location.include_path(file, shown);
-            (
-                quote!(
-                    const _: &[u8] = ::core::include_bytes!(#path);
-                ),
-                quote!(::core::option::Option::Some(#digest)),
-            )
+    // The resources as they were checked and hashed: read again, and refused if they changed.
+    let resource_bytes = match bundle.checked_resource_bytes() {
+        Ok(bytes) => bytes,
+        Err(changed) => {
+            let errors = changed
+                .iter()
+                .map(|d| syn::Error::new(span_for(args, d.path()), d.compile_error_text()))
+                .collect();
+            let fallback = fallback(krate, errors);
+            return quote!({ #(#warnings)* #fallback });
         }
-        _ => (TokenStream::new(), quote!(::core::option::Option::None)),
+    };
+    // With a lock, its digest is recorded (and the lock is tracked below).
+    let lock_digest = match &bundle.lock_digest {
+        Some(digest) => quote!(::core::option::Option::Some(#digest)),
+        None => quote!(::core::option::Option::None),
     };
     // Each pack's variable is read through `option_env!` too, so rustc records it and a pack
     // that moves (a new version, another checkout) rebuilds the crate.
@@ -96,9 +102,7 @@ pub fn expand(
             const _: ::core::option::Option<&str> = ::core::option_env!(#variable);
         )
     });
-
-    let (pieces, tracking) = pieces(bundle, &tables, location);
-    let triggers_tracking = trigger_tracking(bundle, location);
+    let tracking = tracking(bundle, location, args.options.lock.as_deref());
     let triggers = match &tables.triggers {
         Some(triggers) => {
             let (table, queries) = (byte_string(&triggers.table), &triggers.queries);
@@ -109,15 +113,17 @@ pub fn expand(
         }
         None => quote!(::core::option::Option::None),
     };
-    let resources = bundle.skills.iter().flat_map(|skill| {
-        let skill_dir = skill.path.trim_end_matches("SKILL.md");
-        skill.resources.iter().map(move |resource| {
+    let resources = bundle
+        .skills
+        .iter()
+        .flat_map(|skill| &skill.resources)
+        .zip(&resource_bytes)
+        .map(|(resource, bytes)| {
             let path = &resource.path;
-            let bytes = location.include_path(&resource.file, &format!("{skill_dir}{path}"));
+            let bytes = byte_string(bytes);
             let (is_text, executable) = (resource.is_text, resource.executable);
-            quote!(#krate::__private::resource(#path, ::core::include_bytes!(#bytes), #is_text, #executable))
-        })
-    });
+            quote!(#krate::__private::resource(#path, #bytes, #is_text, #executable))
+        });
     let count = bundle.skills.len();
     let (names, records, record_starts, hashes, index) = (
         byte_string(&tables.names),
@@ -126,21 +132,17 @@ pub fn expand(
         byte_string(&tables.hashes),
         byte_string(&tables.index),
     );
-    let (text_len, catalog, roots) = (tables.text.len(), &tables.catalog, &tables.roots);
+    let (catalog, roots) = (&tables.catalog, &tables.roots);
+    // The text the rules checked and hashed, as one literal: what rustc reads of the files
+    // itself (for tracking) never reaches the binary.
+    let text = proc_macro2::Literal::string(&tables.text);
     let layout_version = skills_core::layout::VERSION;
     quote! {
         {
             #(#warnings)*
-            #(#tracking)*
-            #(#triggers_tracking)*
-            #lock_tracking
+            #tracking
             #(#pack_tracking)*
-            const TEXT: &str = ::core::concat!(#(#pieces),*);
-            // The offsets were computed from the files as the macro read them.
-            const _: () = ::core::assert!(
-                TEXT.len() == #text_len,
-                "a skill file changed while the crate was compiling: build again"
-            );
+            const TEXT: &str = #text;
             const _: () = ::core::assert!(
                 #krate::__private::LAYOUT_VERSION == #layout_version,
                 "skills-macro and skills-runtime are of different releases (their registry layouts differ): use the same version of both"
@@ -167,56 +169,47 @@ pub fn expand(
     }
 }
 
-/// The arguments of the `concat!` building the text: each file by `include_str!` (which also
-/// tracks it) or, when the embedded text differs from the file's bytes (a BOM, CRLF), as a
-/// literal of the normalized text, with `include_bytes!` of the file to track it; then the
-/// file's tail, when it has one.
-fn pieces(
-    bundle: &Bundle,
-    tables: &Tables,
-    location: &FileLocation,
-) -> (Vec<TokenStream>, Vec<TokenStream>) {
-    let mut pieces = Vec::new();
-    let mut tracking = Vec::new();
-    for piece in &tables.pieces {
-        match *piece {
-            Piece::File(i) => {
-                let skill = &bundle.skills[i];
-                let path = location.include_path(&skill.file, &skill.path);
-                pieces.push(quote!(::core::include_str!(#path)));
-            }
-            Piece::Normalized(i) => {
-                let skill = &bundle.skills[i];
-                let path = location.include_path(&skill.file, &skill.path);
-                let text = &skill.text;
-                pieces.push(quote!(#text));
-                tracking.push(quote!(
-                    const _: &[u8] = ::core::include_bytes!(#path);
-                ));
-            }
-            Piece::Tail { start, end } => {
-                let tail = &tables.text[start..end];
-                pieces.push(quote!(#tail));
-            }
+/// Tracking, so that editing or deleting a file the bundle was read from (each `SKILL.md`,
+/// resource and trigger file, and the lock) rebuilds the crate. It only tracks: the bytes the
+/// binary carries are the literals the macro writes from what it checked, so a file rewritten
+/// after the macro read it (an editor saving, a checkout, another build step) cannot reach the
+/// binary unreviewed.
+///
+/// A file under a folder the crate's build script watches (`skills_runtime::build::watch`, which
+/// lists them in [`WATCHED_ENV`](skills_core::tracking::WATCHED_ENV)) is tracked by cargo
+/// already. Every other file is named by an `include_bytes!` in a function nothing calls: rustc
+/// reads the file once more and records it, without evaluating or embedding the bytes (the
+/// cheapest of the forms measured: a constant array of them costs the compiler more).
+fn tracking(bundle: &Bundle, location: &FileLocation, lock: Option<&str>) -> TokenStream {
+    let watched: Vec<&str> = location.watched.iter().map(String::as_str).collect();
+    let mut files: Vec<(&std::path::Path, String)> = Vec::new();
+    for skill in &bundle.skills {
+        files.push((&skill.file, skill.path.clone()));
+        let skill_dir = skill.path.trim_end_matches("SKILL.md");
+        for resource in &skill.resources {
+            files.push((&resource.file, format!("{skill_dir}{}", resource.path)));
+        }
+        if let Some(triggers) = &skill.triggers {
+            files.push((&triggers.file, triggers.path.clone()));
         }
     }
-    (pieces, tracking)
-}
-
-/// `include_bytes!` of every trigger file, embedded or not, so editing one alone rebuilds. The
-/// constant is never used, so none of its bytes reach the binary.
-fn trigger_tracking(bundle: &Bundle, location: &FileLocation) -> Vec<TokenStream> {
-    bundle
-        .skills
+    if let (Some(file), Some(shown)) = (&bundle.lock_file, lock) {
+        files.push((file, shown.replace('\\', "/")));
+    }
+    let paths: Vec<TokenStream> = files
         .iter()
-        .filter_map(|skill| skill.triggers.as_ref())
-        .map(|triggers| {
-            let path = location.include_path(&triggers.file, &triggers.path);
-            quote!(
-                const _: &[u8] = ::core::include_bytes!(#path);
-            )
-        })
-        .collect()
+        .filter(|(_, shown)| location.overridden || !tracking::is_watched(shown, &watched))
+        .map(|(file, shown)| location.include_path(file, shown))
+        .collect();
+    if paths.is_empty() {
+        return TokenStream::new();
+    }
+    quote!(
+        #[allow(dead_code)]
+        fn __skills_tracked_files() {
+            #(let _ = ::core::include_bytes!(#paths);)*
+        }
+    )
 }
 
 /// The span to blame: the root literal the file came from.

@@ -50,6 +50,7 @@ pub fn embed_skills(input: TokenStream) -> TokenStream {
     let location = expand::FileLocation {
         overridden,
         manifest_dir,
+        watched: watched_folders(),
     };
     // Only for the MCP server, whose dependency on this crate turns the feature on: a binary
     // without it does not carry a second copy of every frontmatter.
@@ -82,6 +83,21 @@ fn packs(names: &[String], span: proc_macro2::Span) -> Result<Vec<Pack>, Vec<syn
     } else {
         Err(errors)
     }
+}
+
+/// The folders the crate's build script has cargo watch (`skills_runtime::build::watch`), which
+/// it passes on in a compiler variable. Only believed when the crate has a build script (cargo
+/// then sets `OUT_DIR`): a variable left in a shell must not stop the tracking of a crate
+/// without one.
+fn watched_folders() -> Vec<String> {
+    if std::env::var_os("OUT_DIR").is_none() {
+        return Vec::new();
+    }
+    let value = std::env::var(skills_core::tracking::WATCHED_ENV).unwrap_or_default();
+    skills_core::tracking::decode(&value)
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The directory roots resolve against, and whether it came from the test override.
@@ -121,6 +137,7 @@ pub fn skill_name(input: TokenStream) -> TokenStream {
     let location = expand::FileLocation {
         overridden,
         manifest_dir,
+        watched: Vec::new(),
     };
     expand::skill_name(&args, found, &location).into()
 }

@@ -14,6 +14,7 @@ fn expand_dir(dir: &Path, invocation: &str) -> String {
     let location = FileLocation {
         overridden: false,
         manifest_dir: dir.to_owned(),
+        watched: Vec::new(),
     };
     expand(&args, &bundle, &location, false).to_string()
 }
@@ -42,29 +43,22 @@ fn expansion_is_the_same_whatever_the_line_endings_and_machine() {
     assert!(!lf_code.contains(lf.path().to_str().unwrap()));
     assert!(!crlf_code.contains(crlf.path().to_str().unwrap()));
     let path = ":: core :: concat ! (:: core :: env ! (\"CARGO_MANIFEST_DIR\") , \"/skills/alpha/SKILL.md\")";
-    // A file embedded as it is comes from `include_str!`, which also tracks it; one that needed
-    // normalizing is a literal of the normalized text, tracked by `include_bytes!`.
+    // The file is tracked by `include_bytes!` (never `include_str!`: what rustc reads of it is
+    // not embedded), and the text is the normalized one, so the two expansions are one.
     assert!(
-        lf_code.contains(&format!(":: core :: include_str ! ({path})")),
+        lf_code.contains(&format!(":: core :: include_bytes ! ({path})")),
         "{lf_code}"
     );
-    assert!(!lf_code.contains("include_bytes"), "{lf_code}");
-    assert!(
-        crlf_code.contains(&format!(":: core :: include_bytes ! ({path})")),
-        "{crlf_code}"
-    );
-    assert!(!crlf_code.contains("include_str") && !crlf_code.contains("\\r"));
-    // Everything else (offsets, hashes, index, catalog) is byte for byte the same.
-    let tables = |code: &str| code[code.find("const _ : () =").unwrap()..].to_owned();
-    assert_eq!(tables(&lf_code), tables(&crlf_code));
+    assert!(!lf_code.contains("include_str") && !crlf_code.contains("\\r"));
+    assert_eq!(lf_code, crlf_code);
 }
 
 #[test]
 fn strings_are_ranges_of_the_embedded_text_not_copies() {
     let dir = bundle_with("\n");
     let code = expand_dir(dir.path(), "\"skills\"");
-    // The file text comes from `include_str!`: only the catalog line repeats the description.
-    assert_eq!(code.matches("Does alpha.").count(), 1, "{code}");
+    // Once in the text, once in the catalog line: every other string is a range of the text.
+    assert_eq!(code.matches("Does alpha.").count(), 2, "{code}");
     assert!(
         code.contains("\"- alpha: Does alpha.\""),
         "the catalog is computed at build time"
@@ -100,6 +94,84 @@ fn a_trigger_file_is_tracked_and_its_cases_embedded_only_when_asked() {
         embedded.contains("queries : \"please do the alpha thing\""),
         "{embedded}"
     );
+}
+
+/// A file rewritten after the macro read it (an editor saving, a checkout, another build step)
+/// never reaches the binary: the expansion carries the text that was checked, and a resource
+/// that changed fails the build.
+#[test]
+fn the_expansion_holds_the_bytes_that_were_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let skill = dir.path().join("skills/alpha");
+    fs::create_dir_all(skill.join("references")).unwrap();
+    fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: alpha\ndescription: Does alpha.\n---\nGOOD: see references/notes.md\n",
+    )
+    .unwrap();
+    fs::write(skill.join("references/notes.md"), "GOOD notes\n").unwrap();
+    let args: Args = syn::parse_str("\"skills\"").unwrap();
+    let bundle = skills_core::load(dir.path(), &["skills"], &args.options);
+    assert!(!bundle.has_errors(), "{:?}", bundle.diagnostics);
+    let location = FileLocation {
+        overridden: false,
+        manifest_dir: dir.path().to_owned(),
+        watched: Vec::new(),
+    };
+    let expand_now = || expand(&args, &bundle, &location, false).to_string();
+    let code = expand_now();
+    assert!(
+        code.contains("GOOD: see") && code.contains("b\"GOOD notes\\n\""),
+        "{code}"
+    );
+
+    // `SKILL.md` rewritten between the macro's read and rustc's: the text is still the checked one.
+    fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: alpha\ndescription: Does alpha.\n---\nEVIL: see references/notes.md\n",
+    )
+    .unwrap();
+    let code = expand_now();
+    assert!(
+        code.contains("GOOD: see") && !code.contains("EVIL"),
+        "{code}"
+    );
+
+    // A resource rewritten: the build fails, naming it.
+    fs::write(skill.join("references/notes.md"), "EVIL notes\n").unwrap();
+    let code = expand_now();
+    assert!(!code.contains("EVIL"), "{code}");
+    assert!(code.contains("[skills::file-changed]"), "{code}");
+    assert!(code.contains("skills/alpha/references/notes.md"), "{code}");
+    assert!(code.contains("EMPTY_REGISTRY"), "{code}");
+}
+
+/// Files under a folder the build script has cargo watch are tracked by cargo: rustc does not
+/// read them again. Files elsewhere (the lock here) still are.
+#[test]
+fn files_cargo_watches_are_not_read_again_for_tracking() {
+    let dir = bundle_with_cases();
+    let unlocked = skills_core::load(dir.path(), &["skills"], &skills_core::Options::default());
+    let lock = skills_core::lock::render(&unlocked.files, &Default::default(), &[]);
+    fs::write(dir.path().join("skills.lock"), lock).unwrap();
+    let args: Args = syn::parse_str("\"skills\", lock = \"skills.lock\"").unwrap();
+    let bundle = skills_core::load(dir.path(), &["skills"], &args.options);
+    assert!(!bundle.has_errors(), "{:?}", bundle.diagnostics);
+    let expand_watching = |watched: &[&str]| {
+        let location = FileLocation {
+            overridden: false,
+            manifest_dir: dir.path().to_owned(),
+            watched: watched.iter().map(|w| w.to_string()).collect(),
+        };
+        expand(&args, &bundle, &location, false).to_string()
+    };
+    let tracked = |code: &str| code.matches(":: core :: include_bytes !").count();
+    let (all, some) = (expand_watching(&[]), expand_watching(&["skills"]));
+    // SKILL.md, the trigger file and the lock; then the lock alone.
+    assert_eq!(tracked(&all), 3, "{all}");
+    assert_eq!(tracked(&some), 1, "{some}");
+    assert!(some.contains("\"/skills.lock\""), "{some}");
+    assert_eq!(tracked(&expand_watching(&["other"])), 3);
 }
 
 #[test]

@@ -998,3 +998,133 @@ fn the_frontmatter_as_json_keeps_every_key_in_order_with_its_yaml_type() {
         r#"{"description":"Keys in the author's order.","name":"order","version":"1.0","tags":["x","y"],"metadata":{"k":"v"},"count":3,"plus":"+1","hex":"0x1f","ratio":1.5,"flag":true,"nothing":null,"quoted":"3","folded":"two lines\n"}"#
     );
 }
+
+// ---- text that deceives the reader --------------------------------------------------------
+
+/// Every frontmatter value a model or a person reads refuses control, bidirectional and
+/// invisible characters, written as themselves or as escapes, each at its place.
+#[test]
+fn hidden_characters_are_errors_at_the_character_in_every_value() {
+    let cases = [
+        ("description: Fine \u{202e}txt.exe\n", 3, 19),
+        (
+            "description: ok\nwhen-not-to-use: \"\\e]52;c;ZWNobw==\\a\"\n",
+            4,
+            18,
+        ),
+        ("description: ok\ncompatibility: Needs\u{200b} git\n", 4, 21),
+        ("description: ok\nlicense: MIT\u{2066}\n", 4, 13),
+        (
+            "description: ok\nmetadata:\n  author: \"me\\u200d\"\n",
+            5,
+            11,
+        ),
+        ("description: ok\ntags: [a, \"b\\x07\"]\n", 4, 11),
+        ("description: ok\nversion: \"1.0\u{feff}\"\n", 4, 14),
+        ("description: ok\nmetadata:\n  team: core\u{e0041}\n", 5, 13),
+        // A key and a comment are read by a person too.
+        ("description: ok\n# note \u{202e}\n", 4, 8),
+        ("description: ok\nmetadata:\n  ow\u{200b}ner: me\n", 5, 5),
+        // An emoji's joiner and variation selector are invisible characters too.
+        ("description: Celebrates ✔\u{fe0f}\n", 3, 26),
+    ];
+    for (front, line, column) in cases {
+        let errors = errors_of("a", &skill(&format!("name: a\n{front}")));
+        assert_eq!(
+            found(&errors),
+            [(Code::HiddenCharacter, line, column, true)],
+            "{front:?}"
+        );
+    }
+    // Line breaks and tabs are YAML's white space: a folded or literal description may span lines.
+    let (def, diagnostics) = parse_str(
+        "a",
+        &skill("name: a\ndescription: |\n  Two\n  lines\twith a tab.\n"),
+    );
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(def.unwrap().description.value, "Two\nlines\twith a tab.\n");
+    let message = errors_of("a", &skill("name: a\ndescription: \"\\e[2J\"\n"))[0].to_string();
+    assert!(
+        message.contains("a control character, U+001B (ESCAPE) (written as an escape)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn hidden_characters_in_claude_code_values_and_a_description_from_the_body() {
+    for (front, line, column) in [
+        ("name: Agent \u{202e}Dev\ndescription: ok\n", 2, 13),
+        (
+            "description: ok\nargument-hint: \"[issue]\\u200b\"\n",
+            3,
+            16,
+        ),
+        ("description: ok\nwhen_to_use: now\u{2067}\n", 3, 17),
+    ] {
+        let (_, diagnostics) = parse_compat("a", &skill(front));
+        let errors: Vec<_> = found(&diagnostics).into_iter().filter(|f| f.3).collect();
+        assert_eq!(
+            errors,
+            [(Code::HiddenCharacter, line, column, true)],
+            "{front:?}"
+        );
+    }
+    // No description: the first line of the body is the catalog's text, and checked as one.
+    let (_, diagnostics) = parse_compat("a", "---\nname: a\n---\n# Deploy \u{202e}now\n");
+    let errors: Vec<_> = found(&diagnostics).into_iter().filter(|f| f.3).collect();
+    assert_eq!(errors, [(Code::HiddenCharacter, 4, 10, true)]);
+}
+
+#[test]
+fn a_name_mismatch_suggests_only_a_name_the_next_build_accepts() {
+    let errors = errors_of("Wrong_Name", &skill("name: right-name\ndescription: x\n"));
+    assert_eq!(errors[0].code(), Code::NameMismatch);
+    assert_eq!(
+        errors[0].help(),
+        Some("rename the folder to `right-name` (the folder's name is not a valid skill name)")
+    );
+    let errors = errors_of("other", &skill("name: right-name\ndescription: x\n"));
+    assert_eq!(
+        errors[0].help(),
+        Some("rename the folder to `right-name` or set `name: other`")
+    );
+    let errors = errors_of("Wrong_Name", &skill("description: x\n"));
+    assert!(
+        !errors[0].help().unwrap().contains("Wrong_Name"),
+        "{}",
+        errors[0]
+    );
+}
+
+#[test]
+fn a_name_in_two_scripts_is_an_error_at_the_odd_letter() {
+    let errors = errors_of("сode-review", &skill("name: сode-review\ndescription: x\n"));
+    assert_eq!(found(&errors), [(Code::MixedScriptName, 2, 7, true)]);
+    let errors = errors_of("code-revіew", &skill("name: code-revіew\ndescription: x\n"));
+    assert_eq!(found(&errors), [(Code::MixedScriptName, 2, 15, true)]);
+    for single in ["данные", "数据-分析", "データ-分析", "café-2"] {
+        let (def, diagnostics) =
+            parse_str(single, &skill(&format!("name: {single}\ndescription: x\n")));
+        assert!(def.is_some(), "{single}: {diagnostics:?}");
+    }
+}
+
+#[test]
+fn a_long_value_is_shortened_in_messages() {
+    let long = format!("Use it: {}", "x".repeat(18_000));
+    let (_, diagnostics) = parse_compat("a", &skill(&format!("name: a\ndescription: {long}\n")));
+    let read_as_text = diagnostics
+        .iter()
+        .find(|d| d.code() == Code::ValueReadAsText)
+        .expect("the warning");
+    assert!(
+        read_as_text.message().len() < 300,
+        "{}",
+        read_as_text.message()
+    );
+    assert!(read_as_text.message().contains("(17928 more characters)"));
+    assert!(read_as_text.help().unwrap().len() < 400);
+    let key = "k".repeat(5_000);
+    let errors = errors_of("a", &skill(&format!("name: a\ndescription: x\n{key}: 1\n")));
+    assert!(errors[0].message().len() < 200, "{}", errors[0].message());
+}

@@ -3,7 +3,7 @@
 use std::fs;
 use std::path::Path;
 
-use super::{Piece, Tables, build};
+use super::{Tables, build};
 use crate::layout::{self, Field, HASH_LEN, Header, NameEntry, TriggerEntry};
 use crate::{Bundle, Options};
 
@@ -33,22 +33,11 @@ fn tables_of(dir: &Path) -> (Tables, Bundle) {
 }
 
 #[test]
-fn a_normalized_file_is_a_literal_and_the_tables_stay_the_same() {
+fn a_normalized_file_gives_the_same_tables() {
     let (lf, crlf) = (bundle_with("\n"), bundle_with("\r\n"));
     let (lf, _) = tables_of(lf.path());
     let (crlf, _) = tables_of(crlf.path());
-    assert_eq!(lf.pieces, [Piece::File(0)]);
-    assert_eq!(crlf.pieces, [Piece::Normalized(0)]);
-    assert_eq!(
-        Tables {
-            pieces: Vec::new(),
-            ..lf
-        },
-        Tables {
-            pieces: Vec::new(),
-            ..crlf
-        }
-    );
+    assert_eq!(lf, crlf);
 }
 
 #[test]
@@ -58,17 +47,6 @@ fn with_the_feature_each_record_points_at_its_frontmatter_as_json() {
     let (tables, bundle) = tables_with(dir.path(), &Options::default(), true);
     let skill = &bundle.skills[0];
     // The JSON is the one string the file does not hold: it is the tail.
-    let tail_start = skill.text.len();
-    assert_eq!(
-        tables.pieces,
-        [
-            Piece::File(0),
-            Piece::Tail {
-                start: tail_start,
-                end: tail_start + skill.frontmatter_json.len()
-            }
-        ]
-    );
     assert_eq!(
         tables.text,
         format!("{}{}", skill.text, skill.frontmatter_json)
@@ -88,7 +66,7 @@ fn with_the_feature_each_record_points_at_its_frontmatter_as_json() {
     // Without the feature nothing of it is embedded.
     let mut at = 0;
     assert!(!Header::read(&plain.records, &mut at).has(Field::Frontmatter));
-    assert_eq!(plain.pieces, [Piece::File(0)]);
+    assert_eq!(plain.text, skill.text);
 }
 
 #[test]
@@ -144,7 +122,6 @@ fn strings_are_ranges_of_the_text_not_copies() {
     let text = &bundle.skills[0].text;
     assert_eq!(tables.catalog, "- alpha: Does alpha.");
     // No tail: every string is in the file, and the source path is the root and the name.
-    assert_eq!(tables.pieces, [Piece::File(0)]);
     assert_eq!(&tables.text, text);
     let name = NameEntry::read(&tables.names, 0);
     let start = name.start as usize;
@@ -189,18 +166,9 @@ fn strings_not_in_the_file_go_to_its_tail() {
     .unwrap();
     let (tables, bundle) = tables_of(dir.path());
     let skill = &bundle.skills[0];
+    // The file, then its tail.
     let start = skill.text.len();
-    assert_eq!(
-        tables.pieces,
-        [
-            Piece::File(0),
-            Piece::Tail {
-                start,
-                end: tables.text.len()
-            }
-        ],
-        "the file, then its tail"
-    );
+    assert_eq!(&tables.text[..start], skill.text);
     assert_eq!(&tables.text[start..], "a\tbFolded text.\n");
 }
 
