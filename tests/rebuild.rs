@@ -9,6 +9,8 @@ use std::time::Duration;
 
 const WORKSPACE: &str = env!("CARGO_MANIFEST_DIR");
 
+mod hostile_fixtures;
+
 /// The user's program: prints the catalog and every body (and, on stderr, its `OUT_DIR`, where
 /// the macro keeps its cache).
 fn main_rs(options: &str) -> String {
@@ -416,4 +418,56 @@ fn the_build_cache_gives_the_verdict_of_a_fresh_build() {
     user.touch_main();
     let after_corruption = user.cached_equals_fresh(&out_dir, "corrupting the cache");
     assert!(matches!(after_corruption, Outcome::Ran(_)));
+}
+
+/// A folder that hung the build before (a FIFO as a resource and as the trigger file, which
+/// rustc opened and waited on; two links to `.`, which the walk followed until the kernel's
+/// link limit, doubling the paths at every level) fails it, naming each file, within a deadline:
+/// a regression fails this test instead of hanging it.
+#[cfg(unix)]
+#[test]
+fn a_hostile_folder_fails_the_build_in_bounded_time() {
+    let user = UserCrate::new("hostile-agent");
+    user.write_skill("alpha", "Alpha body.");
+    let alpha = user.path("skills/alpha");
+    hostile_fixtures::fifo(&alpha.join("pipe.md"));
+    fs::create_dir(alpha.join("evals")).unwrap();
+    hostile_fixtures::fifo(&alpha.join("evals/triggers.json"));
+    std::os::unix::fs::symlink(".", alpha.join("a")).unwrap();
+    std::os::unix::fs::symlink(".", alpha.join("b")).unwrap();
+    let mut child = Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "--offline"])
+        .current_dir(user.dir.path())
+        .env("CARGO_TARGET_DIR", user_target_dir())
+        .env_remove("SKILLS_MANIFEST_DIR_OVERRIDE")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut text).map(|_| text)
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(300);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the build did not end within 300 s: it hangs on the hostile folder");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let stderr = reader.join().unwrap().unwrap();
+    assert!(!status.success(), "the hostile folder compiled");
+    for expected in [
+        "[skills::special-file] `skills/alpha/evals/triggers.json` is a FIFO (named pipe)",
+        "[skills::special-file] `skills/alpha/pipe.md` is a FIFO (named pipe)",
+        "[skills::symlink-loop] `skills/alpha/a` is a loop: it links back to `skills/alpha`",
+        "[skills::symlink-loop] `skills/alpha/b` is a loop",
+    ] {
+        assert!(stderr.contains(expected), "no `{expected}`:\n{stderr}");
+    }
 }

@@ -178,3 +178,49 @@ fn trigger_cases_are_the_files_cases_only_when_embedded() {
     let without = Registry::compose([&plain.restrict(["code-review"]).unwrap()]).unwrap();
     assert!(!without.trigger_cases_embedded());
 }
+
+/// `Skill::materialize` writes only plain names, whatever built the registry: resource paths
+/// that leave the folder (`..`, an absolute path) or that another system reads as a way out or
+/// as something else (`a\..\..\evil.bat` and `C:\x` on Windows, a device name, a trailing dot)
+/// are refused before anything is written. The build refuses such names; this registry is put
+/// together at run time with them, as a registry that did not come from the macro could be.
+#[test]
+fn materialize_writes_plain_names_only_whatever_the_registry_holds() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let roots = ["../tests/fixtures/with-resources"];
+    let loaded = skills_core::load(manifest, &roots, &skills_core::Options::default());
+    assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+    for hostile in [
+        "../escaped.md",
+        "/tmp/absolute.md",
+        "a\\..\\..\\evil.bat",
+        "C:\\x",
+        "scripts/../../up.md",
+        "CON",
+        "notes.",
+        "./here.md",
+        "a//b.md",
+    ] {
+        let mut bundle = loaded.clone();
+        bundle.skills[0].resources[0].path = hostile.to_owned();
+        let registry = registry_from_bundle(&bundle, &roots, false, false).unwrap();
+        let skill = registry.iter().next().unwrap();
+        let temp = tempfile::tempdir().unwrap();
+        let base = temp.path().join("base");
+        let error = skill.materialize(&base).expect_err(hostile);
+        assert_eq!(
+            error.kind(),
+            std::io::ErrorKind::InvalidInput,
+            "{hostile}: {error}"
+        );
+        assert!(error.to_string().contains("refusing to write"), "{error}");
+        // Nothing was written, inside or outside the base.
+        let written: Vec<_> = std::fs::read_dir(temp.path()).unwrap().collect();
+        assert!(written.is_empty(), "{hostile}: {written:?}");
+    }
+    // The same registry with the real paths is written.
+    let registry = registry_from_bundle(&loaded, &roots, false, false).unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let skill = registry.iter().next().unwrap();
+    assert!(skill.materialize(&temp.path().join("base")).is_ok());
+}

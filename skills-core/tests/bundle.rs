@@ -460,3 +460,295 @@ fn the_warnings_group_reaches_every_warning() {
     unchanged.set_warnings(skills_core::Level::Warn);
     assert_eq!(codes(&unchanged), codes(&loaded));
 }
+
+/// Skill folders as a vendored copy, a git-hosted pack or a pull request can bring them: each
+/// fails with its own rule, at the file, in bounded time. A load that could hang on a
+/// regression (FIFOs, links that loop or fan out) runs in a thread with a deadline, so the test
+/// fails instead of hanging.
+#[cfg(unix)]
+mod hostile {
+    use std::fs;
+    use std::os::unix::fs::symlink;
+    use std::path::Path;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use skills_core::pack::Pack;
+    use skills_core::{Bundle, Code, Options, load, load_packs};
+
+    use super::{skill, write};
+
+    /// `load(dir, roots)` with the default options, or a failure after 60 seconds.
+    fn load_within(dir: &Path, roots: &[&str]) -> Bundle {
+        let (dir, roots) = (
+            dir.to_owned(),
+            roots.iter().map(|r| r.to_string()).collect::<Vec<_>>(),
+        );
+        let (send, receive) = mpsc::channel();
+        std::thread::spawn(move || {
+            let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
+            let _ = send.send(load(&dir, &roots, &Options::default()));
+        });
+        receive
+            .recv_timeout(Duration::from_secs(60))
+            .expect("loading a hostile folder must end in bounded time")
+    }
+
+    /// `(code, location)` of every error.
+    fn errors(bundle: &Bundle) -> Vec<(Code, String)> {
+        bundle.errors().map(|d| (d.code(), d.location())).collect()
+    }
+
+    fn fifo(path: &Path) {
+        let made = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(made.success());
+    }
+
+    #[test]
+    fn only_regular_files_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("skills");
+        write(&root.join("alpha/SKILL.md"), &skill("alpha"));
+        fifo(&root.join("alpha/pipe.md"));
+        drop(std::os::unix::net::UnixListener::bind(root.join("alpha/socket.md")).unwrap());
+        write(&root.join("beta/SKILL.md"), &skill("beta"));
+        fs::create_dir(root.join("beta/evals")).unwrap();
+        fifo(&root.join("beta/evals/triggers.json"));
+        fs::create_dir(root.join("gamma")).unwrap();
+        fifo(&root.join("gamma/SKILL.md"));
+        let bundle = load_within(dir.path(), &["skills"]);
+        assert_eq!(
+            errors(&bundle),
+            [
+                (Code::SpecialFile, "skills/alpha/pipe.md".into()),
+                (Code::SpecialFile, "skills/alpha/socket.md".into()),
+                (Code::SpecialFile, "skills/beta/evals/triggers.json".into()),
+                (Code::SpecialFile, "skills/gamma/SKILL.md".into()),
+            ]
+        );
+        assert!(
+            bundle.diagnostics[0]
+                .message()
+                .ends_with("is a FIFO (named pipe): only regular files are read"),
+            "{}",
+            bundle.diagnostics[0]
+        );
+    }
+
+    #[test]
+    fn a_link_back_to_a_folder_on_the_path_is_a_loop_named_by_its_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("skills");
+        write(&root.join("alpha/SKILL.md"), &skill("alpha"));
+        write(&root.join("alpha/references/notes.md"), "notes\n");
+        symlink("..", root.join("alpha/references/up")).unwrap();
+        // Two links to `.`: every level doubled the paths until the kernel's 40-link limit.
+        write(&root.join("beta/SKILL.md"), &skill("beta"));
+        symlink(".", root.join("beta/a")).unwrap();
+        symlink(".", root.join("beta/b")).unwrap();
+        // A link to a folder beside it is no loop: its files are embedded under both names.
+        write(&root.join("gamma/SKILL.md"), &skill("gamma"));
+        write(&root.join("gamma/shared/x.md"), "x\n");
+        symlink("shared", root.join("gamma/same")).unwrap();
+        let bundle = load_within(dir.path(), &["skills"]);
+        assert_eq!(
+            errors(&bundle),
+            [
+                (Code::SymlinkLoop, "skills/alpha/references/up".into()),
+                (Code::SymlinkLoop, "skills/beta/a".into()),
+                (Code::SymlinkLoop, "skills/beta/b".into()),
+            ]
+        );
+        let loop_error = bundle.errors().next().unwrap();
+        assert_eq!(
+            loop_error.message(),
+            "`skills/alpha/references/up` is a loop: it links back to `skills/alpha`, a folder it is in"
+        );
+        let mut bundle = load(dir.path(), &["skills"], &Options::default());
+        bundle.skills.retain(|s| s.name.value == "gamma");
+        let paths: Vec<&str> = bundle.skills[0]
+            .resources
+            .iter()
+            .map(|r| r.path.as_str())
+            .collect();
+        assert_eq!(paths, ["same/x.md", "shared/x.md"]);
+    }
+
+    #[test]
+    fn depth_and_entries_are_bounded_each_with_its_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("skills");
+        // 32 folders deep is fine, 33 is not.
+        write(&root.join("alpha/SKILL.md"), &skill("alpha"));
+        let deep = |n: usize| ["d"].repeat(n).join("/");
+        write(&root.join(format!("alpha/{}/ok.md", deep(32))), "ok\n");
+        write(&root.join(format!("beta/{}/no.md", deep(33))), "no\n");
+        write(&root.join("beta/SKILL.md"), &skill("beta"));
+        // No loop, but every level links twice to the next: 2^20 paths to a walk that follows
+        // links without a bound on the names it reads.
+        write(&root.join("gamma/SKILL.md"), &skill("gamma"));
+        for level in 0..20 {
+            let folder = root.join(format!("gamma/.levels/{level}"));
+            fs::create_dir_all(&folder).unwrap();
+            fs::write(folder.join("file.md"), "x\n").unwrap();
+            symlink(format!("../{}", level + 1), folder.join("left")).unwrap();
+            symlink(format!("../{}", level + 1), folder.join("right")).unwrap();
+        }
+        fs::create_dir_all(root.join("gamma/.levels/20")).unwrap();
+        symlink(".levels/0", root.join("gamma/start")).unwrap();
+        let bundle = load_within(dir.path(), &["skills"]);
+        let found = errors(&bundle);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(
+            found[0],
+            (Code::TooDeep, format!("skills/beta/{}", deep(33)))
+        );
+        assert_eq!(found[1], (Code::TooManyEntries, "skills/gamma".into()));
+        let alpha = bundle
+            .skills
+            .iter()
+            .find(|s| s.name.value == "alpha")
+            .unwrap();
+        assert_eq!(alpha.resources.len(), 1);
+    }
+
+    #[test]
+    fn no_resource_lies_in_another_skill_or_in_trigger_cases() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("skills");
+        write(&root.join("alpha/SKILL.md"), &skill("alpha"));
+        write(&root.join("alpha/evals/triggers.json"), "[]");
+        write(&root.join("beta/SKILL.md"), &skill("beta"));
+        write(&root.join("beta/evals/triggers.json"), "[]");
+        symlink("../beta", root.join("alpha/beta-files")).unwrap();
+        symlink("../beta/SKILL.md", root.join("alpha/beta.md")).unwrap();
+        symlink("../beta/evals", root.join("alpha/cases")).unwrap();
+        symlink("evals/triggers.json", root.join("alpha/mine.json")).unwrap();
+        // Files kept beside the skills (a dot-folder of the root) may be shared.
+        write(&root.join(".shared/style.md"), "style\n");
+        symlink("../.shared/style.md", root.join("alpha/style.md")).unwrap();
+        let bundle = load_within(dir.path(), &["skills"]);
+        assert_eq!(
+            errors(&bundle),
+            [
+                (Code::ForeignResource, "skills/alpha/beta-files".into()),
+                (Code::ForeignResource, "skills/alpha/beta.md".into()),
+                (Code::ForeignResource, "skills/alpha/cases".into()),
+                (Code::ForeignResource, "skills/alpha/mine.json".into()),
+            ]
+        );
+        let messages: Vec<&str> = bundle.errors().map(|d| d.message()).collect();
+        assert!(messages[0].ends_with("leads into `skills/beta`, the folder of another skill"));
+        assert!(messages[2].contains("leads into `skills/beta/evals/`"));
+        assert!(messages[3].contains("leads into `skills/alpha/evals/`"));
+    }
+
+    #[test]
+    fn names_that_do_not_travel_and_names_that_collide() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("skills");
+        write(&root.join("alpha/SKILL.md"), &skill("alpha"));
+        for name in ["CON.md", "a:b.md", "x\\y.md", "trail.", "lpt1.txt"] {
+            write(&root.join("alpha").join(name), "x\n");
+        }
+        write(&root.join("beta/SKILL.md"), &skill("beta"));
+        write(&root.join("beta/Notes.md"), "a\n");
+        write(&root.join("beta/notes.md"), "b\n");
+        write(&root.join("beta/Docs/a.md"), "a\n");
+        write(&root.join("beta/docs/b.md"), "b\n");
+        write(&root.join("beta/STRASSE.md"), "c\n");
+        write(&root.join("beta/straße.md"), "d\n");
+        write(&root.join("nul/SKILL.md"), &skill("nul"));
+        let bundle = load_within(dir.path(), &["skills"]);
+        assert_eq!(
+            errors(&bundle),
+            [
+                (Code::UnportableName, "skills/alpha/CON.md".into()),
+                (Code::UnportableName, "skills/alpha/a:b.md".into()),
+                (Code::UnportableName, "skills/alpha/lpt1.txt".into()),
+                (Code::UnportableName, "skills/alpha/trail.".into()),
+                (Code::UnportableName, "skills/alpha/x\\y.md".into()),
+                (Code::PathCollision, "skills/beta/docs".into()),
+                (Code::PathCollision, "skills/beta/notes.md".into()),
+                (Code::PathCollision, "skills/beta/straße.md".into()),
+                (Code::UnportableName, "skills/nul".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn look_alike_names_across_roots_and_packs_and_mixed_scripts() {
+        let dir = tempfile::tempdir().unwrap();
+        write(&dir.path().join("skills/poe/SKILL.md"), &skill("poe"));
+        // Cyrillic `р`, `о`, `е`: one script, the same skeleton as `poe`.
+        write(&dir.path().join("vendor/рое/SKILL.md"), &skill("рое"));
+        // In a pack: Cyrillic `с` in a Latin name.
+        let pack_dir = dir.path().join("acme");
+        write(
+            &pack_dir.join("skills/сode-review/SKILL.md"),
+            &skill("сode-review"),
+        );
+        write(
+            &dir.path().join("skills/code-review/SKILL.md"),
+            &skill("code-review"),
+        );
+        let pack = Pack {
+            name: "acme-skills".into(),
+            version: "1.0.0".into(),
+            dir: pack_dir,
+        };
+        let bundle = load_packs(
+            dir.path(),
+            &["skills", "vendor"],
+            &[pack],
+            &Options::default(),
+            None,
+        );
+        let found = errors(&bundle);
+        assert_eq!(
+            found,
+            [
+                (
+                    Code::MixedScriptName,
+                    "acme-skills@1.0.0/skills/сode-review/SKILL.md:2:7".into()
+                ),
+                (Code::ConfusableName, "vendor/рое/SKILL.md:2:7".into()),
+            ],
+            "{:?}",
+            bundle
+                .diagnostics
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+        );
+        let confusable = bundle.errors().nth(1).unwrap();
+        assert_eq!(
+            confusable.message(),
+            "skill name `рое` looks the same as skill name `poe` of `skills/poe/SKILL.md`: people cannot tell the two apart"
+        );
+        assert!(
+            bundle
+                .errors()
+                .next()
+                .unwrap()
+                .message()
+                .contains("Cyrillic (`с`), Latin (`o`)")
+        );
+        // Scripts that are written together are one script: Han with Katakana, with Hangul.
+        let cjk = tempfile::tempdir().unwrap();
+        write(
+            &cjk.path().join("skills/データ分析/SKILL.md"),
+            &skill("データ分析"),
+        );
+        write(
+            &cjk.path().join("skills/데이터-分析/SKILL.md"),
+            &skill("데이터-分析"),
+        );
+        write(&cjk.path().join("skills/数据-2/SKILL.md"), &skill("数据-2"));
+        let bundle = load_within(cjk.path(), &["skills"]);
+        assert!(!bundle.has_errors(), "{:?}", errors(&bundle));
+    }
+}
