@@ -11,7 +11,7 @@ baseline interleaved in the same run and prints a Markdown table with medians an
     python3 bench/run.py --only rebuild,size  # a subset: rebuild, size, get, startup, clean
 
 Measurements
-  rebuild  `cargo build` wall time after editing one skill of a 1,000 x ~2 KB bundle:
+  rebuild  `cargo build` wall and CPU time after editing one skill of a 1,000 x ~2 KB bundle:
            embed_skills! against include_str! of the same files (dev, then release); in the
            dev profile also both at 10,000 skills, the candidate against its own 1,000 time.
   size     release binary growth (strip, opt-level 3) per byte of SKILL.md text and catalog,
@@ -31,6 +31,7 @@ import argparse
 import os
 import random
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -190,8 +191,9 @@ def manifest(name: str, deps: str, dev_deps: str = "", build_deps: str = "",
     return out + "\n" + extra + PROFILE + "\n[workspace]\n"
 
 
-def runtime_dep() -> str:
-    return f'skills-runtime = {{ path = "{RUNTIME.as_posix()}", default-features = false }}'
+def runtime_dep(runtime: Path | None = None) -> str:
+    path = (runtime or RUNTIME).as_posix()
+    return f'skills-runtime = {{ path = "{path}", default-features = false }}'
 
 
 def new_crate(dirname: str, cargo_toml: str, files: dict[str, str]) -> Path:
@@ -505,13 +507,24 @@ def cargo_env(target: Path = TARGET) -> dict[str, str]:
 
 def cargo(crate: Path, *args: str, check: bool = True,
           target: Path = TARGET) -> tuple[float, subprocess.CompletedProcess]:
+    elapsed, _, proc = cargo_timed(crate, *args, check=check, target=target)
+    return elapsed, proc
+
+
+def cargo_timed(crate: Path, *args: str, check: bool = True,
+                target: Path = TARGET) -> tuple[float, float, subprocess.CompletedProcess]:
+    """`cargo ARGS` in `crate`: wall time, CPU time (user + system of cargo and everything it
+    ran, which moves less than the wall time when other builds share the cores) and the run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(["cargo", *args], cwd=crate, env=cargo_env(target),
                           capture_output=True, text=True)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if check and proc.returncode != 0:
         sys.exit(f"cargo {' '.join(args)} failed in {crate}:\n{proc.stderr[-4000:]}")
-    return elapsed, proc
+    return elapsed, cpu, proc
 
 
 def binary(name: str, profile: str = "release") -> Path:
@@ -549,6 +562,11 @@ class Setup:
         self.names = skill_names(self.n_big, seed=1)
         self.embed = self.include = self.embed_empty = self.include_empty = None
         self.embed_nolint = self.embed_nolint_opt = self.embed_cold = None
+        self.embed_nobuild = None
+        # `--baseline-rev`: the candidate, and the same without a build script, of that commit.
+        self.baseline_runtime: Path | None = None
+        self.baseline_label = ""
+        self.base = self.base_nobuild = None
         self.scan = self.get = None
         self.embed_huge = self.include_huge = None
         self.demo_embed = self.demo_include_dir = None
@@ -569,7 +587,7 @@ class Setup:
                                        {"src/main.rs": include_main([])})
 
     def rebuild_variants(self) -> None:
-        """Three diagnostic variants of the candidate for the rebuild measurement."""
+        """Four diagnostic variants of the candidate for the rebuild measurement."""
         if self.embed_nolint:
             return
         self.embed_cold = self.embed_crate("embed-cold", DEFAULT_ARGS)
@@ -579,6 +597,18 @@ class Setup:
         self.embed_nolint_opt = self.embed_crate("embed-nolint-opt", NOLINT_ARGS,
                                                  extra=OPT_MACRO_PROFILE)
         write_bundle(self.embed_nolint_opt / "skills", self.n_big, small=False)
+        self.embed_nobuild = self.embed_crate("embed-nobuild", DEFAULT_ARGS, build_script=False)
+        write_bundle(self.embed_nobuild / "skills", self.n_big, small=False)
+
+    def baseline_crates(self) -> None:
+        """The candidate and its no-build-script variant built from `--baseline-rev`."""
+        if self.base or not self.baseline_runtime:
+            return
+        self.base = self.embed_crate("base", DEFAULT_ARGS, runtime=self.baseline_runtime)
+        write_bundle(self.base / "skills", self.n_big, small=False)
+        self.base_nobuild = self.embed_crate("base-nobuild", DEFAULT_ARGS, build_script=False,
+                                             runtime=self.baseline_runtime)
+        write_bundle(self.base_nobuild / "skills", self.n_big, small=False)
 
     def huge_crates(self) -> None:
         """The same candidate and floor with ten times the skills, for the scaling check."""
@@ -610,11 +640,21 @@ class Setup:
             shutil.copytree(SOURCE / "skills", crate / "skills")
 
     @staticmethod
-    def embed_crate(dirname: str, macro_args: str, extra: str = "") -> Path:
-        return new_crate(dirname, manifest(f"bench-{dirname}", runtime_dep(),
-                                           build_deps=runtime_dep(), extra=extra),
-                         {"src/main.rs": EMBED_MAIN.replace("@ARGS@", macro_args),
-                          "build.rs": EMBED_BUILD})
+    def embed_crate(dirname: str, macro_args: str, extra: str = "", build_script: bool = True,
+                    runtime: Path | None = None) -> Path:
+        """A crate embedding `skills/`; with the README's `build.rs` line unless `build_script`
+        is false (then no `OUT_DIR`, no cache, and every file tracked by `include_bytes!`)."""
+        files = {"src/main.rs": EMBED_MAIN.replace("@ARGS@", macro_args)}
+        if build_script:
+            files["build.rs"] = EMBED_BUILD
+        else:
+            stale = BENCH / dirname / "build.rs"
+            if stale.exists():
+                stale.unlink()
+        dep = runtime_dep(runtime)
+        return new_crate(dirname, manifest(f"bench-{dirname}", dep,
+                                           build_deps=dep if build_script else "", extra=extra),
+                         files)
 
     def scan_crate(self) -> None:
         if self.scan:
@@ -672,6 +712,15 @@ def bench_rebuild(s: Setup, rounds: int, release: bool, variants: bool, scaling:
              "diagnostic: same, `similar_descriptions = \"allow\"`"),
             ("nolint-opt", s.embed_nolint_opt,
              "diagnostic: same, lint off + macro built at `opt-level = 3` (`build-override`)"),
+            ("nobuild", s.embed_nobuild,
+             "diagnostic: same, no build script (no cache, every file tracked by `include_bytes!`)"),
+        ]
+    if s.baseline_runtime:
+        s.baseline_crates()
+        crates += [
+            ("base", s.base, f"baseline: the candidate at {s.baseline_label}"),
+            ("base-nobuild", s.base_nobuild,
+             f"baseline: the candidate at {s.baseline_label}, no build script"),
         ]
     crates.append(("include", s.include, "`include_str!` x N, no checks (floor)"))
     target = s.names[len(s.names) // 2]
@@ -695,6 +744,7 @@ def bench_rebuild(s: Setup, rounds: int, release: bool, variants: bool, scaling:
             edit_one_skill(crate, targets[key])  # one untimed incremental build to warm caches
             cargo(crate, "build", *flags)
         times: dict[str, list[float]] = {key: [] for key, _, _ in measured}
+        cpu: dict[str, list[float]] = {key: [] for key, _, _ in measured}
         n = rounds if profile == "dev" else max(3, rounds - 2)
         for r in range(n):
             for key, crate, _ in measured:  # interleaved: A, B, C, D, A, B, ...
@@ -702,29 +752,42 @@ def bench_rebuild(s: Setup, rounds: int, release: bool, variants: bool, scaling:
                 if key == "cold":
                     empty_build_cache(crate, "release" if flags else "debug")
                 time.sleep(0.05)
-                elapsed, proc = cargo(crate, "build", *flags)
+                elapsed, used, proc = cargo_timed(crate, "build", *flags)
                 if "Compiling" not in proc.stderr:
                     sys.exit(f"{crate.name} did not rebuild after an edit:\n{proc.stderr}")
                 times[key].append(elapsed)
+                cpu[key].append(used)
             log(f"rebuild/{profile} round {r + 1}/{n}: "
                 + ", ".join(f"{k} {v[-1]:.2f}s" for k, v in times.items()))
         floor = median(times["include"])
+        cpu_floor = median(cpu["include"])
         rows = []
         for key, _, label in crates:
-            m = median(times[key])
-            rows.append([label, f"{m:.2f}", f"{m / floor:.2f}x",
-                         " ".join(f"{t:.2f}" for t in times[key])])
+            m, c = median(times[key]), median(cpu[key])
+            rows.append([label, f"{m:.2f}", f"{m / floor:.2f}x", f"{c:.2f}",
+                         f"{c / cpu_floor:.2f}x", " ".join(f"{t:.2f}" for t in times[key])])
         for key, _, label in measured[len(crates):]:
-            m = median(times[key])
-            rows.append([label, f"{m:.2f}", f"{m / median(times[key.removesuffix('-huge')]):.2f}x "
-                         f"its {s.n_big:,}", " ".join(f"{t:.2f}" for t in times[key])])
+            m, c = median(times[key]), median(cpu[key])
+            base = key.removesuffix('-huge')
+            rows.append([label, f"{m:.2f}", f"{m / median(times[base]):.2f}x its {s.n_big:,}",
+                         f"{c:.2f}", f"{c / median(cpu[base]):.2f}x its {s.n_big:,}",
+                         " ".join(f"{t:.2f}" for t in times[key])])
         ratio = median(times["embed"]) / floor
         verdict = "met" if ratio <= 1.3 else "NOT met"
         section = (
             f"Rebuild after editing one skill, `cargo build` ({profile} profile), "
             f"{s.n_big} skills, {s.bundle_bytes:,} bytes of SKILL.md, {n} rounds\n\n"
-            + table(["crate", "median s", "/ floor", "runs (s, interleaved)"], rows)
-            + f"\n\nRatio candidate/floor: **{ratio:.2f}x** (target <= 1.3x: {verdict})\n")
+            + table(["crate", "median s", "/ floor", "median CPU s", "CPU / floor",
+                     "runs (s, interleaved)"], rows)
+            + f"\n\nRatio candidate/floor: **{ratio:.2f}x** (target <= 1.3x: {verdict}); "
+            f"in CPU time {median(cpu['embed']) / cpu_floor:.2f}x\n")
+        if "base" in times:
+            section += (
+                f"\nAgainst the baseline ({s.baseline_label}), same rounds: wall "
+                f"{median(times['embed']) / median(times['base']):.2f}x, CPU "
+                f"{median(cpu['embed']) / median(cpu['base']):.2f}x; without a build script, wall "
+                f"{median(times['nobuild']) / median(times['base-nobuild']):.2f}x, CPU "
+                f"{median(cpu['nobuild']) / median(cpu['base-nobuild']):.2f}x\n")
         if profile == "dev" and huge:
             scale = median(times["embed-huge"]) / median(times["embed"])
             floor_scale = median(times["include-huge"]) / floor
@@ -988,9 +1051,8 @@ def bench_startup(s: Setup, runs: int) -> str:
 
 # ---------------------------------------------------------------------------------------------
 
-def export_rev(rev: str) -> None:
-    """Points the generated crates at a clean export of `rev` (reused while the commit is)."""
-    global SOURCE, RUNTIME
+def export(rev: str) -> tuple[Path, str]:
+    """A clean export of `rev` (reused while the commit is) and its short hash."""
     sha = subprocess.run(["git", "rev-parse", "--verify", f"{rev}^{{commit}}"], cwd=REPO,
                          capture_output=True, text=True, check=True).stdout.strip()
     dest = BENCH / f"src-{sha[:12]}"
@@ -998,8 +1060,15 @@ def export_rev(rev: str) -> None:
         dest.mkdir(parents=True, exist_ok=True)
         archive = subprocess.run(["git", "archive", sha], cwd=REPO, capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    return dest, sha[:12]
+
+
+def export_rev(rev: str) -> None:
+    """Points the generated crates at a clean export of `rev`."""
+    global SOURCE, RUNTIME
+    dest, sha = export(rev)
     SOURCE, RUNTIME = dest, dest / "skills-runtime"
-    log(f"benchmarking {rev} = {sha[:12]} from {dest}")
+    log(f"benchmarking {rev} = {sha} from {dest}")
 
 
 def main() -> None:
@@ -1017,6 +1086,9 @@ def main() -> None:
     p.add_argument("--rev", help="benchmark this git revision (exported under target/bench/src-REV) "
                    "instead of the working tree, e.g. --rev HEAD while others have edits in flight")
     p.add_argument("--get-runs", type=int, help="runs of the divan bench (default 5, quick 2)")
+    p.add_argument("--baseline-rev",
+                   help="rebuild: also build the candidate (and the same without a build script) "
+                   "of this git revision, interleaved in the same rounds, e.g. --baseline-rev main")
     p.add_argument("--no-scaling", action="store_true",
                    help="rebuild: leave out the check at ten times the skills")
     p.add_argument("--clean-rounds", type=int,
@@ -1030,6 +1102,9 @@ def main() -> None:
     if args.rev:
         export_rev(args.rev)
     s = Setup(args.quick)
+    if args.baseline_rev:
+        dest, sha = export(args.baseline_rev)
+        s.baseline_runtime, s.baseline_label = dest / "skills-runtime", f"`{sha}`"
     started = time.perf_counter()
     rev = subprocess.run(["git", "rev-parse", "--short=12", args.rev or "HEAD"], cwd=REPO,
                          capture_output=True, text=True).stdout.strip()
