@@ -300,11 +300,9 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
 mod tests {
     use super::*;
 
-    /// Entry names are paths an extractor writes: a resource path or a skill name that is not
-    /// made of plain names is refused, whatever the loading of the bundle allowed (the bundle
-    /// here is changed after its check, as one built elsewhere could be).
-    #[test]
-    fn entry_names_that_are_not_plain_names_are_refused() {
+    /// A folder with one skill, `notes`, and its resource `references/a.md`, loaded: the
+    /// folder (kept while the test runs), the skill's folder, the bundle.
+    fn notes_bundle() -> (tempfile::TempDir, PathBuf, Bundle) {
         let dir = tempfile::tempdir().unwrap();
         let skill = dir.path().join("skills/notes");
         fs::create_dir_all(skill.join("references")).unwrap();
@@ -316,6 +314,15 @@ mod tests {
         fs::write(skill.join("references/a.md"), "checked\n").unwrap();
         let bundle = skills_core::load(dir.path(), &["skills"], &skills_core::Options::default());
         assert!(!bundle.has_errors(), "{:?}", bundle.diagnostics);
+        (dir, skill, bundle)
+    }
+
+    /// Entry names are paths an extractor writes: a resource path or a skill name that is not
+    /// made of plain names is refused, whatever the loading of the bundle allowed (the bundle
+    /// here is changed after its check, as one built elsewhere could be).
+    #[test]
+    fn entry_names_that_are_not_plain_names_are_refused() {
+        let (_dir, _, bundle) = notes_bundle();
         for hostile in [
             "a\\..\\..\\evil.bat",
             "../evil.sh",
@@ -344,17 +351,7 @@ mod tests {
 
     #[test]
     fn a_resource_changed_after_its_check_is_not_packaged() {
-        let dir = tempfile::tempdir().unwrap();
-        let skill = dir.path().join("skills/notes");
-        fs::create_dir_all(skill.join("references")).unwrap();
-        fs::write(
-            skill.join("SKILL.md"),
-            "---\nname: notes\ndescription: Keeps notes.\n---\nSee references/a.md.\n",
-        )
-        .unwrap();
-        fs::write(skill.join("references/a.md"), "checked\n").unwrap();
-        let bundle = skills_core::load(dir.path(), &["skills"], &skills_core::Options::default());
-        assert!(!bundle.has_errors(), "{:?}", bundle.diagnostics);
+        let (_dir, skill, bundle) = notes_bundle();
         assert!(archive(&bundle.skills[0]).is_ok());
 
         fs::write(skill.join("references/a.md"), "swapped\n").unwrap();

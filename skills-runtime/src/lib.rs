@@ -52,6 +52,11 @@
 //! the macro also caches each skill folder's checked result in `OUT_DIR`, so a rebuild re-reads
 //! only the folders that changed.
 //!
+//! The binary holds the bytes the macro checked, hashed and compared with the lock: the macro
+//! writes them itself (tracking only tells rustc when to rebuild), and reads each resource again
+//! to embed it, failing the build if it changed. A file rewritten while the crate compiles
+//! cannot reach the binary unreviewed.
+//!
 //! # Skill packs
 //!
 //! A crate can carry a `skills/` folder for others to embed: with `links = "<its name>"` in its
