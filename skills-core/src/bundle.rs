@@ -10,7 +10,7 @@ use crate::check;
 use crate::diagnostic::{self, Code, Diagnostic, Severity};
 use crate::digest::{self, hex};
 use crate::discover::{self, FoundSkill};
-use crate::files::{Kind, ReadError, read_limited};
+use crate::files::{self, Kind, ReadError, read_limited};
 use crate::links;
 use crate::lint::{self, Level, LintOptions};
 use crate::lock::{self, LockedFile};
@@ -429,9 +429,7 @@ fn read_triggers(
             return None;
         }
         Err(ReadError::NotFile(kind)) => {
-            result
-                .diagnostics
-                .push(resources::special_file(&shown, kind));
+            result.diagnostics.push(files::special_file(&shown, kind));
             return None;
         }
         Err(ReadError::Io(error)) => {
@@ -617,7 +615,7 @@ fn read_error(error: ReadError, path: &str, limit: u64) -> Diagnostic {
         ReadError::TooLarge(size) => Diagnostic::error(Code::FileTooLarge, path, format!("SKILL.md is {size} bytes, over the limit of {limit} bytes"))
             .with_help("move long reference material into files beside SKILL.md, or raise the limit with `max_file_size = ...`"),
         ReadError::NotFile(kind @ (Kind::Dir | Kind::Other)) => Diagnostic::error(Code::SkillMdNotFile, path, format!("SKILL.md is {kind}, not a file")),
-        ReadError::NotFile(kind) => resources::special_file(path, kind),
+        ReadError::NotFile(kind) => files::special_file(path, kind),
         ReadError::Io(error) => Diagnostic::error(Code::Unreadable, path, format!("cannot read SKILL.md: {error}")),
     }
 }

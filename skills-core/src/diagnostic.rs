@@ -553,6 +553,7 @@ mod tests {
             include_str!("bundle.rs"),
             include_str!("check.rs"),
             include_str!("discover.rs"),
+            include_str!("files.rs"),
             include_str!("hosted.rs"),
             include_str!("links.rs"),
             include_str!("lint.rs"),

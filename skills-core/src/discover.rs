@@ -5,8 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Code, Diagnostic};
-use crate::files::{Kind, Unreachable, real_path_within};
-use crate::resources::special_file;
+use crate::files::{Kind, Unreachable, real_path_within, special_file};
 use crate::{portable, visible};
 
 /// One `SKILL.md` found under a root.

@@ -8,6 +8,8 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use crate::diagnostic::{Code, Diagnostic};
+
 /// Why a path cannot be used (a symlink that leads out of the root).
 pub(crate) enum Unreachable {
     /// The path, or a symlink on it, leads nowhere.
@@ -85,6 +87,17 @@ impl fmt::Display for Kind {
             Kind::Other => "neither a file nor a folder",
         })
     }
+}
+
+/// The error for a FIFO, socket or device met where a file is read (`shown` as diagnostics
+/// show it): the rule `special-file`.
+pub(crate) fn special_file(shown: &str, kind: Kind) -> Diagnostic {
+    Diagnostic::error(
+        Code::SpecialFile,
+        shown,
+        format!("`{shown}` is {kind}: only regular files are read"),
+    )
+    .with_help("replace it with a regular file, or remove it")
 }
 
 /// Why a file could not be read (over the size limit, not a regular file, or I/O).

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::discover::FoundSkill;
-use crate::files::{Kind, ReadError, Unreachable, read_limited, real_path_within};
+use crate::files::{Kind, ReadError, Unreachable, read_limited, real_path_within, special_file};
 use crate::triggers::{EVALS_DIR, TRIGGERS_FILE};
 use crate::{portable, visible};
 
@@ -456,16 +456,6 @@ fn metadata_identity(_: &fs::Metadata) -> (u64, u64) {
         u64::MAX,
         NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
     )
-}
-
-/// The error for a FIFO, socket or device where a file was expected.
-pub(crate) fn special_file(shown: &str, kind: Kind) -> Diagnostic {
-    Diagnostic::error(
-        Code::SpecialFile,
-        shown,
-        format!("`{shown}` is {kind}: only regular files are read"),
-    )
-    .with_help("replace it with a regular file, or remove it")
 }
 
 /// Two paths of one skill that are the same file where case and Unicode normalization do not
