@@ -269,6 +269,8 @@ async fn check_bad_input(client: &Client) {
         text_of(&result)
     );
 
+    // Arguments that do not fit a tool's schema: a tool error the model reads and can correct,
+    // as the protocol asks since 2025-11-25; an unknown tool is a protocol error.
     for (tool, arguments, hint) in [
         ("load_skill", json!({"name": 42}), "must be a string"),
         ("load_skill", json!({}), "is required"),
@@ -282,16 +284,33 @@ async fn check_bad_input(client: &Client) {
             json!({"skill": "debug-failing-test", "path": "references/flaky-tests.md", "limit": -1}),
             "whole number",
         ),
-        ("no_such_tool", json!({}), "load_skill, read_skill_resource"),
+        (
+            "read_skill_resource",
+            json!({"path": "references/flaky-tests.md"}),
+            "\"skill\" (a string) is required",
+        ),
     ] {
-        let (code, message) = protocol_error(
-            client
-                .call_tool(CallToolRequestParams::new(tool).with_arguments(args(arguments)))
-                .await,
+        let result = client
+            .call_tool(CallToolRequestParams::new(tool).with_arguments(args(arguments)))
+            .await
+            .unwrap();
+        assert_eq!(result.is_error, Some(true), "{tool}");
+        assert!(
+            text_of(&result).contains(hint),
+            "{tool}: {}",
+            text_of(&result)
         );
-        assert_eq!(code, ErrorCode::INVALID_PARAMS, "{tool}");
-        assert!(message.contains(hint), "{tool}: {message}");
     }
+    let (code, message) = protocol_error(
+        client
+            .call_tool(CallToolRequestParams::new("no_such_tool").with_arguments(args(json!({}))))
+            .await,
+    );
+    assert_eq!(code, ErrorCode::INVALID_PARAMS);
+    assert!(
+        message.contains("load_skill, read_skill_resource"),
+        "{message}"
+    );
 
     let (code, message) = protocol_error(
         client
