@@ -368,6 +368,41 @@ async fn the_example_serves_streamable_http_statelessly() {
     child.kill().await.unwrap();
 }
 
+/// A page served from this machine, such as the MCP Inspector's web UI at
+/// `http://localhost:6274`, reaches the example over HTTP; a page of any other origin does not.
+#[tokio::test]
+async fn the_example_serves_the_inspectors_web_ui_and_refuses_foreign_pages() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (mut child, url) = serve_http().await;
+    let authority = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .unwrap()
+        .to_owned();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"browser","version":"1"}}}"#;
+    let status = |origin: &'static str| {
+        let authority = authority.clone();
+        async move {
+            let mut stream = tokio::net::TcpStream::connect(&authority).await.unwrap();
+            let request = format!(
+                "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nOrigin: {origin}\r\n\
+                 Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+                 Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            stream.write_all(request.as_bytes()).await.unwrap();
+            let mut answer = String::new();
+            stream.read_to_string(&mut answer).await.unwrap();
+            answer.split(' ').nth(1).unwrap_or("").to_owned()
+        }
+    };
+    assert_eq!(status("http://localhost:6274").await, "200");
+    assert_eq!(status("http://127.0.0.1:6274").await, "200");
+    assert_eq!(status("http://evil.example").await, "403");
+    assert_eq!(status("null").await, "403");
+    child.kill().await.unwrap();
+}
+
 /// A second, independent client: the official Python SDK (`pip install mcp`) drives the example
 /// over stdio (`tests/mcp_client/python_sdk.py`). Skipped, with a message, where the SDK is not
 /// installed; `MCP_PYTHON` names an interpreter that has it (a virtual environment's).
