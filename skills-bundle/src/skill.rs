@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use skills_core::layout::Field;
+use skills_core::layout::{Field, switches};
 
 use crate::bundle::Skill;
 
@@ -96,6 +96,43 @@ impl Skill {
         self.list(Field::Paths)
     }
 
+    /// Claude Code's `background`, if set (only with `context: fork`, which the build checks):
+    /// whether the fork runs in the background (Claude Code's default) or the caller waits for
+    /// it. Kept as data; the agent's forks always run to their end before the turn goes on.
+    pub fn background(&self) -> Option<bool> {
+        let bits = self.switches();
+        (bits & switches::BACKGROUND_SET != 0).then_some(bits & switches::BACKGROUND != 0)
+    }
+
+    /// Claude Code's `default-enabled` (default `true`): whether the skill starts enabled in a
+    /// host that lets a person turn skills on and off. Kept as data; a registry holds what it
+    /// was built or [restricted](crate::Registry::restrict) with.
+    pub fn default_enabled(&self) -> bool {
+        self.switches() & switches::NOT_DEFAULT_ENABLED == 0
+    }
+
+    /// Claude Code's `fallback` (default `false`): whether the skill yields to a plugin's or an
+    /// MCP server's skill of the same name. Kept as data.
+    pub fn fallback(&self) -> bool {
+        self.switches() & switches::FALLBACK != 0
+    }
+
+    fn switches(&self) -> u32 {
+        self.record()
+            .number(Field::ClaudeSwitches)
+            .map_or(0, |bits| bits as u32)
+    }
+
+    /// The skill's `agents/openai.yaml` (Codex's file), as the build read and checked it, if
+    /// the skill has one.
+    pub fn openai(&self) -> Option<crate::OpenAiYaml> {
+        let pairs = self.pairs(Field::OpenAi);
+        self.record()
+            .header()
+            .has(Field::OpenAi)
+            .then_some(crate::OpenAiYaml { pairs })
+    }
+
     /// Claude Code's `shell`, if set.
     pub fn shell(&self) -> Option<crate::Shell> {
         let position = self.record().number(Field::Shell)?;
@@ -165,7 +202,7 @@ impl Skill {
 
     /// `metadata`, as `(key, value)` pairs in source order.
     pub fn metadata(&self) -> &'static [(&'static str, &'static str)] {
-        self.pairs()
+        self.pairs(Field::Metadata)
     }
 
     /// The value of one `metadata` key.
