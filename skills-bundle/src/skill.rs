@@ -17,8 +17,9 @@ impl Skill {
         self.data.name(self.index as usize)
     }
 
-    /// The name to show a person: Claude Code's display `name` (`Agent Development`) when it
-    /// differs from the folder, else [`name`](Self::name).
+    /// The name to show a person: Claude Code's `display-name`, or its display `name` (`Agent
+    /// Development`) when it differs from the folder, or Codex's `interface.display_name` (in
+    /// `agents/openai.yaml`) when `SKILL.md` gives none; else [`name`](Self::name).
     pub fn display_name(&self) -> &'static str {
         self.optional(Field::DisplayName)
             .unwrap_or_else(|| self.name())
@@ -41,7 +42,8 @@ impl Skill {
     }
 
     /// Whether the model may load this skill by itself: `false` with
-    /// `disable-model-invocation: true`. Such a skill is left out of the catalogs, the system
+    /// `disable-model-invocation: true`, or with `allow_implicit_invocation: false` in Codex's
+    /// `agents/openai.yaml`. Such a skill is left out of the catalogs, the system
     /// prompt and the `load_skill` names, but [`Registry::get`](crate::Registry::get) finds it.
     pub fn model_invocable(&self) -> bool {
         !self.record().header().has(Field::NotModelInvocable)

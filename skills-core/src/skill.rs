@@ -1234,13 +1234,18 @@ impl FieldReader<'_> {
     /// A display name (`name` under compat, or `display-name`): 1 to 64 characters, not blank,
     /// one line without control characters. Whether it passed.
     fn check_display_name(&mut self, shown: &Spanned<String>, key: &str) -> bool {
+        let what = if key == "name" {
+            "a display `name`".to_owned()
+        } else {
+            format!("`{key}`")
+        };
         let chars = shown.value.chars().count();
         if shown.value.trim().is_empty() || chars > MAX_DISPLAY_NAME_CHARS {
             self.error(
                 Code::InvalidDisplayName,
                 shown,
                 format!(
-                    "a display `{key}` must be 1 to {MAX_DISPLAY_NAME_CHARS} characters long and not blank, found {chars}"
+                    "{what} must be 1 to {MAX_DISPLAY_NAME_CHARS} characters long and not blank, found {chars}"
                 ),
                 None,
             );
@@ -1249,9 +1254,7 @@ impl FieldReader<'_> {
             self.error(
                 Code::InvalidDisplayName,
                 shown,
-                format!(
-                    "a display `{key}` must be one line without control characters, found {bad:?}"
-                ),
+                format!("{what} must be one line without control characters, found {bad:?}"),
                 None,
             );
             false
