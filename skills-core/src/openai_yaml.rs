@@ -159,10 +159,11 @@ fn honour(yaml: &OpenAiYaml, skill: &mut SkillDef) {
         && let Some(shown) = yaml.get(keys::DISPLAY_NAME)
         && shown != skill.name.value
     {
+        // Not a place in `SKILL.md`: the opening line, as for what a file leaves out.
         skill.claude_code.display_name = Some(crate::spanned::Spanned {
             value: shown.to_owned(),
-            line: skill.name.line,
-            column: skill.name.column,
+            line: 1,
+            column: 1,
         });
     }
 }
