@@ -1062,8 +1062,8 @@ fn claude_code_spellings_and_boolean_words() {
     assert!(diagnostics.is_empty(), "{diagnostics:?}");
     let cc = def.unwrap().claude_code;
     assert!(!cc.model_invocable && !cc.user_invocable);
-    assert_eq!(cc.background.unwrap().value, true);
-    assert_eq!(cc.fallback.unwrap().value, true);
+    assert!(cc.background.unwrap().value);
+    assert!(cc.fallback.unwrap().value);
     let words: Vec<(&str, &str, usize)> = cc
         .boolean_words
         .iter()
