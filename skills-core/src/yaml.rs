@@ -430,14 +430,14 @@ fn hidden_character(
             line,
             column,
             format!(
-                "the frontmatter holds {}, {}{written}: {what}",
+                "hidden character in frontmatter: {}, {}{written}; {what}",
                 kind.describe(),
                 visible::code_point(c)
             ),
         )
         .with_help(
-            "remove it: frontmatter text is read by models and people, and may not hold control, \
-             bidirectional or invisible characters (an emoji's variation selector or joiner included)",
+            "remove it: text that models and people read may not hold control, bidirectional or \
+             invisible characters (an emoji's variation selector or joiner included)",
         )
 }
 
