@@ -89,6 +89,8 @@ const SOURCES: &[&str] = &[
     include_str!("skill.rs"),
     include_str!("spanned.rs"),
     include_str!("tables.rs"),
+    include_str!("tasks.rs"),
+    include_str!("tasks/read.rs"),
     include_str!("text.rs"),
     include_str!("triggers.rs"),
     include_str!("wildcard.rs"),
@@ -358,7 +360,8 @@ fn nanos(since_epoch: Duration) -> i128 {
 }
 
 /// What a folder's result depends on, or `None` when a file is too recent to trust its
-/// timestamps, cannot be examined, or has a path the format does not hold.
+/// timestamps, cannot be examined, or has a path the format does not hold, and for a folder
+/// with task cases.
 fn fingerprint(found: &FoundSkill, walk: &[WalkItem], settled_before: i128) -> Option<Vec<u8>> {
     let FoundSkill {
         dir_name,
@@ -398,6 +401,9 @@ fn fingerprint(found: &FoundSkill, walk: &[WalkItem], settled_before: i128) -> O
                 out.path(real);
                 stat(&mut out, real, settled_before)?;
             }
+            // The files its cases copy are named inside it, not found by the walk, so nothing
+            // here could tell that one changed: a folder with task cases is read every build.
+            WalkItem::Tasks { .. } => return None,
         }
     }
     out.finish()
@@ -929,6 +935,8 @@ impl Encode for SkillDef {
             keys,
             resources,
             triggers,
+            // Never stored: a folder with task cases is not cached (see `fingerprint`).
+            tasks: _,
             tree_sha256,
             frontmatter_json,
         } = self;
@@ -986,6 +994,7 @@ impl Encode for SkillDef {
             keys: decode_list(input)?,
             resources: decode_list(input)?,
             triggers: decode_option(input)?,
+            tasks: None,
             tree_sha256: input.str()?,
             frontmatter_json: input.str()?,
         };

@@ -9,7 +9,8 @@
 //!    [`skill`] reads the fields out of it;
 //! 4. `resources` collects the files beside each `SKILL.md`, and `links` checks that the
 //!    body's links and paths point at them; [`triggers`] reads the skill's trigger cases
-//!    (`evals/triggers.json`), which are never embedded as resources;
+//!    (`evals/triggers.json`) and [`tasks`] its task cases (`evals/evals.json`), which are never
+//!    embedded as resources;
 //! 5. `check` applies the rules that look at several skills at once, and [`lint`]
 //!    gives advice at a level the user chooses.
 //!
@@ -59,6 +60,7 @@ pub mod render;
 pub mod shell_commands;
 #[doc(hidden)]
 pub mod tables;
+pub mod tasks;
 
 #[cfg(feature = "validate")]
 mod bundle;

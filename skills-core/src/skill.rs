@@ -15,6 +15,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::resources::ResourceDef;
 use crate::shell_commands::{self, ShellCommand};
 use crate::spanned::Spanned;
+use crate::tasks::TaskFile;
 use crate::text;
 use crate::triggers::TriggerFile;
 use crate::yaml::{self, Node, Value};
@@ -229,6 +230,9 @@ pub struct SkillDef {
     /// The trigger cases of `evals/triggers.json`, when the skill has that file (filled in by
     /// [`crate::bundle::load`]).
     pub triggers: Option<TriggerFile>,
+    /// The task cases of `evals/evals.json`, when the skill has that file (filled in by
+    /// [`crate::bundle::load`]).
+    pub tasks: Option<TaskFile>,
     /// SHA-256 over `SKILL.md` and every resource (path and bytes): names the directory the
     /// runtime materializes the skill's files into. Equal to `sha256` when there are no resources.
     pub tree_sha256: String,
@@ -630,6 +634,7 @@ impl FieldReader<'_> {
             claude_code: ClaudeCodeFields::default(),
             keys: Vec::new(),
             triggers: None,
+            tasks: None,
         };
         let (mut has_name, mut has_description) = (false, false);
         // Where a blank `description:` is, which Claude Code reads as no description.
