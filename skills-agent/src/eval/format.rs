@@ -224,7 +224,7 @@ fn table(report: &Report) -> String {
 }
 
 /// Text for a Markdown table cell: one line, nothing a renderer would take as markup of its own.
-fn cell(text: &str) -> String {
+pub(crate) fn cell(text: &str) -> String {
     terminal_line(text, 200)
         .replace('&', "&amp;")
         .replace('<', "&lt;")

@@ -1,5 +1,6 @@
 //! Trigger evals: does the model, shown the catalog, load a skill when a task needs it and
-//! leave it alone when it does not?
+//! leave it alone when it does not? And task evals ([`tasks`]): once it has the skill, does the
+//! agent do the task better than without it?
 //!
 //! Each skill's trigger cases (`evals/triggers.json`, compiled in with `embed_skills!(...,
 //! embed_evals = true)`, or read from disk by the `skills eval` command) are queries marked
@@ -49,6 +50,7 @@ mod junit;
 mod outcome;
 mod report;
 mod runner;
+pub mod tasks;
 
 pub use error::EvalError;
 pub use format::Format;
