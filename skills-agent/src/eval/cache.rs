@@ -30,12 +30,22 @@ const MAX_FILE_BYTES: u64 = 64 * 1024;
 pub(crate) struct Key(String);
 
 impl Key {
-    /// The key of asking `agent` `query`, run `run`, at `endpoint`.
-    pub(crate) fn new(agent: &Agent, endpoint: &str, query: &str, run: u32) -> Key {
+    /// The key of asking `agent` `query`, run `run`, at `endpoint`, judged by `rule` (the
+    /// default rule adds nothing, so the answers kept before there were rules stay valid).
+    pub(crate) fn new(
+        agent: &Agent,
+        endpoint: &str,
+        query: &str,
+        run: u32,
+        rule: super::outcome::TriggerRule,
+    ) -> Key {
         let mut parts = vec![FORMAT.to_owned()];
         parts.extend(Key::request_parts(agent, endpoint));
         parts.push(query.to_owned());
         parts.push(run.to_string());
+        if rule != super::outcome::TriggerRule::FirstCall {
+            parts.push(format!("{rule:?}"));
+        }
         Key::of(&parts)
     }
 

@@ -85,8 +85,10 @@ fn setup(report: &Report) -> String {
         "whole bundle in the catalog"
     };
     format!(
-        "{} {runs} per case, threshold {}, {catalog}",
-        report.runs, report.threshold
+        "{} {runs} per case, threshold {}, {catalog}, {}",
+        report.runs,
+        report.threshold,
+        report.rule.describe()
     )
 }
 
