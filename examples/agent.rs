@@ -324,7 +324,10 @@ async fn evaluate(agent: &Agent, args: &Args, endpoint: String) -> ExitCode {
         return evaluate_tasks(agent, args, endpoint).await;
     }
     let Ok(format) = args.format.parse::<Format>() else {
-        eprintln!("error: `--format {}` is for task reports (--tasks)", args.format);
+        eprintln!(
+            "error: `--format {}` is for task reports (--tasks)",
+            args.format
+        );
         return ExitCode::from(2);
     };
     let baseline = match &args.baseline {

@@ -310,13 +310,22 @@ fn grade(request: Request<'_>) -> AssistantTurn {
         .filter_map(|line| line.split_once(". "))
         .filter_map(|(number, assertion)| Some((number.trim().parse::<u64>().ok()?, assertion)))
         .map(|(number, assertion)| {
-            let wanted: Vec<String> = words(assertion).into_iter().filter(|w| w.len() >= 4).collect();
+            let wanted: Vec<String> = words(assertion)
+                .into_iter()
+                .filter(|w| w.len() >= 4)
+                .collect();
             let missing: Vec<&String> = wanted.iter().filter(|w| !seen.contains(*w)).collect();
             let evidence = if missing.is_empty() {
-                format!("{GRADER_LABEL} every word is in what the agent did: {}", wanted.join(", "))
+                format!(
+                    "{GRADER_LABEL} every word is in what the agent did: {}",
+                    wanted.join(", ")
+                )
             } else {
                 let missing: Vec<&str> = missing.iter().map(|w| w.as_str()).collect();
-                format!("{GRADER_LABEL} not in what the agent did: {}", missing.join(", "))
+                format!(
+                    "{GRADER_LABEL} not in what the agent did: {}",
+                    missing.join(", ")
+                )
             };
             json!({"assertion": number, "passed": missing.is_empty() && !wanted.is_empty(),
                    "evidence": evidence})
@@ -547,12 +556,23 @@ mod tests {
         );
         let messages = [message];
         let turn = grade(Request::new("grader", &tools, &messages));
-        let grades = turn.tool_calls[0].input["grades"].as_array().unwrap().clone();
-        let passed: Vec<bool> = grades.iter().map(|g| g["passed"].as_bool().unwrap()).collect();
+        let grades = turn.tool_calls[0].input["grades"]
+            .as_array()
+            .unwrap()
+            .clone();
+        let passed: Vec<bool> = grades
+            .iter()
+            .map(|g| g["passed"].as_bool().unwrap())
+            .collect();
         // "review" is in the task only, which does not count; a statement with no word to
         // look for cannot pass.
         assert_eq!(passed, [true, false, false]);
-        assert!(grades[1]["evidence"].as_str().unwrap().starts_with(GRADER_LABEL));
+        assert!(
+            grades[1]["evidence"]
+                .as_str()
+                .unwrap()
+                .starts_with(GRADER_LABEL)
+        );
         assert!(grades[1]["evidence"].as_str().unwrap().contains("security"));
     }
 

@@ -1,9 +1,11 @@
 //! The trigger evals against a model that loads skills by the words of the query
 //! (`agent_support/router.rs`), in both wire formats, streamed and not: the numbers the routes
 //! imply, the exact requests the agent sends, the cache, the request limit, retries, malformed
-//! replies and the gates.
+//! replies and the gates. The task evals are in the module `tasks`.
 
 mod agent_support;
+#[path = "eval_tasks/mod.rs"]
+mod tasks;
 
 use std::sync::Arc;
 

@@ -11,7 +11,9 @@ use std::path::PathBuf;
 
 use std::time::Duration;
 
-use skills_agent::eval::tasks::{Comparison, TaskBaseline, TaskFormat, TaskGates, TaskOptions, TaskReport};
+use skills_agent::eval::tasks::{
+    Comparison, TaskBaseline, TaskFormat, TaskGates, TaskOptions, TaskReport,
+};
 use skills_agent::eval::{self, Baseline, EvalOptions, Format, Gates};
 use skills_agent::provider::{self, ProviderKind};
 use skills_agent::{Agent, BashOptions, HttpOptions};
@@ -105,7 +107,14 @@ pub fn run(
     writeln!(streams.err, "model: {selected}")?;
     let cache_dir = (!args.no_cache).then(|| args.cache.clone().unwrap_or_else(default_cache));
     match trigger_format {
-        Some(format) => triggers(&agent, args, format, selected.base_url.clone(), cache_dir, streams),
+        Some(format) => triggers(
+            &agent,
+            args,
+            format,
+            selected.base_url.clone(),
+            cache_dir,
+            streams,
+        ),
         None => {
             let grader = match &args.grader_model {
                 Some(model) => match provider::select(
@@ -199,7 +208,9 @@ fn triggers(
         Err(error) => return fail(streams, &error),
     };
     let mut progress = Shown::new(streams.err);
-    let result = runtime.block_on(eval::run(agent, &options, |p| progress.show(p.done, p.total, p)));
+    let result = runtime.block_on(eval::run(agent, &options, |p| {
+        progress.show(p.done, p.total, p)
+    }));
     progress.finish();
     let mut report = match result {
         Ok(report) => report,

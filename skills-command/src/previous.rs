@@ -177,9 +177,13 @@ fn locked_versions(lock: &Path, current: &Bundle, root: &Path) -> Result<(), Str
         .collect();
     for skill in &current.skills {
         let dir = skill.path.trim_end_matches("SKILL.md");
-        let is_reviewed = |path: &&String| path.starts_with(dir) && !path[dir.len()..].starts_with("evals/");
-        let locked: BTreeMap<&String, &String> =
-            reviewed.files.iter().filter(|(p, _)| is_reviewed(p)).collect();
+        let is_reviewed =
+            |path: &&String| path.starts_with(dir) && !path[dir.len()..].starts_with("evals/");
+        let locked: BTreeMap<&String, &String> = reviewed
+            .files
+            .iter()
+            .filter(|(p, _)| is_reviewed(p))
+            .collect();
         let name = skill.name.value.as_str();
         let target = root.join(name);
         if locked.is_empty() {
@@ -193,7 +197,9 @@ fn locked_versions(lock: &Path, current: &Bundle, root: &Path) -> Result<(), Str
             .filter(|p| p.starts_with(dir) && !p[dir.len()..].starts_with("evals/"))
             .collect();
         let unchanged = own.len() == locked.len()
-            && locked.iter().all(|(p, h)| now.get(p.as_str()) == Some(&h.as_str()));
+            && locked
+                .iter()
+                .all(|(p, h)| now.get(p.as_str()) == Some(&h.as_str()));
         if unchanged {
             copy_skill(skill.file.parent().unwrap_or(Path::new(".")), &target)?;
             continue;
@@ -209,14 +215,23 @@ fn locked_versions(lock: &Path, current: &Bundle, root: &Path) -> Result<(), Str
 
 /// Whether every file of `locked` (paths under `dir`) has its hash when read by `read` (given
 /// the path relative to `dir`).
-fn matches(dir: &str, locked: &BTreeMap<&String, &String>, read: impl Fn(&str) -> Option<Vec<u8>>) -> bool {
+fn matches(
+    dir: &str,
+    locked: &BTreeMap<&String, &String>,
+    read: impl Fn(&str) -> Option<Vec<u8>>,
+) -> bool {
     locked.iter().all(|(path, hash)| {
-        read(&path[dir.len()..]).is_some_and(|bytes| skills_core::digest::sha256_hex(&bytes) == **hash)
+        read(&path[dir.len()..])
+            .is_some_and(|bytes| skills_core::digest::sha256_hex(&bytes) == **hash)
     })
 }
 
 /// The skill folder `dir` at the newest commit where its files are those `locked` lists.
-fn git_version(dir: &str, locked: &BTreeMap<&String, &String>, target: &Path) -> Result<(), String> {
+fn git_version(
+    dir: &str,
+    locked: &BTreeMap<&String, &String>,
+    target: &Path,
+) -> Result<(), String> {
     let prefix = prefix()?;
     let dir_path = dir.trim_end_matches('/');
     let log = git(&["log", "--format=%H", "--", dir_path])?;
@@ -266,8 +281,13 @@ fn pack_version(
         format!("cargo's copy of {name} {version} is not there ({e}): fetch it once (`cargo fetch` at that version)")
     })?;
     for registry in registries.filter_map(Result::ok) {
-        let candidate = registry.path().join(format!("{name}-{version}")).join(skill_in_pack);
-        if matches(&locked_dir, &locked_refs, |relative| fs::read(candidate.join(relative)).ok()) {
+        let candidate = registry
+            .path()
+            .join(format!("{name}-{version}"))
+            .join(skill_in_pack);
+        if matches(&locked_dir, &locked_refs, |relative| {
+            fs::read(candidate.join(relative)).ok()
+        }) {
             return copy_skill(&candidate, target);
         }
     }
@@ -309,7 +329,10 @@ mod tests {
             "lock:skills.lock".parse(),
             Ok(PreviousSource::Lock("skills.lock".into()))
         );
-        assert_eq!("old/skills".parse(), Ok(PreviousSource::Folder("old/skills".into())));
+        assert_eq!(
+            "old/skills".parse(),
+            Ok(PreviousSource::Folder("old/skills".into()))
+        );
         assert!("git:".parse::<PreviousSource>().is_err());
         assert!("".parse::<PreviousSource>().is_err());
     }

@@ -176,7 +176,13 @@ pub async fn run(
     let mut hits = Vec::new();
     for (index, case) in cases.iter().enumerate() {
         for run in 0..options.runs {
-            let key = Key::new(agent_of(case), &options.endpoint, case.query, run, options.rule);
+            let key = Key::new(
+                agent_of(case),
+                &options.endpoint,
+                case.query,
+                run,
+                options.rule,
+            );
             match cache.as_ref().and_then(|cache| cache.get(&key)) {
                 Some(answer) => hits.push((index, run, answer.outcome)),
                 None => pending.push(Job {
