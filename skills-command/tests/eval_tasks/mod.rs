@@ -88,10 +88,7 @@ async fn task_evals_in_every_format_and_the_gates_exit_codes() {
     let model = TaskModel::start(routes(), Grading::AllPass).await;
     let dir = workspace();
     for (format, needle) in [
-        (
-            "table",
-            "alpha                   2    1.00±0.00 / 0.50±0.58   +0.50",
-        ),
+        ("table", "alpha      2    1.00±0.00 / 0.50±0.58   +0.50"),
         ("markdown", "| alpha | 2 | 1.00±0.00 / 0.50±0.58 | +0.50 |"),
         (
             "junit",
