@@ -224,7 +224,7 @@ with errors, no provider, a failed request, or a reply that was an error."
         merge: Option<EvalCommand>,
         /// How to ask, how to judge, what to report.
         #[command(flatten)]
-        eval: EvalArgs,
+        eval: Box<EvalArgs>,
         /// What to read.
         #[command(flatten)]
         source: Source,

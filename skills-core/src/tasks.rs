@@ -394,7 +394,7 @@ mod tests {
                 file: 3,
                 executable: true,
             }],
-            network: id % 2 == 0,
+            network: id.is_multiple_of(2),
             assertions: vec![
                 Assertion::Graded("it is done".into()),
                 Assertion::Check(Check::FileExists {

@@ -725,7 +725,7 @@ impl Reader<'_> {
         let parts: Vec<&str> = relative.split('/').collect();
         let escapes = written.starts_with('/')
             || written.contains('\\')
-            || parts.iter().any(|p| *p == "..")
+            || parts.contains(&"..")
             || parts.iter().all(|p| p.is_empty() || *p == ".");
         let help = format!(
             "files are paths in the skill's `{EVALS_DIR}/` folder, written from the skill folder \
