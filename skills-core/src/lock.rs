@@ -118,7 +118,7 @@ struct Parsed {
 }
 
 /// What a lock records as reviewed: the SHA-256 of each file by path, and each pack's version by
-/// name (lines that do not parse are left out: [`check`] reports them).
+/// name (lines that do not parse are left out: the build reports them).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Reviewed {
     /// SHA-256 (lowercase hex) by path, as diagnostics show paths.

@@ -54,7 +54,7 @@ pub struct Fixture {
     /// Where it lands, relative to the working directory, with `/`.
     pub path: String,
     /// Which of the skill's fixture files it is (an index into the list
-    /// [`TaskFile`](crate::tasks::TaskFile) or the registry keeps).
+    /// `TaskFile` or the registry keeps).
     pub file: u32,
     /// Whether it is executable.
     pub executable: bool,
