@@ -1,12 +1,12 @@
 //! [`TaskGates`]: what fails a task eval (a skill's pass rate or uplift under a minimum, a case
-//! that passed in an earlier report and fails now), recorded in the report, and its verdict.
+//! that passed in an earlier report and fails now), and its verdict. What failed is recorded in
+//! the report ([`TaskGateReport`]).
 
 use std::collections::BTreeSet;
-use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-use super::report::TaskReport;
+use super::report::{TaskGateFailure, TaskGateReport, TaskReport};
 use crate::eval::Verdict;
 
 /// What a task eval must reach.
@@ -61,74 +61,6 @@ impl TaskBaseline {
     /// Whether none did.
     pub fn is_empty(&self) -> bool {
         self.passed.is_empty()
-    }
-}
-
-/// The gates a task eval was held to and what failed them.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TaskGateReport {
-    /// [`TaskGates::min_pass_rate`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_pass_rate: Option<f64>,
-    /// [`TaskGates::min_uplift`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_uplift: Option<f64>,
-    /// The number of passing cases of the baseline, when there was one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub baseline_passed: Option<usize>,
-    /// What failed; empty when the run passed them all.
-    pub failures: Vec<TaskGateFailure>,
-}
-
-/// One failed gate.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "gate", rename_all = "snake_case")]
-pub enum TaskGateFailure {
-    /// A skill's pass rate is under [`TaskGates::min_pass_rate`].
-    MinPassRate {
-        /// The skill.
-        skill: String,
-        /// Its pass rate with the skill.
-        pass_rate: f64,
-        /// The minimum.
-        min: f64,
-    },
-    /// A skill's uplift is under [`TaskGates::min_uplift`].
-    MinUplift {
-        /// The skill.
-        skill: String,
-        /// Its uplift.
-        uplift: f64,
-        /// The minimum.
-        min: f64,
-    },
-    /// A case passed in the baseline and fails now.
-    Regressed {
-        /// The skill.
-        skill: String,
-        /// The case's id.
-        id: u64,
-    },
-}
-
-impl fmt::Display for TaskGateFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TaskGateFailure::MinPassRate {
-                skill,
-                pass_rate,
-                min,
-            } => write!(
-                f,
-                "pass rate of {skill} is {pass_rate}, under the minimum {min}"
-            ),
-            TaskGateFailure::MinUplift { skill, uplift, min } => {
-                write!(f, "uplift of {skill} is {uplift}, under the minimum {min}")
-            }
-            TaskGateFailure::Regressed { skill, id } => {
-                write!(f, "{skill}: case {id} passed in the baseline and fails now")
-            }
-        }
     }
 }
 

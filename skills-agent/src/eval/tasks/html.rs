@@ -6,8 +6,7 @@
 
 use std::fmt::Write;
 
-use super::render::{signed, stat};
-use super::report::{CaseTaskReport, ConfigSummary, RunRecord, TaskReport};
+use super::report::{CaseTaskReport, ConfigSummary, RunRecord, TaskReport, signed};
 
 /// `text` escaped for HTML text and attribute values.
 fn esc(text: &str) -> String {
@@ -140,9 +139,9 @@ fn skills(out: &mut String, report: &TaskReport) {
                 "assertions-without",
                 format!("{:.2}", o.assertion_pass_rate.mean)
             ),
-            pair(w, o, |c| stat(&c.turns, 1)),
-            pair(w, o, |c| stat(&c.tokens, 0)),
-            pair(w, o, |c| stat(&c.time_seconds, 2)),
+            pair(w, o, |c| c.turns.shown(1)),
+            pair(w, o, |c| c.tokens.shown(0)),
+            pair(w, o, |c| c.time_seconds.shown(2)),
             flags
                 .iter()
                 .map(|f| format!("<span class=\"flag\">{}</span>", esc(f)))

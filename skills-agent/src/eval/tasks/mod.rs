@@ -63,12 +63,12 @@ mod report;
 mod runner;
 mod workdir;
 
-pub use gates::{TaskBaseline, TaskGateFailure, TaskGateReport, TaskGates};
+pub use gates::{TaskBaseline, TaskGates};
 pub use options::{Comparison, DEFAULT_MAX_TASK_REQUESTS, Shard, TaskOptions};
 pub use render::TaskFormat;
 pub use report::{
     BenchmarkDelta, BenchmarkSummary, CaseTaskReport, ChangedFile, ConfigSummary, Configuration,
     Delta, Expectation, Metadata, RunRecord, RunResult, RunSummary, SkillTaskReport, Stats,
-    TaskReport, TranscriptEntry,
+    TaskGateFailure, TaskGateReport, TaskReport, TranscriptEntry,
 };
 pub use runner::{TaskProgress, run};

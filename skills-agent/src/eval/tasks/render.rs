@@ -3,8 +3,10 @@
 
 use std::fmt::Write;
 
-use super::gates::{TaskGateFailure, TaskGateReport};
-use super::report::{CaseTaskReport, ConfigSummary, RunRecord, Stats, TaskReport};
+use super::report::{
+    CaseTaskReport, ConfigSummary, RunRecord, Stats, TaskGateFailure, TaskGateReport, TaskReport,
+    signed,
+};
 use crate::eval::Verdict;
 use crate::eval::format::cell;
 use crate::eval::junit::xml;
@@ -69,16 +71,6 @@ impl TaskReport {
     }
 }
 
-/// `0.67±0.58`.
-pub(crate) fn stat(stats: &Stats, places: usize) -> String {
-    format!("{:.places$}±{:.places$}", stats.mean, stats.stddev)
-}
-
-/// `+0.67`.
-pub(crate) fn signed(value: f64, places: usize) -> String {
-    format!("{value:+.places$}")
-}
-
 /// `with / without` of one number.
 fn pair(
     with: &ConfigSummary,
@@ -88,8 +80,8 @@ fn pair(
 ) -> String {
     format!(
         "{} / {}",
-        stat(pick(with), places),
-        stat(pick(without), places)
+        pick(with).shown(places),
+        pick(without).shown(places)
     )
 }
 

@@ -4,10 +4,10 @@
 //! flags). [`TaskReport::merge`] joins the reports of shards by recomputing from their runs.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::gates::TaskGateReport;
 use crate::eval::Tokens;
 
 /// The two configurations every case runs in.
@@ -110,7 +110,17 @@ pub(crate) fn round(value: f64) -> f64 {
     (value * 10_000.0).round() / 10_000.0
 }
 
+/// `+0.67`: a difference as reports show it.
+pub(crate) fn signed(value: f64, places: usize) -> String {
+    format!("{value:+.places$}")
+}
+
 impl Stats {
+    /// `0.67±0.58`: the mean and deviation as reports show them.
+    pub(crate) fn shown(&self, places: usize) -> String {
+        format!("{:.places$}±{:.places$}", self.mean, self.stddev)
+    }
+
     /// The stats of `values` (all zero for none).
     pub fn of(values: &[f64]) -> Stats {
         if values.is_empty() {
@@ -702,6 +712,74 @@ impl TaskReport {
         totals.shards.sort();
         totals.shards.dedup();
         Ok(TaskReport::from_runs(&cases, runs, totals, cached))
+    }
+}
+
+/// The gates a task eval was held to and what failed them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TaskGateReport {
+    /// [`TaskGates::min_pass_rate`](super::TaskGates::min_pass_rate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_pass_rate: Option<f64>,
+    /// [`TaskGates::min_uplift`](super::TaskGates::min_uplift).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_uplift: Option<f64>,
+    /// The number of passing cases of the baseline, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_passed: Option<usize>,
+    /// What failed; empty when the run passed them all.
+    pub failures: Vec<TaskGateFailure>,
+}
+
+/// One failed gate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "gate", rename_all = "snake_case")]
+pub enum TaskGateFailure {
+    /// A skill's pass rate is under [`TaskGates::min_pass_rate`](super::TaskGates::min_pass_rate).
+    MinPassRate {
+        /// The skill.
+        skill: String,
+        /// Its pass rate with the skill.
+        pass_rate: f64,
+        /// The minimum.
+        min: f64,
+    },
+    /// A skill's uplift is under [`TaskGates::min_uplift`](super::TaskGates::min_uplift).
+    MinUplift {
+        /// The skill.
+        skill: String,
+        /// Its uplift.
+        uplift: f64,
+        /// The minimum.
+        min: f64,
+    },
+    /// A case passed in the baseline and fails now.
+    Regressed {
+        /// The skill.
+        skill: String,
+        /// The case's id.
+        id: u64,
+    },
+}
+
+impl fmt::Display for TaskGateFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TaskGateFailure::MinPassRate {
+                skill,
+                pass_rate,
+                min,
+            } => write!(
+                f,
+                "pass rate of {skill} is {pass_rate}, under the minimum {min}"
+            ),
+            TaskGateFailure::MinUplift { skill, uplift, min } => {
+                write!(f, "uplift of {skill} is {uplift}, under the minimum {min}")
+            }
+            TaskGateFailure::Regressed { skill, id } => {
+                write!(f, "{skill}: case {id} passed in the baseline and fails now")
+            }
+        }
     }
 }
 
