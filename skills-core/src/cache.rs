@@ -82,6 +82,7 @@ const SOURCES: &[&str] = &[
     include_str!("lint.rs"),
     include_str!("lock.rs"),
     include_str!("mcp.rs"),
+    include_str!("openai_yaml.rs"),
     include_str!("options.rs"),
     include_str!("pack.rs"),
     include_str!("render.rs"),
@@ -788,6 +789,18 @@ impl Encode for Diagnostic {
     }
 }
 
+impl Encode for crate::openai_yaml::OpenAiYaml {
+    fn encode(&self, out: &mut Writer) {
+        let crate::openai_yaml::OpenAiYaml { pairs } = self;
+        encode_list(out, pairs);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        Some(crate::openai_yaml::OpenAiYaml {
+            pairs: decode_list(input)?,
+        })
+    }
+}
+
 impl Encode for LockedFile {
     fn encode(&self, out: &mut Writer) {
         let LockedFile { path, sha256 } = self;
@@ -973,6 +986,10 @@ impl Encode for ClaudeCodeFields {
             paths,
             shell,
             shell_commands,
+            background,
+            default_enabled,
+            fallback,
+            boolean_words,
         } = self;
         encode_option(out, display_name);
         encode_option(out, when_to_use);
@@ -989,6 +1006,10 @@ impl Encode for ClaudeCodeFields {
         encode_list(out, paths);
         encode_option(out, shell);
         encode_list(out, shell_commands);
+        encode_option(out, background);
+        encode_option(out, default_enabled);
+        encode_option(out, fallback);
+        encode_list(out, boolean_words);
     }
     fn decode(input: &mut Reader<'_>) -> Option<Self> {
         Some(ClaudeCodeFields {
@@ -1007,6 +1028,10 @@ impl Encode for ClaudeCodeFields {
             paths: decode_list(input)?,
             shell: decode_option(input)?,
             shell_commands: decode_list(input)?,
+            background: decode_option(input)?,
+            default_enabled: decode_option(input)?,
+            fallback: decode_option(input)?,
+            boolean_words: decode_list(input)?,
         })
     }
 }
@@ -1038,6 +1063,7 @@ impl Encode for SkillDef {
             tasks,
             tree_sha256,
             frontmatter_json,
+            openai,
         } = self;
         out.str(path);
         out.path(file);
@@ -1064,6 +1090,7 @@ impl Encode for SkillDef {
         encode_option(out, tasks);
         out.str(tree_sha256);
         out.str(frontmatter_json);
+        encode_option(out, openai);
     }
     fn decode(input: &mut Reader<'_>) -> Option<Self> {
         let path = input.str()?;
@@ -1097,6 +1124,7 @@ impl Encode for SkillDef {
             tasks: decode_option(input)?,
             tree_sha256: input.str()?,
             frontmatter_json: input.str()?,
+            openai: decode_option(input)?,
         };
         // The commands' ranges slice the body: a bad one must not get through either.
         let commands = &skill.claude_code.shell_commands;
