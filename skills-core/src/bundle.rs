@@ -377,13 +377,17 @@ fn load_folder(
     {
         let paths: Vec<&str> = files.iter().map(|(r, _)| r.path.as_str()).collect();
         let shown = format!("{shown_dir}/{}", openai_yaml::OPENAI_YAML);
-        result.diagnostics.extend(openai_yaml::read(
+        let (yaml, diagnostics) = openai_yaml::read(
             &shown,
             bytes,
             &paths,
-            &mut skill,
+            &skill.openai_frontmatter(),
             parse_options.compat,
-        ));
+        );
+        result.diagnostics.extend(diagnostics);
+        if let Some(yaml) = yaml {
+            skill.honour_openai(yaml);
+        }
     }
     skill.tree_sha256 = tree_hash(&skill, &files);
     skill.resources = files.into_iter().map(|(resource, _)| resource).collect();
