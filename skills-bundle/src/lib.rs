@@ -37,3 +37,4 @@ pub use registry::{Iter, Registry};
 pub use resources::{DEFAULT_READ_LIMIT, default_resource_dir};
 pub use skills_core::claude_code::{Effort, Shell, SkillContext};
 pub use skills_core::render::{CatalogEntry, EMPTY_CATALOG, LOAD_SKILL_TOOL};
+pub use skills_core::tasks::{Assertion, Check, Fixture, TaskCase};

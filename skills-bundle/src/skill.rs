@@ -255,6 +255,28 @@ impl Skill {
         self.data.trigger_cases(self.index as usize)
     }
 
+    /// The skill's task cases (`evals/evals.json`) in file order: tasks an agent should do better
+    /// with the skill than without it, with what must hold afterwards. Compiled in only with
+    /// `embed_skills!(..., embed_evals = true)`, and never shown to the model; empty otherwise.
+    /// The bytes of the files a case copies are [`task_file`](Self::task_file).
+    pub fn task_cases(&self) -> Vec<crate::TaskCase> {
+        self.data.task_cases(self.index as usize).cases
+    }
+
+    /// The bytes of a file a task case of this skill copies into its working directory; `None`
+    /// for a fixture of another skill or when the cases are not compiled in.
+    pub fn task_file(&self, fixture: &crate::Fixture) -> Option<&'static [u8]> {
+        let tasks = self.data.tasks?;
+        let skill = self.data.task_cases(self.index as usize);
+        if fixture.file >= skill.files {
+            return None;
+        }
+        tasks
+            .files
+            .get((skill.first_file + fixture.file) as usize)
+            .copied()
+    }
+
     /// This skill's text for `arguments` (`None`: a load by the model, which substitutes the
     /// `${CLAUDE_*}` variables only), with its files written first when `options` says where:
     /// what [`Registry::render_invocation`](crate::Registry::render_invocation) gives once it

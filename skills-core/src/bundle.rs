@@ -10,7 +10,7 @@ use crate::check;
 use crate::diagnostic::{self, Code, Diagnostic, Severity};
 use crate::digest::{self, hex};
 use crate::discover::{self, FoundSkill};
-use crate::files::{self, Kind, ReadError, read_limited};
+use crate::files::{self, Kind, ReadCheckedError, ReadError, read_limited};
 use crate::links;
 use crate::lint::{self, Level, LintOptions};
 use crate::lock::{self, LockedFile};
@@ -19,6 +19,7 @@ use crate::options::Options;
 use crate::pack::Pack;
 use crate::resources::{self, ResourceDef, SkillFolders, WalkItem};
 use crate::skill::{self, ParseOptions, SkillDef};
+use crate::tasks::{self, TASKS_FILE, TaskFile};
 use crate::triggers::{self, TRIGGERS_FILE, TriggerFile};
 
 /// The result of loading one or more roots.
@@ -65,31 +66,25 @@ impl Bundle {
     /// changed after its check (an editor saving, a checkout, another build step) fails the build
     /// instead of shipping unreviewed. One error per file that changed or cannot be read.
     pub fn checked_resource_bytes(&self) -> Result<Vec<Vec<u8>>, Vec<Diagnostic>> {
-        let mut bytes = Vec::new();
-        let mut errors = Vec::new();
-        for skill in &self.skills {
-            for resource in &skill.resources {
-                match resource.read_checked() {
-                    Ok(read) => bytes.push(read),
-                    Err(error) => {
-                        let shown = skill.file_path(&resource.path);
-                        errors.push(
-                            Diagnostic::error(
-                                Code::FileChanged,
-                                &shown,
-                                format!("`{shown}` changed while the crate was compiling ({error}): the binary would carry bytes that were not checked"),
-                            )
-                            .with_help("build again once nothing is writing to the skill folder"),
-                        );
-                    }
-                }
-            }
-        }
-        if errors.is_empty() {
-            Ok(bytes)
-        } else {
-            Err(errors)
-        }
+        read_all_checked(self.skills.iter().flat_map(|skill| {
+            skill
+                .resources
+                .iter()
+                .map(|resource| (skill.file_path(&resource.path), resource.read_checked()))
+        }))
+    }
+
+    /// The bytes of every file the task cases copy (`evals/evals.json`'s fixtures), skill after
+    /// skill, each read again and compared as [`checked_resource_bytes`](Self::checked_resource_bytes)
+    /// does: what `embed_skills!` writes into the binary with `embed_evals = true`.
+    pub fn checked_fixture_bytes(&self) -> Result<Vec<Vec<u8>>, Vec<Diagnostic>> {
+        read_all_checked(
+            self.skills
+                .iter()
+                .filter_map(|skill| skill.tasks.as_ref())
+                .flat_map(|tasks| &tasks.fixtures)
+                .map(|fixture| (fixture.path.clone(), fixture.read_checked())),
+        )
     }
 
     /// What the `warnings` group does to the macro's warnings (`#![deny(warnings)]` or
@@ -106,6 +101,33 @@ impl Bundle {
                 }
             }
         }
+    }
+}
+
+/// The bytes of every file, or an error for each one that changed since its check (`file-changed`)
+/// or cannot be read again.
+fn read_all_checked(
+    files: impl Iterator<Item = (String, Result<Vec<u8>, ReadCheckedError>)>,
+) -> Result<Vec<Vec<u8>>, Vec<Diagnostic>> {
+    let mut bytes = Vec::new();
+    let mut errors = Vec::new();
+    for (shown, read) in files {
+        match read {
+            Ok(read) => bytes.push(read),
+            Err(error) => errors.push(
+                Diagnostic::error(
+                    Code::FileChanged,
+                    &shown,
+                    format!("`{shown}` changed while the crate was compiling ({error}): the binary would carry bytes that were not checked"),
+                )
+                .with_help("build again once nothing is writing to the skill folder"),
+            ),
+        }
+    }
+    if errors.is_empty() {
+        Ok(bytes)
+    } else {
+        Err(errors)
     }
 }
 
@@ -295,6 +317,7 @@ fn load_with(
     let names: BTreeSet<String> = found.iter().map(|skill| skill.dir_name.clone()).collect();
     for skill in &bundle.skills {
         bundle.diagnostics.extend(check::references(skill, &names));
+        bundle.diagnostics.extend(check::task_skills(skill, &names));
     }
     bundle
         .skills
@@ -376,6 +399,19 @@ fn load_folder(
     if let Some((path, real)) = trigger_file {
         skill.triggers = read_triggers(shown_dir, path, &real, options, &mut result);
     }
+    let task_file = walk.iter().find_map(|item| match item {
+        WalkItem::Tasks { path, real } => Some((path.clone(), real.clone())),
+        _ => None,
+    });
+    if let Some((path, real)) = task_file {
+        let folder = tasks::Folder {
+            dir: &found.dir,
+            shown: shown_dir,
+            name: &skill.name.value,
+            max_file_size: options.max_file_size,
+        };
+        skill.tasks = read_tasks(&folder, path, &real, options, &mut result);
+    }
     let (files, diagnostics) = resources::collect(walk, shown_dir, options.max_file_size);
     result.diagnostics.extend(diagnostics);
     result.size += files.iter().map(|(r, _)| r.size).sum::<u64>();
@@ -389,13 +425,17 @@ fn load_folder(
     {
         let paths: Vec<&str> = files.iter().map(|(r, _)| r.path.as_str()).collect();
         let shown = format!("{shown_dir}/{}", openai_yaml::OPENAI_YAML);
-        result.diagnostics.extend(openai_yaml::read(
+        let (yaml, diagnostics) = openai_yaml::read(
             &shown,
             bytes,
             &paths,
-            &mut skill,
+            &skill.openai_frontmatter(),
             parse_options.compat,
-        ));
+        );
+        result.diagnostics.extend(diagnostics);
+        if let Some(yaml) = yaml {
+            skill.honour_openai(yaml);
+        }
     }
     skill.tree_sha256 = tree_hash(&skill, &files);
     skill.resources = files.into_iter().map(|(resource, _)| resource).collect();
@@ -419,40 +459,10 @@ fn read_triggers(
     result: &mut FolderResult,
 ) -> Option<TriggerFile> {
     let shown = format!("{shown_dir}/{TRIGGERS_FILE}");
-    let bytes = match read_limited(real, options.max_file_size) {
-        Ok((bytes, _)) => bytes,
-        Err(ReadError::TooLarge(size)) => {
-            result.diagnostics.push(
-                Diagnostic::error(
-                    Code::FileTooLarge,
-                    &shown,
-                    format!(
-                        "`{shown}` is {size} bytes, over the per-file limit of {} bytes",
-                        options.max_file_size
-                    ),
-                )
-                .with_help("fewer cases, or raise the limit with `max_file_size = ...`"),
-            );
-            return None;
-        }
-        Err(ReadError::NotFile(Kind::Dir)) => {
-            result.diagnostics.push(Diagnostic::error(
-                Code::Unreadable,
-                &shown,
-                format!("cannot read `{shown}`: it is a folder"),
-            ));
-            return None;
-        }
-        Err(ReadError::NotFile(kind)) => {
-            result.diagnostics.push(files::special_file(&shown, kind));
-            return None;
-        }
-        Err(ReadError::Io(error)) => {
-            result.diagnostics.push(Diagnostic::error(
-                Code::Unreadable,
-                &shown,
-                format!("cannot read `{shown}`: {error}"),
-            ));
+    let bytes = match read_eval_file(&shown, real, options.max_file_size) {
+        Ok(bytes) => bytes,
+        Err(diagnostic) => {
+            result.diagnostics.push(diagnostic);
             return None;
         }
     };
@@ -471,6 +481,76 @@ fn read_triggers(
         file: path,
         sha256,
         cases,
+    })
+}
+
+/// The bytes of an eval file (`evals/triggers.json`, `evals/evals.json`, shown as `shown`, at
+/// `real`), or the error: too large, a folder, a FIFO or device, unreadable.
+fn read_eval_file(shown: &str, real: &Path, limit: u64) -> Result<Vec<u8>, Diagnostic> {
+    match read_limited(real, limit) {
+        Ok((bytes, _)) => Ok(bytes),
+        Err(ReadError::TooLarge(size)) => Err(Diagnostic::error(
+            Code::FileTooLarge,
+            shown,
+            format!("`{shown}` is {size} bytes, over the per-file limit of {limit} bytes"),
+        )
+        .with_help("fewer cases, or raise the limit with `max_file_size = ...`")),
+        Err(ReadError::NotFile(kind @ (Kind::Dir | Kind::Other))) => Err(Diagnostic::error(
+            Code::Unreadable,
+            shown,
+            format!("cannot read `{shown}`: it is {kind}"),
+        )),
+        Err(ReadError::NotFile(kind)) => Err(files::special_file(shown, kind)),
+        Err(ReadError::Io(error)) => Err(Diagnostic::error(
+            Code::Unreadable,
+            shown,
+            format!("cannot read `{shown}`: {error}"),
+        )),
+    }
+}
+
+/// Reads and checks a skill's `evals/evals.json` and the files its cases copy (`path` in the
+/// folder, `real` its real path), adding their problems and lock entries to `result`: a changed
+/// case or fixture is a reviewed change. Their sizes count toward `max_bundle_size` only with
+/// `embed_evals`, when they are compiled in.
+fn read_tasks(
+    folder: &tasks::Folder<'_>,
+    path: PathBuf,
+    real: &Path,
+    options: &Options,
+    result: &mut FolderResult,
+) -> Option<TaskFile> {
+    let shown = format!("{}/{TASKS_FILE}", folder.shown);
+    let bytes = match read_eval_file(&shown, real, options.max_file_size) {
+        Ok(bytes) => bytes,
+        Err(diagnostic) => {
+            result.diagnostics.push(diagnostic);
+            return None;
+        }
+    };
+    let sha256 = digest::sha256_hex(&bytes);
+    result.files.push(LockedFile {
+        path: shown.clone(),
+        sha256: sha256.clone(),
+    });
+    let (cases, fixtures, skill_refs, diagnostics) = tasks::parse(&shown, &bytes, folder);
+    result.diagnostics.extend(diagnostics);
+    if options.embed_evals {
+        result.size += bytes.len() as u64 + fixtures.iter().map(|f| f.size).sum::<u64>();
+    }
+    result
+        .files
+        .extend(fixtures.iter().map(|fixture| LockedFile {
+            path: fixture.path.clone(),
+            sha256: fixture.sha256.clone(),
+        }));
+    Some(TaskFile {
+        path: shown,
+        file: path,
+        sha256,
+        cases,
+        fixtures,
+        skill_refs,
     })
 }
 

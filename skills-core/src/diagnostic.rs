@@ -190,6 +190,33 @@ codes! {
     TriggerDuplicateKey = "trigger-duplicate-key",
     /// Two trigger cases of one skill with the same query.
     TriggerDuplicateQuery = "trigger-duplicate-query",
+    // Task cases (`evals/evals.json`).
+    /// The task file is not valid JSON.
+    TasksSyntax = "tasks-syntax",
+    /// The task file holds something other than an object with `evals`.
+    TasksNotObject = "tasks-not-object",
+    /// A key the task file, a case or a check does not have.
+    TaskUnknownKey = "task-unknown-key",
+    /// The same key twice in one object, or both `assertions` and `expectations`.
+    TaskDuplicateKey = "task-duplicate-key",
+    /// A task file without `evals`, or a case without `id` or `prompt`.
+    TaskMissingKey = "task-missing-key",
+    /// A value of the wrong type, or an empty string, in the task file.
+    TaskWrongType = "task-wrong-type",
+    /// Two task cases of one skill with the same `id`.
+    TaskDuplicateId = "task-duplicate-id",
+    /// `skill_name` names another skill.
+    TaskSkillName = "task-skill-name",
+    /// A file a task case copies that does not exist.
+    TaskFileMissing = "task-file-missing",
+    /// A file a task case copies that is outside the skill's `evals/` folder, or two that land
+    /// on the same path.
+    TaskFileOutside = "task-file-outside",
+    /// A check object that is none of the known forms, or whose path or regular expression is
+    /// unusable.
+    TaskBadCheck = "task-bad-check",
+    /// A `loaded` or `not_loaded` check naming a skill the bundle does not have.
+    TaskUnknownSkill = "task-unknown-skill",
     // Across skills.
     /// Two skills share a name.
     DuplicateName = "duplicate-name",
@@ -569,6 +596,7 @@ mod tests {
             include_str!("openai_yaml.rs"),
             include_str!("resources.rs"),
             include_str!("skill.rs"),
+            include_str!("tasks/read.rs"),
             include_str!("text.rs"),
             include_str!("triggers.rs"),
             include_str!("yaml.rs"),

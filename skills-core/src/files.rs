@@ -148,6 +148,68 @@ pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<(Vec<u8>, fs::Meta
     Ok((bytes, metadata))
 }
 
+/// Why the bytes of a file are not the ones that were checked ([`read_checked`]).
+#[derive(Debug)]
+pub enum ReadCheckedError {
+    /// The file is another file now: other bytes, more bytes, or no longer a regular file.
+    Changed,
+    /// The file could not be opened or read.
+    Unreadable(std::io::Error),
+}
+
+impl fmt::Display for ReadCheckedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadCheckedError::Changed => f.write_str("the file changed after it was checked"),
+            ReadCheckedError::Unreadable(error) => {
+                write!(f, "the file cannot be read again: {error}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ReadCheckedError {}
+
+/// The bytes of `file`, only if they are the `size` bytes with SHA-256 `sha256` (lowercase hex)
+/// that were checked: read again (at most `size` bytes, so a file swapped for a larger one, or a
+/// link to an endless one, is refused once it passes that size; a regular file only, opened
+/// without blocking) and compared. What is embedded, zipped or copied is then what was judged.
+pub(crate) fn read_checked(
+    file: &Path,
+    size: u64,
+    sha256: &str,
+) -> Result<Vec<u8>, ReadCheckedError> {
+    let bytes = match read_limited(file, size) {
+        Ok((bytes, _)) => bytes,
+        Err(ReadError::TooLarge(_) | ReadError::NotFile(_)) => {
+            return Err(ReadCheckedError::Changed);
+        }
+        Err(ReadError::Io(error)) => return Err(ReadCheckedError::Unreadable(error)),
+    };
+    if crate::digest::sha256_hex(&bytes) != sha256 {
+        return Err(ReadCheckedError::Changed);
+    }
+    Ok(bytes)
+}
+
+/// `(device, inode)` of a folder, to recognise it when a link leads back to it.
+#[cfg(unix)]
+pub(crate) fn identity(metadata: &fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (metadata.dev(), metadata.ino())
+}
+
+/// Without inodes every folder is new: loops are still bounded by the walks' depth and entry
+/// limits.
+#[cfg(not(unix))]
+pub(crate) fn identity(_: &fs::Metadata) -> (u64, u64) {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    (
+        u64::MAX,
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+    )
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;

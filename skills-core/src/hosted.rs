@@ -15,7 +15,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::diagnostic::{Code, Diagnostic};
-use crate::resources::{ReadCheckedError, ResourceDef};
+use crate::files::ReadCheckedError;
+use crate::resources::ResourceDef;
 use crate::skill::SkillDef;
 use crate::spanned::Spanned;
 

@@ -24,12 +24,13 @@
 //! the skill's text it starts (which gives the base; see [`NameEntry`]).
 //!
 //! With `embed_evals = true` the trigger cases are a table of their own, apart from the records
-//! (see [`TriggerEntry`]), so a bundle without them carries nothing of them.
+//! (see [`TriggerEntry`]), and so are the task cases (`crate::tasks::encode`) with a list of
+//! the files they copy, so a bundle without them carries nothing of them.
 
 /// The version of this format. The generated code asserts at compile time that the runtime it
 /// links reads the version the macro wrote, so a macro and a runtime of different releases are
 /// a compile error, not wrong data.
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 
 /// What a [`Field`]'s data is, after the flag bit that says it is present.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

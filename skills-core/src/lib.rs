@@ -9,7 +9,8 @@
 //!    [`skill`] reads the fields out of it;
 //! 4. `resources` collects the files beside each `SKILL.md`, and `links` checks that the
 //!    body's links and paths point at them; [`triggers`] reads the skill's trigger cases
-//!    (`evals/triggers.json`), which are never embedded as resources;
+//!    (`evals/triggers.json`) and [`tasks`] its task cases (`evals/evals.json`), which are never
+//!    embedded as resources;
 //! 5. `check` applies the rules that look at several skills at once, and [`lint`]
 //!    gives advice at a level the user chooses.
 //!
@@ -66,6 +67,7 @@ pub mod render;
 pub mod shell_commands;
 #[doc(hidden)]
 pub mod tables;
+pub mod tasks;
 #[doc(hidden)]
 pub mod tracking;
 pub mod visible;
@@ -119,11 +121,13 @@ pub use diagnostic::{Code, Diagnostic, Severity};
 #[doc(hidden)]
 pub use discover::display_root;
 #[cfg(feature = "validate")]
+pub use files::ReadCheckedError;
+#[cfg(feature = "validate")]
 pub use lint::{Level, Lint, LintOptions};
 #[cfg(feature = "validate")]
 pub use options::{OPTIONS, OptionSpec, Options};
 #[cfg(feature = "validate")]
-pub use resources::{ReadCheckedError, ResourceDef};
+pub use resources::ResourceDef;
 #[cfg(feature = "validate")]
 pub use skill::SkillDef;
 #[cfg(feature = "validate")]

@@ -15,7 +15,6 @@
 use crate::claude_code::Compat;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::layout::openai as keys;
-use crate::skill::{FrontmatterKey, SkillDef};
 use crate::yaml::{self, Node, Value};
 
 /// Where the file is in a skill's folder.
@@ -71,16 +70,30 @@ const TOOL: [&str; 6] = [
 const POLICY: [&str; 2] = ["allow_implicit_invocation", "products"];
 const SECTIONS: [&str; 3] = ["interface", "dependencies", "policy"];
 
-/// Reads `bytes`, the skill's `agents/openai.yaml` (shown as `shown`), into `skill`, whose
-/// files are `files` (paths in the folder): its values, the display name it gives and its
-/// invocation policy. Returns every problem, and a warning where it and `SKILL.md` disagree.
+/// What `SKILL.md` says that `agents/openai.yaml` can say too, for the warnings where the two
+/// disagree.
+pub(crate) struct Frontmatter<'a> {
+    /// `SKILL.md` as shown in messages.
+    pub(crate) path: &'a str,
+    /// The display name it gives, if any.
+    pub(crate) display_name: Option<&'a str>,
+    /// The key that keeps a skill from the model (`disable-model-invocation`).
+    pub(crate) disable_key: &'a str,
+    /// Its value, when the frontmatter sets it.
+    pub(crate) model_invocation_disabled: Option<bool>,
+}
+
+/// Reads `bytes`, the skill's `agents/openai.yaml` (shown as `shown`), of a skill whose files
+/// are `files` (paths in the folder) and whose frontmatter is `frontmatter`. Returns the file's
+/// values when it has no error, and every problem, with a warning where it and `SKILL.md`
+/// disagree.
 pub(crate) fn read(
     shown: &str,
     bytes: &[u8],
     files: &[&str],
-    skill: &mut SkillDef,
+    frontmatter: &Frontmatter<'_>,
     compat: Compat,
-) -> Vec<Diagnostic> {
+) -> (Option<OpenAiYaml>, Vec<Diagnostic>) {
     let mut reader = Reader {
         shown,
         text: "",
@@ -89,11 +102,12 @@ pub(crate) fn read(
         pairs: Vec::new(),
     };
     let Ok(text) = std::str::from_utf8(bytes) else {
-        return vec![Diagnostic::error(
+        let error = Diagnostic::error(
             Code::InvalidOpenaiYaml,
             shown,
             format!("`{shown}` is not UTF-8 text"),
-        )];
+        );
+        return (None, vec![error]);
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     reader.text = text;
@@ -127,21 +141,19 @@ pub(crate) fn read(
                 Some("remove it, or give it `interface:`, `dependencies:` or `policy:`".into()),
             );
         }
-        return reader.diagnostics;
+        return (None, reader.diagnostics);
     };
     let mut spans = Spans::default();
     reader.root(&root, &mut spans);
     if reader.diagnostics.iter().any(Diagnostic::is_error) {
-        return reader.diagnostics;
+        return (None, reader.diagnostics);
     }
     let yaml = OpenAiYaml {
         pairs: reader.pairs,
     };
     let mut diagnostics = reader.diagnostics;
-    diagnostics.extend(agree(shown, text, &yaml, &spans, skill, compat));
-    honour(&yaml, skill);
-    skill.openai = Some(yaml);
-    diagnostics
+    diagnostics.extend(agree(shown, text, &yaml, &spans, frontmatter, compat));
+    (Some(yaml), diagnostics)
 }
 
 /// Where the values the frontmatter also has are, for the warnings.
@@ -151,33 +163,13 @@ struct Spans {
     policy: Option<(usize, usize)>,
 }
 
-/// `allow_implicit_invocation: false` keeps the skill from the model, as
-/// `disable-model-invocation: true` does; `display_name` is the display name when `SKILL.md`
-/// gives none.
-fn honour(yaml: &OpenAiYaml, skill: &mut SkillDef) {
-    if yaml.allow_implicit_invocation() == Some(false) {
-        skill.claude_code.model_invocable = false;
-    }
-    if skill.claude_code.display_name.is_none()
-        && let Some(shown) = yaml.get(keys::DISPLAY_NAME)
-        && shown != skill.name.value
-    {
-        // Not a place in `SKILL.md`: the opening line, as for what a file leaves out.
-        skill.claude_code.display_name = Some(crate::spanned::Spanned {
-            value: shown.to_owned(),
-            line: 1,
-            column: 1,
-        });
-    }
-}
-
 /// The warnings where the file and the frontmatter disagree.
 fn agree(
     shown: &str,
     text: &str,
     yaml: &OpenAiYaml,
     spans: &Spans,
-    skill: &SkillDef,
+    frontmatter: &Frontmatter<'_>,
     compat: Compat,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -189,35 +181,31 @@ fn agree(
                 .with_help(help),
         );
     };
-    if let (Some(codex), Some(claude)) = (
-        yaml.get(keys::DISPLAY_NAME),
-        skill.claude_code.display_name.as_ref(),
-    ) && codex != claude.value
+    if let (Some(codex), Some(claude)) = (yaml.get(keys::DISPLAY_NAME), frontmatter.display_name)
+        && codex != claude
     {
         warn(
             spans.display_name,
             format!(
-                "`interface.display_name` is `{codex}`, but `{}` gives the display name `{}`: \
+                "`interface.display_name` is `{codex}`, but `{}` gives the display name `{claude}`: \
                  Codex shows one, Claude Code the other",
-                skill.path, claude.value
+                frontmatter.path
             ),
             "use one display name in both files".to_owned(),
         );
     }
-    let disable = FrontmatterKey::DisableModelInvocation.as_str();
-    let frontmatter_says = skill
-        .keys
-        .iter()
-        .any(|key| key.value == disable)
-        .then_some(!skill.claude_code.model_invocable);
-    match (frontmatter_says, yaml.allow_implicit_invocation()) {
+    let disable = frontmatter.disable_key;
+    match (
+        frontmatter.model_invocation_disabled,
+        yaml.allow_implicit_invocation(),
+    ) {
         (Some(disabled), Some(allowed)) if disabled == allowed => warn(
             spans.policy,
             format!(
                 "`policy.allow_implicit_invocation: {allowed}` but `{}` has \
                  `{disable}: {disabled}`: the model may load the skill in one host and not in the \
                  other (here it may not)",
-                skill.path
+                frontmatter.path
             ),
             format!(
                 "say the same in both: `allow_implicit_invocation: {disabled}`",
@@ -229,7 +217,7 @@ fn agree(
             format!(
                 "`policy.allow_implicit_invocation: false` keeps the skill from Codex's model, \
                  but Claude Code reads `{disable}`, which `{}` does not set",
-                skill.path
+                frontmatter.path
             ),
             format!(
                 "add `{disable}: true` to the frontmatter so both hosts keep it from the model"
@@ -240,7 +228,7 @@ fn agree(
             format!(
                 "`{}` has `{disable}: true`, but Codex reads `policy.allow_implicit_invocation`, \
                  which this file does not set, so Codex's model may load the skill",
-                skill.path
+                frontmatter.path
             ),
             "add `policy:` with `allow_implicit_invocation: false`".to_owned(),
         ),

@@ -1,7 +1,7 @@
 //! The third level of progressive disclosure: files shipped beside `SKILL.md`
 //! (`references/`, `scripts/`, `assets/`), walked, filtered and read. The rule that the body's
 //! links point at these files is in `links`. The `evals/` folder is never a resource: the model
-//! must not see its own test; the walk reports its `triggers.json` apart.
+//! must not see its own test; the walk reports its `triggers.json` and `evals.json` apart.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -10,7 +10,11 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::discover::FoundSkill;
-use crate::files::{Kind, ReadError, Unreachable, read_limited, real_path_within, special_file};
+use crate::files::{
+    Kind, ReadCheckedError, ReadError, Unreachable, identity, read_checked, read_limited,
+    real_path_within, special_file,
+};
+use crate::tasks::TASKS_FILE;
 use crate::triggers::{EVALS_DIR, TRIGGERS_FILE};
 use crate::{portable, visible};
 
@@ -35,28 +39,6 @@ pub struct ResourceDef {
     pub sha256: String,
 }
 
-/// Why the bytes of a resource are not the ones that were checked ([`ResourceDef::read_checked`]).
-#[derive(Debug)]
-pub enum ReadCheckedError {
-    /// The file is another file now: other bytes, more bytes, or no longer a regular file.
-    Changed,
-    /// The file could not be opened or read.
-    Unreadable(std::io::Error),
-}
-
-impl std::fmt::Display for ReadCheckedError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ReadCheckedError::Changed => f.write_str("the file changed after it was checked"),
-            ReadCheckedError::Unreadable(error) => {
-                write!(f, "the file cannot be read again: {error}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for ReadCheckedError {}
-
 impl ResourceDef {
     /// The file's bytes, only if they are the bytes that were checked and hashed: read again
     /// (at most [`size`](Self::size) bytes, so a file swapped for a larger one, or a link to an
@@ -64,17 +46,7 @@ impl ResourceDef {
     /// blocking) and compared by SHA-256. What the macro embeds and `skills package` zips, so a
     /// file that changes after its check never ships unreviewed.
     pub fn read_checked(&self) -> Result<Vec<u8>, ReadCheckedError> {
-        let bytes = match read_limited(&self.file, self.size) {
-            Ok((bytes, _)) => bytes,
-            Err(ReadError::TooLarge(_) | ReadError::NotFile(_)) => {
-                return Err(ReadCheckedError::Changed);
-            }
-            Err(ReadError::Io(error)) => return Err(ReadCheckedError::Unreadable(error)),
-        };
-        if crate::digest::sha256_hex(&bytes) != self.sha256 {
-            return Err(ReadCheckedError::Changed);
-        }
-        Ok(bytes)
+        read_checked(&self.file, self.size, &self.sha256)
     }
 }
 
@@ -111,6 +83,13 @@ pub(crate) enum WalkItem {
     },
     /// The skill's trigger file, `evals/triggers.json`: read by `triggers`, never embedded.
     Triggers {
+        /// The path inside the skill folder.
+        path: PathBuf,
+        /// The real path (symlinks followed), inside the root.
+        real: PathBuf,
+    },
+    /// The skill's task file, `evals/evals.json`: read by `tasks`, never embedded as a resource.
+    Tasks {
         /// The path inside the skill folder.
         path: PathBuf,
         /// The real path (symlinks followed), inside the root.
@@ -175,7 +154,7 @@ struct Pending {
 }
 
 /// Walks a skill folder: every file except `SKILL.md`, ignored names and the `evals/` folder,
-/// whose `triggers.json` is reported apart.
+/// whose `triggers.json` and `evals.json` are reported apart.
 ///
 /// Symlinks are followed, to files and to folders, while they stay inside `real_root`, out of
 /// every other skill's folder and out of every `evals/` folder: a skill may share a folder of
@@ -227,7 +206,7 @@ impl Walker<'_> {
     }
 
     fn run(&mut self) {
-        let Some(start) = identity(&self.found.dir) else {
+        let Some(start) = identity_of(&self.found.dir) else {
             return;
         };
         let mut pending = vec![Pending {
@@ -309,8 +288,10 @@ impl Walker<'_> {
         }
         if top && name == EVALS_DIR {
             self.names.push(name);
-            let item = trigger_file(&entry.path(), shown_dir, &self.found.real_root);
-            self.items.extend(item);
+            for file in [TRIGGERS_FILE, TASKS_FILE] {
+                let item = eval_file(&entry.path(), file, shown_dir, &self.found.real_root);
+                self.items.extend(item);
+            }
             return None;
         }
         let path = entry.path();
@@ -375,7 +356,7 @@ impl Walker<'_> {
         shown: String,
         path: PathBuf,
     ) -> Option<Pending> {
-        let here = metadata_identity(metadata);
+        let here = identity(metadata);
         if let Some(index) = parent.ancestors.iter().position(|a| *a == here) {
             // The folder the link leads back to, as shown: the skill folder, or one below it.
             let target = match relative
@@ -438,24 +419,8 @@ impl Walker<'_> {
 }
 
 /// `(device, inode)` of the folder at `path`, symlinks followed.
-fn identity(path: &Path) -> Option<(u64, u64)> {
-    fs::metadata(path).ok().map(|m| metadata_identity(&m))
-}
-
-#[cfg(unix)]
-fn metadata_identity(metadata: &fs::Metadata) -> (u64, u64) {
-    use std::os::unix::fs::MetadataExt;
-    (metadata.dev(), metadata.ino())
-}
-
-/// Without inodes, loops are still bounded by [`MAX_DEPTH`] and [`MAX_ENTRIES`].
-#[cfg(not(unix))]
-fn metadata_identity(_: &fs::Metadata) -> (u64, u64) {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    (
-        u64::MAX,
-        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-    )
+fn identity_of(path: &Path) -> Option<(u64, u64)> {
+    fs::metadata(path).ok().map(|m| identity(&m))
 }
 
 /// Two paths of one skill that are the same file where case and Unicode normalization do not
@@ -519,14 +484,17 @@ fn code_points(text: &str) -> String {
         .collect()
 }
 
-/// The walk's item for `evals/triggers.json` in the skill's `evals` entry, when there is such a
-/// file (or a link by that name).
-fn trigger_file(evals: &Path, shown_dir: &str, real_root: &Path) -> Option<WalkItem> {
-    let path = evals.join(TRIGGERS_FILE.trim_start_matches(&format!("{EVALS_DIR}/")));
+/// The walk's item for `file` (`evals/triggers.json` or `evals/evals.json`) in the skill's
+/// `evals` entry, when there is such a file (or a link by that name).
+fn eval_file(evals: &Path, file: &str, shown_dir: &str, real_root: &Path) -> Option<WalkItem> {
+    let path = evals.join(file.trim_start_matches(&format!("{EVALS_DIR}/")));
     fs::symlink_metadata(&path).ok()?;
-    let shown = format!("{shown_dir}/{TRIGGERS_FILE}");
+    let shown = format!("{shown_dir}/{file}");
     Some(match real_path_within(&path, real_root) {
         Ok(real) => match fs::metadata(&real).map(|m| Kind::of(m.file_type())) {
+            Ok(Kind::File | Kind::Dir) | Err(_) if file == TASKS_FILE => {
+                WalkItem::Tasks { path, real }
+            }
             Ok(Kind::File | Kind::Dir) | Err(_) => WalkItem::Triggers { path, real },
             Ok(kind) => WalkItem::Problem(special_file(&shown, kind)),
         },
@@ -566,8 +534,8 @@ pub(crate) fn collect(
                 diagnostics.push(diagnostic);
                 continue;
             }
-            // Read apart, by `triggers`.
-            WalkItem::Triggers { .. } => continue,
+            // Read apart, by `triggers` and `tasks`.
+            WalkItem::Triggers { .. } | WalkItem::Tasks { .. } => continue,
         };
         let shown = format!("{shown_dir}/{relative}");
         match read_limited(&real, max_file_size) {

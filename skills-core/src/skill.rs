@@ -12,9 +12,11 @@ use crate::claude_code::Compat;
 use crate::claude_code::is_js_space;
 use crate::claude_code::{Effort, Shell, SkillContext};
 use crate::diagnostic::{Code, Diagnostic};
+use crate::openai_yaml::OpenAiYaml;
 use crate::resources::ResourceDef;
 use crate::shell_commands::{self, ShellCommand};
 use crate::spanned::Spanned;
+use crate::tasks::TaskFile;
 use crate::text;
 use crate::triggers::TriggerFile;
 use crate::visible;
@@ -254,6 +256,9 @@ pub struct SkillDef {
     /// The trigger cases of `evals/triggers.json`, when the skill has that file (filled in by
     /// [`crate::bundle::load`]).
     pub triggers: Option<TriggerFile>,
+    /// The task cases of `evals/evals.json`, when the skill has that file (filled in by
+    /// [`crate::bundle::load`]).
+    pub tasks: Option<TaskFile>,
     /// SHA-256 over `SKILL.md` and every resource (path and bytes): names the directory the
     /// runtime materializes the skill's files into. Equal to `sha256` when there are no resources.
     pub tree_sha256: String,
@@ -262,7 +267,7 @@ pub struct SkillDef {
     pub frontmatter_json: String,
     /// Codex's `agents/openai.yaml`, when the skill has one (filled in by
     /// [`crate::bundle::load`]; its settings are already applied to the fields above).
-    pub openai: Option<crate::openai_yaml::OpenAiYaml>,
+    pub openai: Option<OpenAiYaml>,
 }
 
 /// The fields only `compat = "claude-code"` accepts, as read and checked.
@@ -334,6 +339,48 @@ impl Default for ClaudeCodeFields {
             fallback: None,
             boolean_words: Vec::new(),
         }
+    }
+}
+
+impl SkillDef {
+    /// What `agents/openai.yaml` is compared with.
+    pub(crate) fn openai_frontmatter(&self) -> crate::openai_yaml::Frontmatter<'_> {
+        let disable_key = FrontmatterKey::DisableModelInvocation.as_str();
+        crate::openai_yaml::Frontmatter {
+            path: &self.path,
+            display_name: self
+                .claude_code
+                .display_name
+                .as_ref()
+                .map(|name| name.value.as_str()),
+            disable_key,
+            model_invocation_disabled: self
+                .keys
+                .iter()
+                .any(|key| key.value == disable_key)
+                .then_some(!self.claude_code.model_invocable),
+        }
+    }
+
+    /// Takes in the skill's `agents/openai.yaml`: `allow_implicit_invocation: false` keeps the
+    /// skill from the model, as `disable-model-invocation: true` does; `display_name` is the
+    /// display name when `SKILL.md` gives none.
+    pub(crate) fn honour_openai(&mut self, yaml: OpenAiYaml) {
+        if yaml.allow_implicit_invocation() == Some(false) {
+            self.claude_code.model_invocable = false;
+        }
+        if self.claude_code.display_name.is_none()
+            && let Some(shown) = yaml.get(crate::layout::openai::DISPLAY_NAME)
+            && shown != self.name.value
+        {
+            // Not a place in `SKILL.md`: the opening line, as for what a file leaves out.
+            self.claude_code.display_name = Some(Spanned {
+                value: shown.to_owned(),
+                line: 1,
+                column: 1,
+            });
+        }
+        self.openai = Some(yaml);
     }
 }
 
@@ -725,6 +772,7 @@ impl FieldReader<'_> {
             claude_code: ClaudeCodeFields::default(),
             keys: Vec::new(),
             triggers: None,
+            tasks: None,
         };
         let (mut has_name, mut has_description) = (false, false);
         // Where a blank `description:` is, which Claude Code reads as no description.

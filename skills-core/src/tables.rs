@@ -32,6 +32,18 @@ pub struct Tables {
     pub roots: Vec<String>,
     /// The trigger cases, when they are embedded.
     pub triggers: Option<TriggerTables>,
+    /// The task cases, when they are embedded.
+    pub tasks: Option<TaskTables>,
+}
+
+/// The task cases of a bundle: every skill's in the compact form of [`crate::tasks::encode`],
+/// and the files they copy, skill after skill.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TaskTables {
+    /// The cases.
+    pub table: Vec<u8>,
+    /// The fixture files, as the bundle read them: display path, file on disk, SHA-256 (hex).
+    pub files: Vec<(String, std::path::PathBuf, String)>,
 }
 
 /// The trigger cases of a bundle (see [`crate::layout::TriggerEntry`]).
@@ -67,7 +79,7 @@ pub use build::build;
 
 #[cfg(feature = "validate")]
 mod build {
-    use super::{Tables, TextTooLarge, TriggerTables};
+    use super::{Tables, TaskTables, TextTooLarge, TriggerTables};
     use crate::claude_code::{Effort, Shell, SkillContext};
     use crate::layout::{self, Field, HASH_LEN, Header, NameEntry, TriggerEntry};
     use crate::render::{self, CatalogEntry};
@@ -99,6 +111,7 @@ mod build {
             catalog: render::catalog_markdown(&entries),
             index: crate::index::encode(&crate::index::build(&names)),
             triggers: embed_evals.then(|| triggers(bundle)),
+            tasks: embed_evals.then(|| tasks(bundle)),
             ..Tables::default()
         };
         skills(&mut tables, bundle, &roots, frontmatter_json);
@@ -123,6 +136,25 @@ mod build {
             }
         }
         out
+    }
+
+    /// The task cases and fixture files of every skill, in skill order (a skill without a file
+    /// has none).
+    fn tasks(bundle: &Bundle) -> TaskTables {
+        let mut files = Vec::new();
+        let table = crate::tasks::encode(bundle.skills.iter().map(|skill| match &skill.tasks {
+            Some(tasks) => {
+                files.extend(
+                    tasks
+                        .fixtures
+                        .iter()
+                        .map(|f| (f.path.clone(), f.file.clone(), f.sha256.clone())),
+                );
+                (&tasks.cases[..], tasks.fixtures.len() as u32)
+            }
+            None => (&[][..], 0),
+        }));
+        TaskTables { table, files }
     }
 
     /// The text, names, records and hashes of every skill.

@@ -52,18 +52,16 @@ pub fn expand(
         .warnings()
         .map(|d| warning(span_for(args, d.path()), &d.compile_error_text()))
         .collect();
-    if bundle.has_errors() {
-        let errors = bundle
-            .errors()
-            .map(|diagnostic| {
-                syn::Error::new(
-                    span_for(args, diagnostic.path()),
-                    diagnostic.compile_error_text(),
-                )
-            })
+    // Compile errors at the root literal each file came from, then the empty registry.
+    let failed = |diagnostics: &mut dyn Iterator<Item = &skills_core::Diagnostic>| {
+        let errors = diagnostics
+            .map(|d| syn::Error::new(span_for(args, d.path()), d.compile_error_text()))
             .collect();
         let fallback = fallback(krate, errors);
-        return quote!({ #(#warnings)* #fallback });
+        quote!({ #(#warnings)* #fallback })
+    };
+    if bundle.has_errors() {
+        return failed(&mut bundle.errors());
     }
 
     let roots: Vec<String> = args.roots.iter().map(syn::LitStr::value).collect();
@@ -80,14 +78,17 @@ pub fn expand(
     // The resources as they were checked and hashed: read again, and refused if they changed.
     let resource_bytes = match bundle.checked_resource_bytes() {
         Ok(bytes) => bytes,
-        Err(changed) => {
-            let errors = changed
-                .iter()
-                .map(|d| syn::Error::new(span_for(args, d.path()), d.compile_error_text()))
-                .collect();
-            let fallback = fallback(krate, errors);
-            return quote!({ #(#warnings)* #fallback });
-        }
+        Err(changed) => return failed(&mut changed.iter()),
+    };
+    // The files task cases copy, when they are embedded: the same, read again and compared.
+    let fixture_bytes = match tables
+        .tasks
+        .as_ref()
+        .map(|_| bundle.checked_fixture_bytes())
+    {
+        None => Vec::new(),
+        Some(Ok(bytes)) => bytes,
+        Some(Err(changed)) => return failed(&mut changed.iter()),
     };
     // With a lock, its digest is recorded (and the lock is tracked below).
     let lock_digest = match &bundle.lock_digest {
@@ -109,6 +110,17 @@ pub fn expand(
             quote!(::core::option::Option::Some(#krate::__private::Triggers {
                 table: #table,
                 queries: #queries,
+            }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let tasks = match &tables.tasks {
+        Some(tasks) => {
+            let table = byte_string(&tasks.table);
+            let files = fixture_bytes.iter().map(|bytes| byte_string(bytes));
+            quote!(::core::option::Option::Some(#krate::__private::Tasks {
+                table: #table,
+                files: &[#(#files),*],
             }))
         }
         None => quote!(::core::option::Option::None),
@@ -160,6 +172,7 @@ pub fn expand(
                 catalog: #catalog,
                 lock_digest: #lock_digest,
                 triggers: #triggers,
+                tasks: #tasks,
                 cache: &CACHE,
             };
             static SKILLS: [#krate::Skill; #count] =
@@ -170,7 +183,7 @@ pub fn expand(
 }
 
 /// Tracking, so that editing or deleting a file the bundle was read from (each `SKILL.md`,
-/// resource and trigger file, and the lock) rebuilds the crate. It only tracks: the bytes the
+/// resource, trigger file, task file and fixture, and the lock) rebuilds the crate. It only tracks: the bytes the
 /// binary carries are the literals the macro writes from what it checked, so a file rewritten
 /// after the macro read it (an editor saving, a checkout, another build step) cannot reach the
 /// binary unreviewed.
@@ -191,6 +204,15 @@ fn tracking(bundle: &Bundle, location: &FileLocation, lock: Option<&str>) -> Tok
         }
         if let Some(triggers) = &skill.triggers {
             files.push((&triggers.file, triggers.path.clone()));
+        }
+        if let Some(tasks) = &skill.tasks {
+            files.push((&tasks.file, tasks.path.clone()));
+            files.extend(
+                tasks
+                    .fixtures
+                    .iter()
+                    .map(|f| (f.file.as_path(), f.path.clone())),
+            );
         }
     }
     if let (Some(file), Some(shown)) = (&bundle.lock_file, lock) {

@@ -134,7 +134,7 @@ pub use skills_bundle::__private;
 /// | `infer_missing_fields = true` | `false` | importing old folders: a missing `name` is the folder name, a missing `description` the first body line |
 /// | `ignore = ["*.bak", "drafts"]` | `[]` | more file names or `*` patterns to leave out of the resources (hidden files, `__pycache__` and `*.pyc` always are) |
 /// | `compat = "claude-code"` | `"strict"` | also accept Claude Code's frontmatter keys (`argument-hint`, `disable-model-invocation`, `effort`, `context`, `hooks`, ...), checked as strictly; `name` may be a display name and the folder is the identifier |
-/// | `embed_evals = true` | `false` | also compile each skill's trigger cases (`evals/triggers.json`) into the binary, for `Skill::trigger_cases` and evals the binary runs itself (`agent --eval`); never shown to the model, counted in `max_bundle_size` |
+/// | `embed_evals = true` | `false` | also compile each skill's trigger and task cases (`evals/triggers.json`, `evals/evals.json` and its files) into the binary, for `Skill::trigger_cases`, `Skill::task_cases` and evals the binary runs itself (`agent --eval`, `agent --eval --tasks`); never shown to the model, counted in `max_bundle_size` |
 /// | `catalog_budget = <chars>` | `none` | longest accepted catalog, in characters; the error names the skills that contribute most |
 /// | `long_body = "deny"` | `"warn"` | lint level (`"allow"`, `"warn"` or `"deny"`) for a body over 500 lines or about 5,000 tokens |
 /// | `similar_descriptions = "deny"` | `"warn"` | lint level for two descriptions so alike that the model may pick the wrong skill |

@@ -9,6 +9,7 @@ pub mod logs;
 pub mod mock;
 pub mod router;
 pub mod screen;
+pub mod task_model;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

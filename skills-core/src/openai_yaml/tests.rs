@@ -1,5 +1,5 @@
 use super::*;
-use crate::skill::{ParseOptions, parse};
+use crate::skill::{ParseOptions, SkillDef, parse};
 
 /// A skill `demo` parsed from `front` in `compat`.
 fn skill(front: &str, compat: Compat) -> SkillDef {
@@ -16,9 +16,17 @@ fn skill(front: &str, compat: Compat) -> SkillDef {
 const FILES: [&str; 3] = [OPENAI_YAML, "assets/icon.png", "assets/logo.svg"];
 const SHOWN: &str = "skills/demo/agents/openai.yaml";
 
-/// `yaml` read into `skill`: its diagnostics.
+/// `yaml` read into `skill` (as the load stage does): its diagnostics.
 fn read_into(skill: &mut SkillDef, yaml: &str, compat: Compat) -> Vec<Diagnostic> {
-    read(SHOWN, yaml.as_bytes(), &FILES, skill, compat)
+    read_bytes_into(skill, yaml.as_bytes(), compat)
+}
+
+fn read_bytes_into(skill: &mut SkillDef, bytes: &[u8], compat: Compat) -> Vec<Diagnostic> {
+    let (yaml, diagnostics) = read(SHOWN, bytes, &FILES, &skill.openai_frontmatter(), compat);
+    if let Some(yaml) = yaml {
+        skill.honour_openai(yaml);
+    }
+    diagnostics
 }
 
 #[test]
@@ -160,13 +168,7 @@ fn every_problem_is_an_error_at_its_line() {
         assert!(def.claude_code.model_invocable);
     }
     let mut def = skill("", Compat::Strict);
-    let diagnostics = read(
-        SHOWN,
-        b"policy:\n  \xff\n",
-        &FILES,
-        &mut def,
-        Compat::Strict,
-    );
+    let diagnostics = read_bytes_into(&mut def, b"policy:\n  \xff\n", Compat::Strict);
     assert!(
         diagnostics[0].message().contains("not UTF-8"),
         "{diagnostics:?}"
