@@ -310,13 +310,12 @@ async fn openai_local_server_quirks() {
     .await;
     let (options, _) = fast_options();
     // A local server without a key: no Authorization header at all.
-    let provider = skills_runtime::agent::provider::openai::OpenAi::new(
-        None,
-        "local-model",
-        &format!("{}/v1/", server.url()),
-        options,
-    )
-    .unwrap();
+    let provider = skills_runtime::agent::provider::openai::OpenAi::builder()
+        .model("local-model")
+        .base_url(format!("{}/v1/", server.url()))
+        .http(options)
+        .build()
+        .unwrap();
     let agent = Agent::builder(Arc::new(provider))
         .workdir(dir.path())
         .build()
@@ -873,13 +872,12 @@ async fn request_timeout_is_a_transport_error_and_retried() {
     let server = ApiMock::start(vec![slow(), final_text("in time")]).await;
     let (mut options, delays) = fast_options();
     options.timeout = Duration::from_millis(300);
-    let provider = skills_runtime::agent::provider::anthropic::Anthropic::with_options(
-        ANTHROPIC_KEY,
-        "m",
-        &server.url(),
-        options,
-    )
-    .unwrap();
+    let provider = skills_runtime::agent::provider::anthropic::Anthropic::builder(ANTHROPIC_KEY)
+        .model("m")
+        .base_url(server.url())
+        .http(options)
+        .build()
+        .unwrap();
     let agent = Agent::builder(Arc::new(provider)).build().unwrap();
     let started = std::time::Instant::now();
     let out = agent.run(&mut agent.session(), "x").await.unwrap();

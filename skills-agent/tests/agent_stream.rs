@@ -612,9 +612,12 @@ async fn an_idle_stream_times_out_but_a_slow_steady_one_does_not() {
         retry: skills_runtime::agent::RetryPolicy::none(),
         ..options
     };
-    let provider =
-        Anthropic::with_options(ANTHROPIC_KEY, "claude-test-model", &server.url(), options)
-            .unwrap();
+    let provider = Anthropic::builder(ANTHROPIC_KEY)
+        .model("claude-test-model")
+        .base_url(server.url())
+        .http(options)
+        .build()
+        .unwrap();
     let dir = agent_support::project();
     let agent = streaming_agent(Arc::new(provider), dir.path());
     let mut session = agent.session();
@@ -650,9 +653,12 @@ async fn an_error_body_that_never_finishes_is_bounded_by_the_timeout_too() {
         retry: skills_runtime::agent::RetryPolicy::none(),
         ..options
     };
-    let provider =
-        Anthropic::with_options(ANTHROPIC_KEY, "claude-test-model", &server.url(), options)
-            .unwrap();
+    let provider = Anthropic::builder(ANTHROPIC_KEY)
+        .model("claude-test-model")
+        .base_url(server.url())
+        .http(options)
+        .build()
+        .unwrap();
     let dir = agent_support::project();
     let agent = streaming_agent(Arc::new(provider), dir.path());
     let error = agent.run(&mut agent.session(), "hi").await.unwrap_err();
@@ -682,8 +688,8 @@ async fn the_body_limit_applies_to_a_stream() {
         cut: false,
     }])
     .await;
-    let (provider, _) = agent_support::anthropic(&server.url());
-    let provider = provider.max_response_bytes(64 * 1024);
+    let (provider, _) = agent_support::anthropic_builder(&server.url());
+    let provider = provider.max_response_bytes(64 * 1024).build().unwrap();
     let dir = agent_support::project();
     let agent = streaming_agent(Arc::new(provider), dir.path());
     let error = agent.run(&mut agent.session(), "hi").await.unwrap_err();

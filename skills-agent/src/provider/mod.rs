@@ -5,7 +5,7 @@
 //! - [`openai::OpenAi`]: OpenAI Chat Completions and compatible local servers (llama.cpp,
 //!   Ollama, vLLM).
 //!
-//! [`select`] makes one of them from the environment (`ANTHROPIC_API_KEY`,
+//! [`from_env`] makes one of them from the environment (`ANTHROPIC_API_KEY`,
 //! `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `MODEL_ID`), as the example agent
 //! and the `skills` command do.
 //!
@@ -54,5 +54,5 @@ mod sse;
 
 pub use select::{
     DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, ProviderKind, SelectError, Selected, env_var,
-    select,
+    from_env, select,
 };

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use skills_runtime::agent::provider::anthropic::Anthropic;
+use skills_runtime::agent::provider::anthropic::{Anthropic, AnthropicBuilder};
 use skills_runtime::agent::provider::openai::OpenAi;
 use skills_runtime::agent::{HttpOptions, RetryPolicy};
 
@@ -38,21 +38,29 @@ pub fn fast_options() -> (HttpOptions, Arc<Mutex<Vec<Duration>>>) {
 }
 
 pub fn anthropic(base: &str) -> (Anthropic, Arc<Mutex<Vec<Duration>>>) {
+    let (builder, delays) = anthropic_builder(base);
+    (builder.build().unwrap(), delays)
+}
+
+/// [`anthropic`]'s settings, for a test that changes one more.
+pub fn anthropic_builder(base: &str) -> (AnthropicBuilder, Arc<Mutex<Vec<Duration>>>) {
     let (options, delays) = fast_options();
-    let provider =
-        Anthropic::with_options(ANTHROPIC_KEY, "claude-test-model", base, options).unwrap();
-    (provider, delays)
+    let builder = Anthropic::builder(ANTHROPIC_KEY)
+        .model("claude-test-model")
+        .base_url(base)
+        .http(options);
+    (builder, delays)
 }
 
 pub fn openai(base: &str) -> (OpenAi, Arc<Mutex<Vec<Duration>>>) {
     let (options, delays) = fast_options();
-    let provider = OpenAi::new(
-        Some(OPENAI_KEY.to_owned()),
-        "gpt-test-model",
-        &format!("{base}/v1"),
-        options,
-    )
-    .unwrap();
+    let provider = OpenAi::builder()
+        .api_key(OPENAI_KEY)
+        .model("gpt-test-model")
+        .base_url(format!("{base}/v1"))
+        .http(options)
+        .build()
+        .unwrap();
     (provider, delays)
 }
 
