@@ -96,6 +96,30 @@ pub use skills_agent as agent;
 #[doc(inline)]
 pub use skills_mcp_server as mcp;
 
+/// The `main` of a program that runs the agent, in place of `#[tokio::main]`: it calls the
+/// sandbox's entry line ([`agent::sandbox::enter`]) first, before any thread starts, then runs
+/// the `async` body on a tokio runtime.
+///
+/// ```no_run
+/// #[skills_runtime::main]
+/// async fn main() {
+///     // build the agent and run it
+/// }
+/// ```
+///
+/// The entry line must come before the runtime because every `bash` call is sandboxed by this
+/// program's own binary started again, and a process with threads cannot create the user
+/// namespace; `#[tokio::main]` starts its threads before the body runs. Without the line,
+/// [`AgentBuilder::build`](agent::AgentBuilder::build) says so on stderr and every `bash` call
+/// fails ([`Agent::check_bash`](agent::Agent::check_bash) tells a program at start-up).
+///
+/// Arguments, as `#[tokio::main]` takes them: `flavor = "current_thread"` for a runtime on the
+/// main thread only (default `"multi_thread"`), `worker_threads = N`, and `crate = path` for a
+/// renamed dependency. The function keeps its return type (`Result<(), E>`, `ExitCode`, ...).
+#[cfg(feature = "agent")]
+#[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
+pub use skills_macro::main;
+
 #[cfg(feature = "rig")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rig")))]
 #[doc(inline)]
