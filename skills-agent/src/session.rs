@@ -29,12 +29,16 @@ pub struct Session {
     pub(crate) usage: Usage,
     /// Skills whose `allowed-tools` apply, in the order they became active.
     pub(crate) active: Vec<&'static Skill>,
+    /// Skills with `paths` a touched file has offered to the model, in that order.
+    pub(crate) offered: Vec<&'static Skill>,
     /// Where each message is appended as it is pushed, if anywhere.
     pub(crate) transcript: Option<Transcript>,
     /// The loaded skills the transcript records already.
     pub(crate) recorded_loaded: BTreeSet<&'static str>,
     /// How many of `active` the transcript records already.
     pub(crate) recorded_active: usize,
+    /// How many of `offered` the transcript records already.
+    pub(crate) recorded_offered: usize,
     /// The context budget's size of each message.
     pub(crate) sizes: SizeCache,
     /// How its transcript file is opened and read.
@@ -137,6 +141,7 @@ impl Session {
         )?);
         self.recorded_loaded.clear();
         self.recorded_active = 0;
+        self.recorded_offered = 0;
         let count = self.conversation.len();
         for index in 0..count {
             self.record(index, index + 1 == count)?;
@@ -164,25 +169,29 @@ impl Session {
         let Some(message) = self.conversation.messages().get(index) else {
             return Ok(());
         };
-        let (loaded, active): (Vec<&'static str>, Vec<&'static str>) = if with_skills {
+        let names = |skills: &[&'static Skill]| -> Vec<&'static str> {
+            skills.iter().map(|s| s.name()).collect()
+        };
+        let (loaded, active, offered) = if with_skills {
             let loaded = self
                 .loader
                 .skills()
                 .names()
                 .filter(|name| self.loader.is_loaded(name) && !self.recorded_loaded.contains(name))
                 .collect();
-            let active = self.active[self.recorded_active..]
-                .iter()
-                .map(|s| s.name())
-                .collect();
-            (loaded, active)
+            (
+                loaded,
+                names(&self.active[self.recorded_active..]),
+                names(&self.offered[self.recorded_offered..]),
+            )
         } else {
-            (Vec::new(), Vec::new())
+            (Vec::new(), Vec::new(), Vec::new())
         };
-        transcript.append(message, &loaded, &active)?;
+        transcript.append(message, &loaded, &active, &offered)?;
         self.recorded_loaded.extend(loaded);
         if with_skills {
             self.recorded_active = self.active.len();
+            self.recorded_offered = self.offered.len();
         }
         Ok(())
     }
@@ -229,6 +238,37 @@ impl Session {
         if !self.active.iter().any(|s| s.name() == skill.name()) {
             self.active.push(skill);
         }
+    }
+
+    /// Offers `skill` (one with `paths`) to the model (once).
+    pub(crate) fn offer(&mut self, skill: &'static Skill) {
+        if !self.offered.iter().any(|s| s.name() == skill.name()) {
+            self.offered.push(skill);
+        }
+    }
+
+    /// The skills with `paths` offered to the model in this session so far, in the order the
+    /// files that matched them were touched (see [`Agent`](crate::Agent)'s skills in a
+    /// conversation). A resumed session has those of its transcript.
+    pub fn offered_skills(&self) -> &[&'static Skill] {
+        &self.offered
+    }
+
+    /// The parsed `disallowed-tools` entries of the active skills, with the skill of each.
+    pub(crate) fn disallowing(
+        &self,
+    ) -> impl Iterator<Item = (&'static Skill, Entry<'static>)> + '_ {
+        self.active.iter().flat_map(|skill| {
+            skill
+                .disallowed_tools()
+                .iter()
+                .filter_map(move |entry| Entry::parse(entry).ok().map(|e| (*skill, e)))
+        })
+    }
+
+    /// The parsed `disallowed-tools` entries of the active skills.
+    pub(crate) fn disallowed_entries(&self) -> impl Iterator<Item = Entry<'static>> + '_ {
+        self.disallowing().map(|(_, entry)| entry)
     }
 
     /// The parsed `allowed-tools` entries of the active skills that list some.
