@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use router::{Reply, RoutingModel};
 use serde_json::Value;
-use skills_demo::scripted::ScriptedModel;
 use skills_runtime::agent::Agent;
 use skills_runtime::agent::eval::{self, EvalOptions};
+use skills_runtime::agent::provider::scripted::ScriptedModel;
 
 static SKILLS: skills_runtime::Registry =
     skills_runtime::embed_skills!("skills", embed_evals = true);

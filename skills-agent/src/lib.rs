@@ -242,6 +242,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod agent;
+mod approvals;
 mod budget;
 mod builder;
 mod conversation;
@@ -302,6 +303,7 @@ pub mod __private {
 }
 
 pub use agent::Agent;
+pub use approvals::{Approval, ApprovalScope, SessionApprovals, ask_approval};
 pub use budget::{
     CLAUDE_CONTEXT_WINDOW, DEFAULT_CONTEXT_WINDOW, DEFAULT_REPLY_RESERVE, KEEP_RECENT_TURNS,
     SHORTENED_PREFIX, default_context_window, estimate_tokens, message_bytes, request_bytes,

@@ -53,6 +53,11 @@ impl Agent {
     /// The provider's API key is masked (`[redacted]`) in every event and in the output's
     /// text, should the model ever write it ([`Agent::redactor`]); the conversation keeps the
     /// reply as the model sent it.
+    ///
+    /// Cancelling is dropping the future (a person's Ctrl-C): the model request stops, and so
+    /// do the tool calls running (a `bash` call's processes end with it). The session keeps
+    /// what was complete; the next run first gives the interrupted calls an error result
+    /// saying so, so the conversation stays one the APIs accept.
     pub async fn run_with_events(
         &self,
         session: &mut Session,
@@ -90,6 +95,7 @@ impl Agent {
         prompt: &str,
         on_event: &mut (dyn FnMut(&AgentEvent<'_>) + Send),
     ) -> Result<RunOutput, AgentError> {
+        session.close_interrupted()?;
         session.push(Message::User(prompt.to_owned()))?;
         let mut state = RunState::default();
         let mut tool_calls = 0u32;
@@ -357,6 +363,7 @@ impl Agent {
         arguments: &str,
         on_event: &mut (dyn FnMut(&AgentEvent<'_>) + Send),
     ) -> Result<RunOutput, AgentError> {
+        session.close_interrupted()?;
         let rendering = self
             .skills
             .skills

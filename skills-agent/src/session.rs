@@ -8,13 +8,13 @@ use skills_bundle::{Skill, SkillLoader};
 use skills_core::allowed_tools::Entry;
 
 use crate::budget::{Budget, SizeCache};
-use crate::conversation::{Conversation, Message, Usage};
+use crate::conversation::{Conversation, Message, ToolResult, Usage};
 use crate::error::AgentError;
 use crate::events::ContextShortened;
 use crate::provider::api::ToolDefinitions;
 use crate::redact::Redactor;
 use crate::session_file::SessionFiles;
-use crate::tools::FailureTracker;
+use crate::tools::{FailureTracker, ToolError, ToolErrorKind};
 use crate::transcript::Transcript;
 
 /// One conversation with an [`Agent`](crate::Agent): its messages, what it has loaded, its token
@@ -152,6 +152,39 @@ impl Session {
     /// The transcript file this session is kept in, if any.
     pub fn transcript_path(&self) -> Option<&Path> {
         self.transcript.as_ref().map(Transcript::path)
+    }
+
+    /// Gives the tool calls of the last assistant turn an error result each when they have
+    /// none: a run whose future was dropped (a person's Ctrl-C) while its calls ran leaves them
+    /// so, and the APIs refuse a call without its result. Called before a run adds a turn.
+    pub(crate) fn close_interrupted(&mut self) -> Result<(), AgentError> {
+        let Some(Message::Assistant(turn)) = self.conversation.messages().last() else {
+            return Ok(());
+        };
+        if turn.tool_calls.is_empty() {
+            return Ok(());
+        }
+        let error = ToolError::new(
+            ToolErrorKind::Interrupted,
+            "the user interrupted the run before this call finished; it may have run in part",
+        )
+        .suggest("ask the user before running it again")
+        .to_result_text();
+        let results = turn
+            .tool_calls
+            .iter()
+            .map(|call| ToolResult {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                content: error.clone(),
+                is_error: true,
+            })
+            .collect();
+        tracing::info!(
+            calls = turn.tool_calls.len(),
+            "tool calls of an interrupted run closed"
+        );
+        self.push(Message::ToolResults(results))
     }
 
     /// Appends `message` to the conversation, and to the transcript when there is one.

@@ -7,10 +7,12 @@
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use skills_agent::eval::{self, Baseline, EvalOptions, Gates, Progress};
+use skills_agent::provider::scripted::ScriptedModel;
 use skills_agent::provider::{self, ProviderKind};
-use skills_agent::{Agent, HttpOptions};
+use skills_agent::{Agent, HttpOptions, Provider};
 
 use crate::args::{EvalArgs, ProviderChoice, Source};
 use crate::bundle;
@@ -39,31 +41,43 @@ pub fn run(source: &Source, args: &EvalArgs, streams: &mut Streams<'_>) -> io::R
             Err(error) => return fail(streams, &error),
         };
     let kind = match args.provider {
-        Some(ProviderChoice::Anthropic) => ProviderKind::Anthropic,
-        Some(ProviderChoice::OpenAi) => ProviderKind::OpenAi,
+        Some(ProviderChoice::Anthropic) => Some(ProviderKind::Anthropic),
+        Some(ProviderChoice::OpenAi) => Some(ProviderKind::OpenAi),
+        Some(ProviderChoice::Demo) => None,
         None => match ProviderKind::detect(provider::env_var) {
-            Some(kind) => kind,
+            Some(kind) => Some(kind),
             None => {
                 return fail(
                     streams,
                     &"no model to ask: set ANTHROPIC_API_KEY, or OPENAI_API_KEY or \
-                      OPENAI_BASE_URL (a local server), or pass --provider",
+                      OPENAI_BASE_URL (a local server), or pass --provider (demo asks none)",
                 );
             }
         },
     };
-    let selected = match provider::select(
-        kind,
-        args.model.as_deref(),
-        provider::env_var,
-        HttpOptions::default(),
-    ) {
-        Ok(selected) => selected,
-        Err(error) => return fail(streams, &error),
+    // The model, what it is for the report's first line, and its address for the cache's key.
+    let (model, description, endpoint): (Arc<dyn Provider>, String, String) = match kind {
+        Some(kind) => match provider::select(
+            kind,
+            args.model.as_deref(),
+            provider::env_var,
+            HttpOptions::default(),
+        ) {
+            Ok(selected) => {
+                let description = selected.to_string();
+                (selected.provider, description, selected.base_url)
+            }
+            Err(error) => return fail(streams, &error),
+        },
+        None => (
+            Arc::new(ScriptedModel::new()),
+            "demo: an offline stand-in that loads the skill sharing the most words with the \
+             query (no model is asked)"
+                .to_owned(),
+            String::new(),
+        ),
     };
-    let mut builder = Agent::builder(selected.provider.clone())
-        .skills(registry)
-        .stream(args.stream);
+    let mut builder = Agent::builder(model).skills(registry).stream(args.stream);
     if let Some(preamble) = &args.preamble {
         builder = builder.preamble(preamble.as_str());
     }
@@ -93,9 +107,9 @@ pub fn run(source: &Source, args: &EvalArgs, streams: &mut Streams<'_>) -> io::R
         concurrency: args.concurrency as usize,
         max_requests: Some(args.max_requests),
         cache_dir: (!args.no_cache).then(|| args.cache.clone().unwrap_or_else(default_cache)),
-        endpoint: selected.base_url.clone(),
+        endpoint,
     };
-    writeln!(streams.err, "model: {selected}")?;
+    writeln!(streams.err, "model: {description}")?;
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -523,3 +523,63 @@ async fn the_request_limit_and_a_429() {
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(skill(&report, "alpha")["recall"], 0.75);
 }
+
+#[test]
+fn the_demo_provider_needs_no_model_and_gives_the_readme_numbers() {
+    // The demo bundle against the offline stand-in: no key, no server, no cache to reuse.
+    let mut command = Command::new(BIN);
+    command
+        .args([
+            "eval",
+            "skills",
+            "--provider",
+            "demo",
+            "--no-cache",
+            "--format",
+            "json",
+        ])
+        .current_dir(workspace());
+    for name in [
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "MODEL_ID",
+    ] {
+        command.env_remove(name);
+    }
+    let run = Run::from(command.output().unwrap());
+    assert_no_panic(&run);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("model: demo: an offline stand-in"),
+        "{}",
+        run.stderr
+    );
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["provider"], "demo");
+    assert_eq!(report["requests"], 288);
+    // The recall column of the README's table of the demo model's numbers.
+    let recall: Vec<(String, f64)> = report["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap().to_owned(),
+                s["recall"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        recall,
+        [
+            ("code-review".to_owned(), 1.0),
+            ("commit-message".to_owned(), 1.0),
+            ("debug-failing-test".to_owned(), 0.875),
+            ("dependency-audit".to_owned(), 0.875),
+            ("write-docs".to_owned(), 0.875),
+            ("write-tests".to_owned(), 0.875),
+        ]
+    );
+}

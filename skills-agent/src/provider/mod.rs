@@ -4,6 +4,8 @@
 //! - [`anthropic::Anthropic`]: Anthropic Messages.
 //! - [`openai::OpenAi`]: OpenAI Chat Completions and compatible local servers (llama.cpp,
 //!   Ollama, vLLM).
+//! - [`scripted::ScriptedModel`]: no model at all, an offline stand-in that drives the loop for
+//!   demonstrations and evals without a key (`demo`).
 //!
 //! [`from_env`] makes one of them from the environment (`ANTHROPIC_API_KEY`,
 //! `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `MODEL_ID`), as the example agent
@@ -49,6 +51,7 @@ pub(crate) mod api;
 pub(crate) mod http;
 pub(crate) mod json;
 pub mod openai;
+pub mod scripted;
 mod select;
 mod sse;
 

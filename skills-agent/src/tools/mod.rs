@@ -237,6 +237,8 @@ pub enum ToolErrorKind {
     UnknownTool,
     /// The skill asked for does not exist.
     UnknownSkill,
+    /// The run was cancelled (its future dropped) before the call finished.
+    Interrupted,
 }
 
 impl ToolErrorKind {
@@ -252,6 +254,7 @@ impl ToolErrorKind {
             ToolErrorKind::Unavailable => "unavailable",
             ToolErrorKind::UnknownTool => "unknown_tool",
             ToolErrorKind::UnknownSkill => "unknown_skill",
+            ToolErrorKind::Interrupted => "interrupted",
         }
     }
 }
