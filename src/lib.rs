@@ -6,7 +6,7 @@
 //! `skills/`, the examples and the integration tests.
 
 // The README's Rust examples are this package's doctests, so user code as the README shows it
-// compiles against the crates as they are (the agent's, which needs a model, is `ignore`d).
+// compiles against the crates as they are (the agent's, which need a model, are `no_run`).
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeExamples;

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use agent_support::api_mock::{ApiMock, Recorded, json_reply};
+use agent_support::api_mock::{ApiMock, Recorded, json_reply, openai_text};
 use agent_support::{OPENAI_KEY, openai_completion, openai_usage};
 use serde_json::json;
 use skills_runtime::agent::APPROVAL_MARKER;
@@ -54,18 +54,6 @@ fn bash(id: &str, command: &str) -> ResponseTemplate {
     )
 }
 
-/// A final answer.
-fn answer(text: &str) -> ResponseTemplate {
-    json_reply(
-        200,
-        &openai_completion(
-            json!({"role": "assistant", "content": text}),
-            "stop",
-            Some(openai_usage(100, 10)),
-        ),
-    )
-}
-
 /// The user messages and tool results of a request, in order, as `("user", text)` and
 /// `("tool", content)`.
 fn said(request: &Recorded) -> Vec<(String, String)> {
@@ -89,10 +77,10 @@ async fn history_several_lines_and_an_approval_for_the_session() {
     let state = tempfile::tempdir().unwrap();
     let server = ApiMock::start(vec![
         bash("c1", "echo one"),
-        answer("done one"),
+        openai_text("done one"),
         bash("c2", "echo one two"),
-        answer("done two"),
-        answer("done three"),
+        openai_text("done two"),
+        openai_text("done three"),
     ])
     .await;
     let Some(command) = interactive(&server, dir.path(), state.path(), &[]) else {
@@ -194,7 +182,7 @@ async fn ctrl_c_stops_a_sandboxed_call_and_the_prompt_comes_back() {
         // Output that would retitle the window: shown as text, escaped.
         bash("c0", "printf 'title\\033]0;owned\\007 set\\n'"),
         bash("c1", &format!("sleep {seconds}")),
-        answer("carried on"),
+        openai_text("carried on"),
     ])
     .await;
     let Some(command) = interactive(&server, dir.path(), state.path(), &["--yes"]) else {
@@ -228,7 +216,7 @@ async fn ctrl_c_stops_a_sandboxed_call_and_the_prompt_comes_back() {
     session.wait_for("carried on", 1);
     // Ctrl-C at the prompt asks for another; the second leaves.
     session.type_keys("\x03");
-    session.wait_for("(Ctrl-C again or Ctrl-D to leave)", 1);
+    session.wait_for("(Ctrl-C again or Ctrl-D to leave)", 2);
     session.type_keys("\x03");
     let (status, seen) = tokio::task::spawn_blocking(move || session.wait())
         .await

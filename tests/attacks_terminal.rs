@@ -14,7 +14,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use agent_support::api_mock::{ApiMock, json_reply};
+use agent_support::api_mock::{ApiMock, json_reply, openai_text};
 use agent_support::screen::Screen;
 use agent_support::{OPENAI_KEY, openai_completion, openai_usage};
 use serde_json::{Value, json};
@@ -74,17 +74,6 @@ fn streamed(text: &str, pieces: usize) -> ResponseTemplate {
     ResponseTemplate::new(200).set_body_raw(body.into_bytes(), "text/event-stream")
 }
 
-fn whole(text: &str) -> ResponseTemplate {
-    json_reply(
-        200,
-        &openai_completion(
-            json!({"role": "assistant", "content": text}),
-            "stop",
-            Some(openai_usage(100, 10)),
-        ),
-    )
-}
-
 /// Fails on an escape, a lone carriage return or another control character in `stdout`.
 fn assert_inert(stdout: &[u8]) {
     let text = String::from_utf8_lossy(stdout);
@@ -103,7 +92,7 @@ async fn clipboard_writes_and_redraws_reach_stdout_escaped() {
         (streamed(CLIPBOARD, 1), &[][..]),
         (streamed(CLIPBOARD, 9), &[][..]),
         (streamed(CLIPBOARD, CLIPBOARD.chars().count()), &[][..]),
-        (whole(CLIPBOARD), &["--no-stream"][..]),
+        (openai_text(CLIPBOARD), &["--no-stream"][..]),
     ] {
         let server = ApiMock::start(vec![reply]).await;
         let mut command = example(&server, dir.path(), flags);
@@ -150,7 +139,7 @@ async fn a_fake_prompt_cannot_hide_the_real_one_on_a_terminal() {
             Some(openai_usage(100, 10)),
         ),
     );
-    let server = ApiMock::start(vec![turn, whole("I did not run it.")]).await;
+    let server = ApiMock::start(vec![turn, openai_text("I did not run it.")]).await;
     let (mut controller, terminal) = pseudo_terminal();
     let mut command = example(&server, dir.path(), &["--no-stream"]);
     attach(&mut command, &terminal);

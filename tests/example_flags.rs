@@ -1,9 +1,14 @@
 //! The example agent's command line: help, version, and the flags it refuses, run on the binary
-//! `cargo test` builds for the `agent` example (found beside this test's own executable). None
-//! of these runs reaches a model.
+//! `cargo test` builds for the `agent` example (found beside this test's own executable), and the
+//! traces its runs send to a collector. None of these runs reaches a model.
+
+#[path = "../skills-agent/tests/agent_support/mod.rs"]
+mod agent_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use agent_support::otlp::{self, attribute};
 
 fn example_binary() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
@@ -214,10 +219,6 @@ static SKILLS: skills_runtime::Registry =
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn traces_reach_a_collector_named_by_the_flag_or_the_environment() {
-    use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-    use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
-    use prost::Message as _;
-
     let collector = wiremock::MockServer::start().await;
     wiremock::Mock::given(wiremock::matchers::path("/v1/traces"))
         .respond_with(wiremock::ResponseTemplate::new(200))
@@ -255,25 +256,18 @@ async fn traces_reach_a_collector_named_by_the_flag_or_the_environment() {
         assert!(stderr(&out).contains(&said), "{}", stderr(&out));
     }
 
-    let mut spans = Vec::new();
-    for request in collector.received_requests().await.unwrap() {
-        let export = ExportTraceServiceRequest::decode(request.body.as_slice()).unwrap();
-        for resource in export.resource_spans {
-            for scope in resource.scope_spans {
-                spans.extend(scope.spans);
-            }
-        }
-    }
-    let attribute = |span: &opentelemetry_proto::tonic::trace::v1::Span, key: &str| {
-        span.attributes
-            .iter()
-            .find(|a| a.key == key)
-            .and_then(|a| a.value.as_ref()?.value.clone())
-            .map(|value| match value {
-                Any::StringValue(text) => text,
-                other => format!("{other:?}"),
-            })
-    };
+    let bodies: Vec<Vec<u8>> = collector
+        .received_requests()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|request| request.body)
+        .collect();
+    let (spans, services) = otlp::received(&bodies);
+    assert!(
+        services.iter().all(|s| s == "skills-agent-example"),
+        "{services:?}"
+    );
     let named = |name: &str| spans.iter().filter(|s| s.name == name).collect::<Vec<_>>();
     let runs = named("invoke_agent");
     assert_eq!(

@@ -402,6 +402,48 @@ fn recap(session: &Session, style: Style) -> String {
     lines.join("\n")
 }
 
+/// What became of one line the person typed.
+enum Taken {
+    /// Nothing to do (a blank line), or a turn that ran to its end (its error shown).
+    Done,
+    /// `exit` or `quit`.
+    Quit,
+    /// Ctrl-C stopped the turn.
+    Interrupted,
+}
+
+/// Runs the turn `line` asks for, until its end or Ctrl-C, and shows how it ended.
+async fn take(
+    line: &str,
+    agent: &Agent,
+    session: &mut Session,
+    screen: &Screen,
+    interrupt: &Interrupt,
+) -> Taken {
+    let line = line.trim();
+    if line.is_empty() {
+        return Taken::Done;
+    }
+    if matches!(line, "exit" | "quit") {
+        return Taken::Quit;
+    }
+    let style = screen.style;
+    match interrupt.during(ask(agent, session, line, screen)).await {
+        Some(Ok(())) => println!(),
+        // The session keeps every message; the person can go on.
+        Some(Err(message)) => eprintln!("{}", style.red(&format!("error: {message}"))),
+        None => {
+            screen.spinner.finish_all();
+            eprintln!(
+                "\n{}",
+                style.yellow("interrupted: the turn and its tool calls were stopped")
+            );
+            return Taken::Interrupted;
+        }
+    }
+    Taken::Done
+}
+
 /// The interactive session on a terminal: the line editor, Ctrl-C for the turn, Ctrl-C again or
 /// Ctrl-D to leave.
 async fn terminal_session(
@@ -422,16 +464,15 @@ async fn terminal_session(
             return ExitCode::FAILURE;
         }
     };
-    let style = screen.style;
-    // The last thing was a Ctrl-C (at the prompt, or cancelling a turn): another one leaves.
+    let leave = screen.style.dim("(Ctrl-C again or Ctrl-D to leave)");
+    // The last thing was a Ctrl-C (at the prompt, or stopping a turn): another one leaves.
     let mut interrupted = false;
     loop {
-        let read = tokio::task::block_in_place(|| prompt.read());
-        let line = match read {
+        let line = match tokio::task::block_in_place(|| prompt.read()) {
             Ok(prompt::Read::Line(line)) => line,
             Ok(prompt::Read::Interrupted) if interrupted => break,
             Ok(prompt::Read::Interrupted) => {
-                eprintln!("{}", style.dim("(Ctrl-C again or Ctrl-D to leave)"));
+                eprintln!("{leave}");
                 interrupted = true;
                 continue;
             }
@@ -441,27 +482,11 @@ async fn terminal_session(
                 return ExitCode::FAILURE;
             }
         };
-        interrupted = false;
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        if matches!(line, "exit" | "quit") {
-            break;
-        }
-        match interrupt.during(ask(agent, session, line, screen)).await {
-            Some(Ok(())) => println!(),
-            // The session keeps every message; the person can go on.
-            Some(Err(message)) => eprintln!("{}", style.red(&format!("error: {message}"))),
-            None => {
-                screen.spinner.finish_all();
-                eprintln!(
-                    "\n{}",
-                    style.yellow(
-                        "interrupted: the turn and its tool calls were stopped (Ctrl-C again or \
-                         Ctrl-D to leave)"
-                    )
-                );
+        match take(&line, agent, session, screen, interrupt).await {
+            Taken::Done => interrupted = false,
+            Taken::Quit => break,
+            Taken::Interrupted => {
+                eprintln!("{leave}");
                 interrupted = true;
             }
         }
@@ -489,20 +514,8 @@ async fn plain(
                 return ExitCode::FAILURE;
             }
         }
-        let prompt = line.trim();
-        if prompt.is_empty() {
-            continue;
-        }
-        if matches!(prompt, "exit" | "quit") {
+        if let Taken::Quit = take(&line, agent, session, screen, interrupt).await {
             break;
-        }
-        match interrupt.during(ask(agent, session, prompt, screen)).await {
-            Some(Ok(())) => println!(),
-            Some(Err(message)) => eprintln!("error: {message}"),
-            None => {
-                screen.spinner.finish_all();
-                eprintln!("\ninterrupted: the turn and its tool calls were stopped");
-            }
         }
     }
     ExitCode::SUCCESS
@@ -656,7 +669,10 @@ async fn run() -> ExitCode {
             }
             None => {
                 screen.spinner.finish_all();
-                eprintln!("\ninterrupted: the turn and its tool calls were stopped");
+                eprintln!(
+                    "\n{}",
+                    style.yellow("interrupted: the turn and its tool calls were stopped")
+                );
                 ExitCode::from(interrupt::EXIT)
             }
         };

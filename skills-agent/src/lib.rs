@@ -67,6 +67,18 @@
 //!   [`AgentBuilder::strict_allowed_tools`] only those tools are offered and run. A `Deny` in the
 //!   [`PermissionPolicy`] always wins. A `disable-model-invocation` skill is neither shown to the
 //!   model nor loadable by it; a `user-invocable: false` one cannot be invoked.
+//! - An active skill's `disallowed-tools` takes the tools it names out of the requests and
+//!   refuses calls to them, before any approval
+//!   ([`Entry::forbids`](skills_core::allowed_tools::Entry::forbids): a `Bash(prefix:*)` entry
+//!   refuses the commands it matches and every command that is not plain words). A skill with
+//!   `paths` (Claude Code's globs, read as gitignore patterns) stays out of the catalog until
+//!   a file they match is read, written or named in a `bash` command, and is then offered for
+//!   the rest of the session ([`Session::offered_skills`]); the system prompt and the tools stay
+//!   the same bytes (its name is among `load_skill`'s from the start, and the offer is a note
+//!   after the result of the call that touched the file), so the cached prompt prefix holds.
+//! - Cancelling a run is dropping its future (a person's Ctrl-C): the model request stops and
+//!   so do the tool calls running; the next run gives the interrupted calls an error result.
+//!   Approvals for the rest of a session: [`ask_approval`] and [`SessionApprovals`].
 //! - Forked skills (`context: fork`). Loading or invoking one runs it in a child session with a
 //!   fresh conversation: its text (with the person's arguments) as the task, the preamble without
 //!   the catalog, this agent's tools narrowed to its `allowed-tools` when it lists some, no
@@ -102,8 +114,18 @@
 //!
 //! The sandbox of a `bash` call is built by the program's own binary, started again as a small
 //! entry point (a process with threads cannot create the user namespace, and nothing here uses
-//! `unsafe`). So a program that runs the agent calls [`sandbox::enter`] as the first line of a
-//! plain `main`, before any thread starts, and builds its tokio runtime after it:
+//! `unsafe`, which running code before `main` would take). So the program's `main` runs the
+//! entry line, [`sandbox::enter`], before any thread starts: `#[skills_runtime::main]` in place
+//! of `#[tokio::main]` runs it and then starts the tokio runtime,
+//!
+//! ```no_run
+//! #[skills_runtime::main]
+//! async fn main() {
+//!     // build the agent and run it
+//! }
+//! ```
+//!
+//! or, by hand, as the first line of a plain `main`:
 //!
 //! ```no_run
 //! fn main() {
@@ -117,8 +139,11 @@
 //! }
 //! ```
 //!
-//! Without the line, every `bash` call fails with an error that names it (the sandbox's
-//! [`SandboxError::EntryMissing`](sandbox::SandboxError::EntryMissing)), rather than start a
+//! Without it, [`AgentBuilder::build`] says so on stderr, once per process, with what to write
+//! (the person running a new program is most often its developer), [`Agent::check_bash`]
+//! returns the error for a program that would rather stop, and every `bash` call fails with an
+//! error that names it (the sandbox's
+//! [`SandboxError::EntryMissing`](sandbox::SandboxError::EntryMissing)) rather than start a
 //! second copy of the program. [`Sandbox::probe`] says at start-up what the calls will get: the
 //! namespaces, or the fallback where the kernel refuses unprivileged user namespaces, and which
 //! guarantees the fallback loses. [`SandboxMode::Off`] ([`BashOptions::unconfined`]) runs

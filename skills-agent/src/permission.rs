@@ -149,8 +149,8 @@ impl Hooks {
 /// - every control character (C0 but the line break, DEL, C1) and every invisible formatting
 ///   character (bidirectional overrides and isolates, zero-width characters, tag characters,
 ///   variation selectors and the like) is shown escaped: `\r`, `\t`, `\x1b`, `\u{202e}`, as
-///   [`terminal_line`] does, and so is the flag of [`APPROVAL_MARKER`]. A backslash already in
-///   the text is shown as is.
+///   [`terminal_line`] does, and so is the flag of
+///   [`APPROVAL_MARKER`](crate::APPROVAL_MARKER). A backslash already in the text is shown as is.
 /// - Multi-line text is shown line by line behind a gutter (`  | `), so a line the model wrote
 ///   cannot pass for the prompt's own.
 /// - `bash` shows its command; `write_file` its path, size in bytes and lines, and content;

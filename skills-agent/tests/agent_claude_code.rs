@@ -299,17 +299,17 @@ static SCOPED: skills_runtime::Registry = skills_runtime::embed_skills!(
     compat = "claude-code"
 );
 
-/// The names of the tools a request offers.
-fn tool_names(request: &Value) -> Vec<String> {
-    request["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .map(|t| t["name"].as_str().unwrap().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
+/// An agent of the `SCOPED` skills at `server`, in `dir`, with `policy` and `bash` unconfined
+/// (libtest's own `main` has no sandbox entry line).
+fn scoped_agent(server: &ApiMock, dir: &std::path::Path, policy: PermissionPolicy) -> Agent {
+    let (provider, _) = anthropic(&server.url());
+    Agent::builder(Arc::new(provider))
+        .skills(&SCOPED)
+        .workdir(dir)
+        .bash(BashOptions::unconfined())
+        .permissions(policy)
+        .build()
+        .unwrap()
 }
 
 /// An Anthropic reply asking for several tool calls at once.
@@ -348,13 +348,7 @@ async fn a_skill_with_paths_is_offered_once_a_matching_file_is_read_or_written()
         final_text("done"),
     ])
     .await;
-    let (provider, _) = anthropic(&server.url());
-    let agent = Agent::builder(Arc::new(provider))
-        .skills(&SCOPED)
-        .workdir(dir.path())
-        .permissions(PermissionPolicy::allow_all())
-        .build()
-        .unwrap();
+    let agent = scoped_agent(&server, dir.path(), PermissionPolicy::allow_all());
     // The catalog leaves it out; a skill whose pattern is `**` is no condition at all.
     let prompt = agent.system_prompt();
     assert!(!prompt.contains("sql-migrations"), "{prompt}");
@@ -419,15 +413,7 @@ async fn a_file_a_bash_command_names_offers_a_skill_too() {
         final_text("done"),
     ])
     .await;
-    let (provider, _) = anthropic(&server.url());
-    // Unconfined: libtest's own `main` has no sandbox entry line.
-    let agent = Agent::builder(Arc::new(provider))
-        .skills(&SCOPED)
-        .workdir(dir.path())
-        .bash(BashOptions::unconfined())
-        .permissions(PermissionPolicy::allow_all())
-        .build()
-        .unwrap();
+    let agent = scoped_agent(&server, dir.path(), PermissionPolicy::allow_all());
     let mut session = agent.session();
     agent
         .run(&mut session, "look at the migrations")
@@ -453,15 +439,8 @@ async fn disallowed_tools_leave_the_requests_while_the_skill_is_active() {
         final_text("reviewed"),
     ])
     .await;
-    let (provider, _) = anthropic(&server.url());
     let (policy, asked) = approver(true);
-    let agent = Agent::builder(Arc::new(provider))
-        .skills(&SCOPED)
-        .workdir(dir.path())
-        .bash(BashOptions::unconfined())
-        .permissions(policy)
-        .build()
-        .unwrap();
+    let agent = scoped_agent(&server, dir.path(), policy);
     assert!(agent.tool_definitions().contains("write_file"));
     let mut session = agent.session();
     agent

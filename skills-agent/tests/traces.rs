@@ -10,11 +10,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use agent_support::api_mock::{ApiMock, final_text, tool_use};
+use agent_support::otlp::{self, Span, attribute};
 use agent_support::{ANTHROPIC_KEY, anthropic, project};
-use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
-use opentelemetry_proto::tonic::trace::v1::Span;
-use prost::Message as _;
 use serde_json::json;
 use skills_runtime::agent::telemetry::Otlp;
 use skills_runtime::agent::{Agent, PermissionPolicy};
@@ -35,23 +32,6 @@ async fn collector() -> MockServer {
         .mount(&server)
         .await;
     server
-}
-
-/// One attribute's value, as text.
-fn attribute(span: &Span, key: &str) -> Option<String> {
-    let value = span
-        .attributes
-        .iter()
-        .find(|a| a.key == key)?
-        .value
-        .as_ref()?;
-    Some(match value.value.as_ref()? {
-        Any::StringValue(text) => text.clone(),
-        Any::IntValue(n) => n.to_string(),
-        Any::BoolValue(b) => b.to_string(),
-        Any::DoubleValue(x) => x.to_string(),
-        other => format!("{other:?}"),
-    })
 }
 
 #[tokio::test]
@@ -119,23 +99,9 @@ async fn a_run_reaches_the_collector_as_a_tree_of_gen_ai_spans_without_the_key()
             "a piece of the key reached it"
         );
     }
-    let mut spans: Vec<Span> = Vec::new();
-    for body in &bodies {
-        let export = ExportTraceServiceRequest::decode(body.as_slice()).unwrap();
-        for resource in export.resource_spans {
-            let service = resource
-                .resource
-                .iter()
-                .flat_map(|r| &r.attributes)
-                .find(|a| a.key == "service.name")
-                .and_then(|a| a.value.as_ref())
-                .and_then(|v| v.value.clone());
-            assert_eq!(service, Some(Any::StringValue("traces-test".into())));
-            for scope in resource.scope_spans {
-                spans.extend(scope.spans);
-            }
-        }
-    }
+    let (spans, services) = otlp::received(&bodies);
+    assert!(!services.is_empty());
+    assert!(services.iter().all(|s| s == "traces-test"), "{services:?}");
     let by_id: HashMap<Vec<u8>, &Span> = spans.iter().map(|s| (s.span_id.clone(), s)).collect();
     let parent = |span: &Span| by_id.get(&span.parent_span_id).map(|p| p.name.as_str());
     let named = |name: &str| spans.iter().filter(|s| s.name == name).collect::<Vec<_>>();

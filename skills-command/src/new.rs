@@ -1,4 +1,6 @@
-//! `skills new NAME`: a skeleton `SKILL.md` that passes `skills check` as written.
+//! `skills new NAME`: a skeleton `SKILL.md` that passes `skills check` as written, and that
+//! `skills package` accepts for every host: only the keys hosted uploads take (its version under
+//! `metadata:`, where the spec keeps one).
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
@@ -24,7 +26,8 @@ description: >-
   then when to use it ("Use when the user asks to fill in, complete or check a PDF form"),
   naming the words a user would say: the model picks a skill from this text alone.
 # when-not-to-use: "Tasks that look alike but belong elsewhere (use other-skill)."
-version: "0.1.0"
+metadata:
+  version: "0.1.0"
 ---
 
 # {title}

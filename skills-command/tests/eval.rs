@@ -19,6 +19,15 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// The variables that choose a provider, cleared so that a test's own are the only ones.
+const PROVIDER_VARIABLES: [&str; 5] = [
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "MODEL_ID",
+];
+
 #[derive(Clone, Copy)]
 enum Wire {
     Anthropic,
@@ -30,14 +39,7 @@ enum Wire {
 async fn eval_in(dir: &Path, model: &RoutingModel, wire: Wire, args: &[&str]) -> Run {
     let mut command = Command::new(BIN);
     command.arg("eval").args(args).current_dir(dir);
-    for name in [
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_BASE_URL",
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-        "MODEL_ID",
-        "CARGO_TARGET_DIR",
-    ] {
+    for name in PROVIDER_VARIABLES.iter().chain(&["CARGO_TARGET_DIR"]) {
         command.env_remove(name);
     }
     match wire {
@@ -539,13 +541,7 @@ fn the_demo_provider_needs_no_model_and_gives_the_readme_numbers() {
             "json",
         ])
         .current_dir(workspace());
-    for name in [
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_BASE_URL",
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-        "MODEL_ID",
-    ] {
+    for name in PROVIDER_VARIABLES {
         command.env_remove(name);
     }
     let run = Run::from(command.output().unwrap());

@@ -72,9 +72,13 @@
 //!   transcripts, the context budget, the tool loop and the trigger evals. Adds tokio, reqwest,
 //!   serde, serde_json and tracing. Every `bash` call runs in a sandbox of its own (the crate
 //!   `skills-sandbox`, at [`agent::sandbox`]), built by the program's binary started again, so a
-//!   program running the agent calls `skills_runtime::agent::sandbox::enter()` as the first line
-//!   of a plain `main`, before any thread (a tokio runtime) starts; see the agent's crate docs,
-//!   "The entry line".
+//!   program running the agent puts `#[skills_runtime::main]` on its `async fn main` in place of
+//!   `#[tokio::main]` (or calls `skills_runtime::agent::sandbox::enter()` as the first line of a
+//!   plain `main`, before any thread starts); see the agent's crate docs, "The entry line".
+//! - `otlp`: the agent's spans (runs, turns, model requests, tool calls, skills, with
+//!   OpenTelemetry's generative-AI attributes) to an OpenTelemetry collector over OTLP/HTTP, at
+//!   `skills_runtime::agent::telemetry`. Adds opentelemetry, opentelemetry_sdk,
+//!   opentelemetry-otlp, tracing-opentelemetry and tracing-subscriber.
 //! - `mcp`: the [`mcp`] module (the crate `skills-mcp-server`): an MCP server of the bundle on
 //!   rmcp, with the Skills extension, every file as a resource, the `load_skill` and
 //!   `read_skill_resource` tools and one prompt per skill a person may invoke, over stdio or

@@ -24,6 +24,7 @@ use serde_json::{Value, json};
 use super::api::{Provider, Request, Response};
 use super::http::{
     DEFAULT_MAX_RESPONSE_BYTES, Endpoint, HttpOptions, StreamDecoder, encode, key_header,
+    shared_builder_methods,
 };
 use super::json::{count, server_error, type_name};
 use crate::BoxFuture;
@@ -83,36 +84,15 @@ impl fmt::Debug for AnthropicBuilder {
 }
 
 impl AnthropicBuilder {
-    /// The model asked for (`MODEL_ID` in the environment's selection).
-    pub fn model(mut self, model: impl Into<String>) -> Self {
-        self.model = model.into();
-        self
-    }
-
-    /// Where the API is (`ANTHROPIC_BASE_URL`; default [`DEFAULT_BASE_URL`]); `/v1/messages`
-    /// is appended.
-    pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
-        self.base_url = base_url.into();
-        self
-    }
-
-    /// Timeouts and retries.
-    pub fn http(mut self, options: HttpOptions) -> Self {
-        self.http = options;
-        self
-    }
+    shared_builder_methods!(
+        "ANTHROPIC_BASE_URL",
+        "https://api.anthropic.com",
+        "/v1/messages"
+    );
 
     /// `max_tokens` per reply (default [`DEFAULT_MAX_TOKENS`]).
     pub fn max_tokens(mut self, max_tokens: u32) -> Self {
         self.max_tokens = max_tokens;
-        self
-    }
-
-    /// The largest response body accepted, in bytes (default
-    /// [`DEFAULT_MAX_RESPONSE_BYTES`]); a larger one fails with
-    /// [`ApiErrorKind::ResponseTooLarge`] once the limit is crossed.
-    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
-        self.max_response_bytes = bytes;
         self
     }
 

@@ -7,6 +7,7 @@
 pub mod api_mock;
 pub mod logs;
 pub mod mock;
+pub mod otlp;
 pub mod router;
 pub mod screen;
 
@@ -158,6 +159,20 @@ pub fn hostile_site() -> HostileSite {
         outside,
         context,
     }
+}
+
+/// The names of the tools a request offers (either wire format's `tools`).
+pub fn tool_names(request: &Value) -> Vec<String> {
+    request["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["name"].as_str().or(t["function"]["name"].as_str()))
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Whether `pid` runs. Gone, or a zombie waiting to be reaped by whoever inherited it: both are
