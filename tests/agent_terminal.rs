@@ -245,3 +245,37 @@ async fn ctrl_c_stops_a_sandboxed_call_and_the_prompt_comes_back() {
     );
     assert_eq!(closed[3], ("user".into(), "go on".into()));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_stops_a_run_from_the_command_line_with_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let seconds = format!("{}", 800_000 + std::process::id() % 90_000);
+    let server = ApiMock::start(vec![bash("c1", &format!("sleep {seconds}"))]).await;
+    let Some(mut command) = interactive(&server, dir.path(), state.path(), &["--yes"]) else {
+        return;
+    };
+    command.arg("wait for it");
+    let mut session = Session::start(command);
+    let sleeping = ["sleep", seconds.as_str()];
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while processes_running(&sleeping).is_empty() {
+        assert!(Instant::now() < deadline, "{}", session.screen().text());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    session.type_keys("\x03");
+    let (status, seen) = tokio::task::spawn_blocking(move || session.wait())
+        .await
+        .unwrap();
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&seen)
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !processes_running(&sleeping).is_empty() {
+        assert!(Instant::now() < deadline, "the call outlived the program");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -184,7 +184,12 @@ mod tests {
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
         let parsed = parsed.expect("skeleton parses");
         assert!(parsed.description.value.starts_with("TODO: say what"));
-        assert_eq!(parsed.version.map(|v| v.value).as_deref(), Some("0.1.0"));
+        // The version under `metadata:`, where hosted uploads take it.
+        assert!(parsed.version.is_none());
+        assert_eq!(
+            parsed.metadata,
+            [("version".to_owned(), "0.1.0".to_owned())]
+        );
     }
 
     #[test]
