@@ -11,15 +11,19 @@
 //! the lock of reviewed skill files the build checked.)
 //!
 //! `--eval` runs the trigger evals of the compiled-in skills against the provider instead
-//! (`--runs N`, `--threshold T`, `--isolated`, `--format table|json|markdown|junit`,
-//! `--min-recall R`, `--min-precision P`, `--baseline FILE`): an operator checks that a model
-//! server picks the right skills before trusting it. Exit 0 pass, 1 a gate failed, 2 an error.
+//! (`--runs N`, `--threshold T`, `--isolated`, `--rule first-call|first-reply`,
+//! `--format table|json|markdown|junit`, `--min-recall R`, `--min-precision P`,
+//! `--baseline FILE`): an operator checks that a model server picks the right skills before
+//! trusting it. `--eval --tasks` runs the task cases instead, with and without each skill, in a
+//! fresh sandboxed working directory per run (`--shard K/N`, `--min-pass-rate P`,
+//! `--min-uplift U`, `--format ...|html`, `--max-turns N` per run). Exit 0 pass, 1 a gate failed,
+//! 2 an error.
 //!
 //! Environment: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`,
 //! `MODEL_ID`. Without `--provider`: Anthropic if `ANTHROPIC_API_KEY` is set, else the
 //! OpenAI-compatible API if `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set (a local llama.cpp,
 //! Ollama or vLLM server works), else `demo`, an offline scripted model that still drives the
-//! real loop, `load_skill` and tools ([`skills_demo::scripted`]).
+//! real loop, `load_skill` and tools (`skills_runtime::agent::provider::scripted`).
 //!
 //! With a PROMPT it runs once and prints the answer on stdout as it is generated (replies are
 //! streamed; `--no-stream` reads each reply whole), and on stderr each tool call with the first
@@ -51,7 +55,8 @@ use std::sync::{Arc, LazyLock};
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
-use skills_runtime::agent::eval::{self, Baseline, EvalOptions, Format, Gates};
+use skills_runtime::agent::eval::tasks::{Shard, TaskBaseline, TaskFormat, TaskGates, TaskOptions};
+use skills_runtime::agent::eval::{self, Baseline, EvalOptions, Format, Gates, TriggerRule};
 use skills_runtime::agent::provider::scripted::ScriptedModel;
 use skills_runtime::agent::provider::{self, ProviderKind};
 use skills_runtime::agent::telemetry::{Otlp, OtlpGuard};
@@ -144,10 +149,27 @@ struct Args {
     /// With --eval: offer only the skill under test in the catalog
     #[arg(long)]
     isolated: bool,
-    /// With --eval: table, json, markdown or junit
+    /// With --eval: table, json, markdown, junit, or with --tasks html
     #[arg(long, value_name = "FORMAT", default_value = "table",
-          value_parser = PossibleValuesParser::new(Format::NAMES).try_map(|name| name.parse::<Format>()))]
-    format: Format,
+          value_parser = PossibleValuesParser::new(TaskFormat::NAMES))]
+    format: String,
+    /// With --eval: which calls of the first reply decide a trigger (first-call, first-reply)
+    #[arg(long, value_name = "RULE", default_value = "first-call",
+          value_parser = PossibleValuesParser::new(TriggerRule::NAMES).try_map(|name| name.parse::<TriggerRule>()))]
+    rule: TriggerRule,
+    /// With --eval: run the task cases with and without each skill instead of the trigger cases
+    #[arg(long)]
+    tasks: bool,
+    /// With --eval --tasks: run part K of N of the cases
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// With --eval --tasks: fail (exit 1) when a skill's pass rate with it is lower
+    #[arg(long, value_name = "P", value_parser = fraction)]
+    min_pass_rate: Option<f64>,
+    /// With --eval --tasks: fail (exit 1) when a skill's uplift (pass rate with minus without)
+    /// is lower
+    #[arg(long, value_name = "U", allow_hyphen_values = true)]
+    min_uplift: Option<f64>,
     /// With --eval: fail (exit 1) when a skill's recall is lower
     #[arg(long, value_name = "R", value_parser = fraction)]
     min_recall: Option<f64>,
@@ -173,7 +195,7 @@ struct Args {
 }
 
 /// The flags that only `--eval` reads.
-const EVAL_FLAGS: [&str; 7] = [
+const EVAL_FLAGS: [&str; 12] = [
     "runs",
     "threshold",
     "isolated",
@@ -181,6 +203,11 @@ const EVAL_FLAGS: [&str; 7] = [
     "min_recall",
     "min_precision",
     "baseline",
+    "rule",
+    "tasks",
+    "shard",
+    "min_pass_rate",
+    "min_uplift",
 ];
 
 /// A share from 0 to 1.
@@ -262,9 +289,73 @@ fn make_provider(args: &Args) -> Result<(Arc<dyn Provider>, String, String), Str
     }
 }
 
+/// `--eval --tasks`: the task cases of the compiled-in skills, with and without each, through
+/// this agent's loop; the report on stdout, a line per run on stderr.
+async fn evaluate_tasks(agent: &Agent, args: &Args, endpoint: String) -> ExitCode {
+    let format = match args.format.parse::<TaskFormat>() {
+        Ok(format) => format,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let baseline = match &args.baseline {
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| TaskBaseline::from_json(&text).map_err(|e| e.to_string()))
+        {
+            Ok(baseline) => Some(baseline),
+            Err(error) => {
+                eprintln!("error: baseline {}: {error}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
+    let options = TaskOptions {
+        runs: args.runs,
+        endpoint: endpoint.clone(),
+        grader_endpoint: endpoint,
+        max_turns: args.max_turns,
+        bash: BashOptions {
+            sandbox: args.sandbox(),
+            ..BashOptions::default()
+        },
+        // `--no-sandbox` is the person saying so.
+        allow_unconfined: args.no_sandbox,
+        shard: args.shard,
+        ..TaskOptions::default()
+    };
+    match eval::tasks::run(agent, &options, |progress| eprintln!("{progress}")).await {
+        Ok(mut report) => {
+            report.check(&TaskGates {
+                min_pass_rate: args.min_pass_rate,
+                min_uplift: args.min_uplift,
+                baseline,
+            });
+            print!("{}", report.render(format));
+            ExitCode::from(report.verdict().exit_code())
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
 /// `--eval`: the trigger evals of the compiled-in cases against this agent's provider, with
 /// exactly the requests this agent sends; the report on stdout, a line per run on stderr.
 async fn evaluate(agent: &Agent, args: &Args, endpoint: String) -> ExitCode {
+    if args.tasks {
+        return evaluate_tasks(agent, args, endpoint).await;
+    }
+    let Ok(format) = args.format.parse::<Format>() else {
+        eprintln!(
+            "error: `--format {}` is for task reports (--tasks)",
+            args.format
+        );
+        return ExitCode::from(2);
+    };
     let baseline = match &args.baseline {
         Some(path) => match std::fs::read_to_string(path)
             .map_err(|e| e.to_string())
@@ -283,6 +374,7 @@ async fn evaluate(agent: &Agent, args: &Args, endpoint: String) -> ExitCode {
         threshold: args.threshold,
         isolated: args.isolated,
         endpoint,
+        rule: args.rule,
         ..EvalOptions::default()
     };
     match eval::run(agent, &options, |progress| eprintln!("{progress}")).await {
@@ -292,7 +384,7 @@ async fn evaluate(agent: &Agent, args: &Args, endpoint: String) -> ExitCode {
                 min_precision: args.min_precision,
                 baseline,
             });
-            print!("{}", report.render(args.format));
+            print!("{}", report.render(format));
             ExitCode::from(report.verdict().exit_code())
         }
         Err(error) => {

@@ -186,6 +186,42 @@ impl Agent {
         )
     }
 
+    /// This agent as one run of a task case drives it: `skills` behind `load_skill`, the tools
+    /// confined to `workdir`, `provider` in place of its own (the eval's metered wrapper around
+    /// it), `bash` in place of its `bash` tool (when it has one), `policy`, and at most
+    /// `max_turns` requests. Everything else (preamble, other tools, budget, streaming) is its
+    /// own, so the run is the agent's real loop.
+    pub(crate) fn for_task(
+        &self,
+        skills: Registry,
+        workdir: &Path,
+        provider: std::sync::Arc<dyn Provider>,
+        bash: Option<crate::tools::BashOptions>,
+        policy: crate::permission::PermissionPolicy,
+        max_turns: u32,
+    ) -> Result<Agent, AgentError> {
+        let mut settings = self.settings.clone();
+        settings.provider = provider;
+        settings.policy = policy;
+        settings.max_turns = max_turns.max(1);
+        if let Some(bash) = bash
+            && let Some(at) = settings.tools.iter().position(|t| t.name() == "bash")
+        {
+            settings.tools[at] = std::sync::Arc::new(crate::tools::Bash::new(bash));
+        }
+        let context = ToolContext::new(workdir).map_err(|source| ConfigError::Workdir {
+            path: workdir.to_owned(),
+            source,
+        })?;
+        Agent::assemble(
+            settings,
+            SkillTools::new(skills, self.skills.offer),
+            context,
+            self.model,
+            self.effort,
+        )
+    }
+
     /// The system prompt sent with every request.
     pub fn system_prompt(&self) -> &str {
         &self.system

@@ -103,12 +103,16 @@
 //! - Trigger evals ([`eval`]): does the model load the right skill? Each skill's trigger cases,
 //!   compiled in with `embed_evals = true`, asked as the first turn of a fresh session with
 //!   exactly this agent's system prompt and tools; recall, precision, false triggers and
-//!   confusions per skill, gates for CI, a cache on disk.
+//!   confusions per skill, gates for CI, a cache on disk. Task evals ([`eval::tasks`]): does the
+//!   skill make the agent succeed? Each task case through this agent's loop in a fresh sandboxed
+//!   working directory, with the skill and without it (or its previous version), checks and a
+//!   grader; pass rates, uplift, cost, flags, `benchmark.json` fields and an HTML page.
 //! - `tracing` spans for each run, turn, model request, tool call and skill, with
 //!   OpenTelemetry's generative-AI attributes ([below](#traces)), exported over OTLP/HTTP with
-//!   the `otlp` feature (the `telemetry` module); and events: `model request` (provider, model, tokens,
-//!   retries), `tool call` (tool, outcome, size, time), `skill loaded` (name, version, hash
-//!   prefix), `skill offered` and `context shortened` (message, tool, bytes before and after).
+//!   the `otlp` feature (the `telemetry` module); and events: `model request` (provider, model,
+//!   tokens, retries), `tool call` (tool, outcome, size, time), `skill loaded` (name, version,
+//!   hash prefix), `skill offered` and `context shortened` (message, tool, bytes before and
+//!   after).
 //!
 //! # The entry line
 //!

@@ -1,16 +1,19 @@
 //! The trigger evals against a model that loads skills by the words of the query
 //! (`agent_support/router.rs`), in both wire formats, streamed and not: the numbers the routes
 //! imply, the exact requests the agent sends, the cache, the request limit, retries, malformed
-//! replies and the gates.
+//! replies and the gates. The task evals are in the module `tasks`.
 
 mod agent_support;
+#[path = "eval_tasks/mod.rs"]
+mod tasks;
 
 use std::sync::Arc;
 
 use agent_support::router::{Reply, RoutingModel, last_user_text};
 use serde_json::Value;
 use skills_runtime::agent::eval::{
-    self, Baseline, EvalError, EvalOptions, Format, GateFailure, Gates, Outcome, Report, Verdict,
+    self, Baseline, EvalError, EvalOptions, Format, GateFailure, Gates, Outcome, Report,
+    TriggerRule, Verdict,
 };
 use skills_runtime::agent::{Agent, Provider};
 
@@ -509,4 +512,58 @@ async fn gates_fail_on_low_recall_low_precision_and_regressions() {
 fn outcomes_read_as_the_first_call_decides() {
     assert_eq!(Outcome::NoSkill(None).to_string(), "no skill");
     assert_eq!(Outcome::Loaded("a".into()).loaded(), Some("a"));
+}
+
+/// A reply that lists files first and loads alpha second: no skill by the first call, alpha by
+/// the first reply; the report names the rule, and the cache keeps the two apart.
+#[tokio::test]
+async fn the_first_reply_rule_counts_a_later_load() {
+    let message = agent_support::anthropic_message(
+        serde_json::json!([
+            {"type": "text", "text": "Looking around first."},
+            {"type": "tool_use", "id": "toolu_01", "name": "glob", "input": {"pattern": "**/*"}},
+            {"type": "tool_use", "id": "toolu_02", "name": "load_skill", "input": {"name": "alpha"}}
+        ]),
+        "tool_use",
+        100,
+        10,
+    );
+    let server = agent_support::api_mock::ApiMock::repeating(agent_support::api_mock::json_reply(
+        200, &message,
+    ))
+    .await;
+    let agent = agent(provider(Wire::Anthropic, &server.url()), &ROUTES, false);
+    let cache = tempfile::tempdir().unwrap();
+    let options = |rule| EvalOptions {
+        runs: 1,
+        rule,
+        cache_dir: Some(cache.path().to_owned()),
+        ..EvalOptions::default()
+    };
+    let first_call = eval::run(&agent, &options(TriggerRule::FirstCall), |_| {})
+        .await
+        .unwrap();
+    assert_eq!(first_call.rule, TriggerRule::FirstCall);
+    assert_eq!(first_call.skill("alpha").unwrap().recall, Some(0.0));
+    assert!(
+        first_call
+            .render(Format::Table)
+            .contains("the first tool call decides")
+    );
+    let first_reply = eval::run(&agent, &options(TriggerRule::FirstReply), |_| {})
+        .await
+        .unwrap();
+    assert_eq!(first_reply.rule, TriggerRule::FirstReply);
+    assert_eq!(first_reply.skill("alpha").unwrap().recall, Some(1.0));
+    assert_eq!(
+        first_reply.cached, 0,
+        "an answer judged by the other rule is not reused"
+    );
+    assert!(
+        first_reply
+            .render(Format::Markdown)
+            .contains("any load_skill call of the first reply decides")
+    );
+    let json: Value = serde_json::from_str(&first_reply.render(Format::Json)).unwrap();
+    assert_eq!(json["rule"], "first_reply");
 }

@@ -12,7 +12,7 @@ use skills_core::layout;
 use skills_core::tables::Tables;
 
 use crate::Registry;
-use crate::bundle::{BundleData, Cache, Resource, Skill, Triggers};
+use crate::bundle::{BundleData, Cache, Resource, Skill, Tasks, Triggers};
 
 /// One file of a skill, read from disk, for [`build_registry`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,8 +30,13 @@ pub(crate) struct BuiltResource {
 pub use folders::{BuildError, registry_from_bundle};
 
 /// The registry of `tables`, with `resources`: every skill's files, skill after skill, in the
-/// bundle's order (the records point into that list).
-pub(crate) fn build_registry(tables: Tables, resources: Vec<BuiltResource>) -> Registry {
+/// bundle's order (the records point into that list), and with the task cases the bytes of
+/// the files they copy (`task_files`, in the order of the tables' list).
+pub(crate) fn build_registry(
+    tables: Tables,
+    resources: Vec<BuiltResource>,
+    task_files: Vec<Vec<u8>>,
+) -> Registry {
     let Tables {
         text,
         pieces: _,
@@ -43,6 +48,7 @@ pub(crate) fn build_registry(tables: Tables, resources: Vec<BuiltResource>) -> R
         catalog,
         roots,
         triggers,
+        tasks,
     } = tables;
     let roots: Vec<&'static str> = roots.into_iter().map(|root| &*root.leak()).collect();
     let resources: Vec<Resource> = resources
@@ -70,6 +76,14 @@ pub(crate) fn build_registry(tables: Tables, resources: Vec<BuiltResource>) -> R
         triggers: triggers.map(|triggers| Triggers {
             table: triggers.table.leak(),
             queries: triggers.queries.leak(),
+        }),
+        tasks: tasks.map(|tasks| Tasks {
+            table: tasks.table.leak(),
+            files: task_files
+                .into_iter()
+                .map(|bytes| &*bytes.leak())
+                .collect::<Vec<&'static [u8]>>()
+                .leak(),
         }),
         cache,
     }));
@@ -144,7 +158,7 @@ mod folders {
     /// `skills_core::load`, without errors), built at run time: the same tables, and each
     /// resource's bytes read again and checked against the hash the bundle recorded. With
     /// `frontmatter_json` the records point at each frontmatter as JSON, as with the macro's
-    /// feature of that name; with `embed_evals` the trigger cases are in.
+    /// feature of that name; with `embed_evals` the trigger and task cases are in.
     pub fn registry_from_bundle(
         bundle: &Bundle,
         roots: &[&str],
@@ -174,6 +188,18 @@ mod folders {
                 });
             }
         }
-        Ok(build_registry(tables, resources))
+        // The files task cases copy, read again and checked the same way.
+        let mut task_files = Vec::new();
+        for (path, file, sha256) in tables.tasks.iter().flat_map(|tasks| &tasks.files) {
+            let bytes = std::fs::read(file).map_err(|source| BuildError::Unreadable {
+                path: path.clone(),
+                source,
+            })?;
+            if skills_core::digest::sha256_hex(&bytes) != *sha256 {
+                return Err(BuildError::Changed { path: path.clone() });
+            }
+            task_files.push(bytes);
+        }
+        Ok(build_registry(tables, resources, task_files))
     }
 }

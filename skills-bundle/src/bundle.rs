@@ -40,6 +40,8 @@ pub struct BundleData {
     pub lock_digest: Option<&'static str>,
     /// The trigger cases, with `embed_evals = true`.
     pub triggers: Option<Triggers>,
+    /// The task cases and their files, with `embed_evals = true`.
+    pub tasks: Option<Tasks>,
     /// What is computed on first use.
     pub cache: &'static Cache,
 }
@@ -52,6 +54,15 @@ pub struct Triggers {
     pub table: &'static [u8],
     /// Every query, end to end, in the table's order.
     pub queries: &'static str,
+}
+
+/// The task cases of a bundle built with `embed_evals = true`.
+#[derive(Clone, Copy)]
+pub struct Tasks {
+    /// Every skill's cases, in the compact form of `skills_core::tasks::encode`.
+    pub table: &'static [u8],
+    /// The files the cases copy, skill after skill.
+    pub files: &'static [&'static [u8]],
 }
 
 /// One skill, validated and embedded at build time.
@@ -211,6 +222,7 @@ pub(crate) static EMPTY_BUNDLE: BundleData = BundleData {
     catalog: skills_core::render::EMPTY_CATALOG,
     lock_digest: None,
     triggers: None,
+    tasks: None,
     cache: &EMPTY_CACHE,
 };
 
@@ -260,6 +272,18 @@ impl BundleData {
             .zip(decoded.ends.get(i).copied())
             .and_then(|(start, end)| decoded.cases.get(start..end))
             .unwrap_or(&[])
+    }
+
+    /// The task cases of skill `i` (none when they are not embedded), decoded on each call: an
+    /// eval asks once per run.
+    pub(crate) fn task_cases(&self, i: usize) -> skills_core::tasks::SkillTasks {
+        let Some(tasks) = self.tasks else {
+            return skills_core::tasks::SkillTasks::default();
+        };
+        skills_core::tasks::decode(tasks.table, self.skills().len())
+            .into_iter()
+            .nth(i)
+            .unwrap_or_default()
     }
 
     /// The name of skill `i` (empty when out of range: the tables come from the macro).
@@ -484,14 +508,17 @@ impl Skill {
             .unwrap_or(&[])
     }
 
-    /// `metadata`, from the lists of the whole bundle.
-    pub(crate) fn pairs(&self) -> &'static [(&'static str, &'static str)] {
-        let Some((_, count)) = self.record().list_range(Field::Metadata) else {
+    /// A field of `(key, value)` pairs (`Kind::Pairs`), from the lists of the whole bundle.
+    pub(crate) fn pairs(&self, field: Field) -> &'static [(&'static str, &'static str)] {
+        let Some((offset, count)) = self.record().list_range(field) else {
             return &[];
         };
         let lists = self.lists();
         let first = lists.first.get(self.index as usize).map_or(0, |f| f[1]);
-        lists.pairs.get(first..first + count).unwrap_or(&[])
+        lists
+            .pairs
+            .get(first + offset..first + offset + count)
+            .unwrap_or(&[])
     }
 
     fn lists(&self) -> &'static Lists {
@@ -547,6 +574,7 @@ mod tests {
         catalog: "",
         lock_digest: None,
         triggers: None,
+        tasks: None,
         cache: &CACHE,
     };
     static SKILLS: [Skill; 2] = skills::<2>(&DATA, &[0, 0, 0, 0, NEAR.len() as u8, 0, 0, 0]);

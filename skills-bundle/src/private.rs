@@ -6,7 +6,7 @@ use skills_core::layout::Field;
 
 #[cfg(feature = "folders")]
 pub use crate::built::{BuildError, registry_from_bundle};
-pub use crate::bundle::{BundleData, Cache, Triggers, resource, skills};
+pub use crate::bundle::{BundleData, Cache, Tasks, Triggers, resource, skills};
 use crate::{Registry, Skill, SkillLoader, UnknownSkill};
 
 /// The registry of a bundle. The macro sorted the skills by name (no duplicates) and built

@@ -8,7 +8,8 @@
 use clap::builder::{NonEmptyStringValueParser, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
-use skills_agent::eval::Format;
+use skills_agent::eval::TriggerRule;
+use skills_agent::eval::tasks::{Shard, TaskFormat};
 use skills_core::hosted::Host;
 use skills_core::lint::{LINT_NAMES, Lint};
 use skills_core::options::{self, Flag, Kind, LINT_LEVEL_FLAGS, OPTIONS, OptionSpec, Value};
@@ -195,8 +196,9 @@ command line."
         #[command(flatten)]
         source: Source,
     },
-    /// Ask a model whether it loads the right skill for each trigger case
+    /// Ask a model whether it loads the right skill (or, with --tasks, whether the skill makes the agent succeed)
     #[command(
+        args_conflicts_with_subcommands = true,
         long_about = "Asks a model each skill's trigger cases (`<skill>/evals/triggers.json`) as \
 the first turn of a fresh agent session, with the system prompt and tool definitions an agent \
 built with the defaults sends (the preamble, the whole bundle's catalog, `load_skill` and the \
@@ -204,16 +206,25 @@ built-in tools); nothing is executed. The first tool call decides: `load_skill(X
 triggered, anything else means no skill. Reports recall, precision, false trigger rate and \
 confusions per skill. The folders are read and checked as for `check`: a bundle with errors is \
 not evaluated. The provider is chosen as the example agent chooses it: --provider, else \
-ANTHROPIC_API_KEY, else OPENAI_API_KEY or OPENAI_BASE_URL; the model is --model, else MODEL_ID.",
+ANTHROPIC_API_KEY, else OPENAI_API_KEY or OPENAI_BASE_URL; the model is --model, else MODEL_ID.\n\n\
+With --tasks it runs each skill's task cases (`<skill>/evals/evals.json`) instead: each case through \
+the agent's loop in a fresh working directory holding its files, --runs times with the skill and \
+as many without it (or, with --previous, with its previous version), bash in its sandbox; then the \
+checks, and a grader model for the string assertions. Reports pass rates, the uplift (with minus \
+without), turns, tool calls, tokens and time per case and per skill, non-discriminating \
+assertions and flaky cases. `skills eval merge` joins the JSON reports of --shard runs.",
         after_help = "Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, \
 OPENAI_BASE_URL, MODEL_ID, CARGO_TARGET_DIR (the default cache is under it, else under \
 `target/`).\nExit codes: 0 every gate passed, 1 a gate failed, 2 a bad command line, a bundle \
 with errors, no provider, a failed request, or a reply that was an error."
     )]
     Eval {
+        /// `merge`: join shard reports instead of running.
+        #[command(subcommand)]
+        merge: Option<EvalCommand>,
         /// How to ask, how to judge, what to report.
         #[command(flatten)]
-        eval: EvalArgs,
+        eval: Box<EvalArgs>,
         /// What to read.
         #[command(flatten)]
         source: Source,
@@ -244,6 +255,52 @@ an existing folder is never overwritten."
     },
 }
 
+/// What `skills eval` does besides running.
+#[derive(Debug, Subcommand)]
+pub enum EvalCommand {
+    /// Join the JSON reports of `eval --tasks --shard K/N` runs into one report
+    #[command(
+        long_about = "Reads the JSON reports of the shards of one task eval (`skills eval --tasks \
+--shard K/N --format json`), checks that they are of the same eval and do not overlap, and writes \
+the report one run over every case would have given: every number recomputed from the runs, the \
+counts summed, then held to the gates given here.",
+        after_help = "Exit codes: 0 every gate passed, 1 a gate failed, 2 a report that cannot be \
+read, reports of different evals, or a run that was an error."
+    )]
+    Merge {
+        /// The shard reports (JSON)
+        #[arg(value_name = "REPORT", required = true)]
+        reports: Vec<std::path::PathBuf>,
+        /// How to report the merged result
+        #[arg(long, value_name = "FORMAT", default_value = "table",
+              value_parser = PossibleValuesParser::new(TaskFormat::NAMES).try_map(|name| name.parse::<TaskFormat>()))]
+        format: TaskFormat,
+        /// The task gates, as for `eval --tasks`.
+        #[command(flatten)]
+        gates: TaskGateArgs,
+    },
+}
+
+/// The gates of a task eval.
+#[derive(Clone, Debug, PartialEq, clap::Args)]
+pub struct TaskGateArgs {
+    /// With --tasks: fail (exit 1) when a skill's pass rate with the skill is lower
+    #[arg(long, value_name = "P", value_parser = fraction)]
+    pub min_pass_rate: Option<f64>,
+    /// With --tasks: fail (exit 1) when a skill's uplift (pass rate with minus without) is
+    /// lower; negative values allow a skill that costs a little
+    #[arg(long, value_name = "U", value_parser = uplift, allow_hyphen_values = true)]
+    pub min_uplift: Option<f64>,
+}
+
+/// An uplift from -1 to 1.
+fn uplift(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if (-1.0..=1.0).contains(&value) => Ok(value),
+        _ => Err("expected a number from -1 to 1".to_owned()),
+    }
+}
+
 /// Where `skills package` writes its zips when `--out` is not given.
 pub const DEFAULT_PACKAGE_DIR: &str = "target/skills-package";
 
@@ -264,7 +321,7 @@ pub enum ProviderChoice {
     #[value(name = "openai")]
     OpenAi,
     /// No model: an offline stand-in that loads the skill whose description shares the most
-    /// words with the query (a baseline, and a dry run of the command)
+    /// words with the query, and with --tasks grades by word match (a baseline, and a dry run)
     Demo,
 }
 
@@ -317,10 +374,48 @@ pub struct EvalArgs {
     #[arg(long)]
     pub stream: bool,
     /// How to report: table (for people), json (what --baseline reads), markdown (a
-    /// pull-request comment) or junit (CI dashboards)
+    /// pull-request comment), junit (CI dashboards) or, with --tasks, html (one page to open)
     #[arg(long, value_name = "FORMAT", default_value = "table",
-          value_parser = PossibleValuesParser::new(Format::NAMES).try_map(|name| name.parse::<Format>()))]
-    pub format: Format,
+          value_parser = PossibleValuesParser::new(TaskFormat::NAMES))]
+    pub format: String,
+    /// Which calls of the reply decide a trigger: the first tool call (first-call), or any
+    /// load_skill call of the first reply (first-reply, skill-creator's newer runner)
+    #[arg(long, value_name = "RULE", default_value = "first-call",
+          value_parser = PossibleValuesParser::new(TriggerRule::NAMES).try_map(|name| name.parse::<TriggerRule>()))]
+    pub rule: TriggerRule,
+    /// Run the task cases (`evals/evals.json`) with and without each skill instead of the
+    /// trigger cases
+    #[arg(long)]
+    pub tasks: bool,
+    /// With --tasks: compare with each skill's previous version instead of without it: a
+    /// folder of skills, git:REV (the roots at a revision) or lock:FILE (the version a lock
+    /// reviewed)
+    #[arg(long, value_name = "SOURCE", requires = "tasks")]
+    pub previous: Option<crate::previous::PreviousSource>,
+    /// With --tasks: the model that grades string assertions (default: --model), of the same
+    /// provider
+    #[arg(long, value_name = "M", requires = "tasks")]
+    pub grader_model: Option<String>,
+    /// With --tasks: most model requests of one run
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: u32,
+    /// With --tasks: most tokens (input and output) of one run
+    #[arg(long, value_name = "N", default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_tokens: u64,
+    /// With --tasks: most seconds of one run
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: u64,
+    /// With --tasks: run even where bash would run without its sandbox, with your user's
+    /// rights on what the model writes
+    #[arg(long, requires = "tasks")]
+    pub allow_unconfined: bool,
+    /// With --tasks: run part K of N of the cases (for a CI matrix; join the JSON reports with
+    /// `skills eval merge`)
+    #[arg(long, value_name = "K/N", requires = "tasks")]
+    pub shard: Option<Shard>,
+    /// The task gates.
+    #[command(flatten)]
+    pub task_gates: TaskGateArgs,
     /// Fail (exit 1) when a skill with positive cases has a lower recall
     #[arg(long, value_name = "R", value_parser = fraction)]
     pub min_recall: Option<f64>,

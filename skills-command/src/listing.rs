@@ -54,8 +54,8 @@ fn version(skill: &SkillDef) -> &str {
 }
 
 /// `skills show NAME`: every frontmatter field that is set, the path, the SHA-256 the binary
-/// records, the resources, the trigger cases (`evals/triggers.json`) when there are any, then a
-/// blank line and the body exactly as `load_skill` returns it.
+/// records, the resources, the trigger and task cases (`evals/triggers.json`, `evals/evals.json`)
+/// when there are any, then a blank line and the body exactly as `load_skill` returns it.
 /// An unknown name fails (exit 1) with the same message the `load_skill` tool gives.
 pub fn show(name: &str, source: &Source, streams: &mut Streams<'_>) -> io::Result<u8> {
     let Some(bundle) = bundle::load_valid(source, streams.err)? else {
@@ -126,6 +126,15 @@ pub fn show(name: &str, source: &Source, streams: &mut Streams<'_>) -> io::Resul
             out,
             "trigger cases: {} ({positive} should load it, {negative} should not)",
             triggers.cases.len()
+        )?;
+    }
+    if let Some(tasks) = &skill.tasks {
+        let assertions: usize = tasks.cases.iter().map(|c| c.assertions.len()).sum();
+        writeln!(
+            out,
+            "task cases: {} ({assertions} assertions, {} files)",
+            tasks.cases.len(),
+            tasks.fixtures.len()
         )?;
     }
     writeln!(out, "body: {} lines", skill.body().lines().count())?;

@@ -15,10 +15,17 @@
 //! skills lock [DIR...] [--output PATH] [--check]
 //!                                              write (or check) skills.lock, the reviewed files
 //! skills eval [DIR...] [--provider anthropic|openai] [--model M] [--runs N] [--isolated]
-//!            [--format table|json|markdown|junit] [--min-recall R] [--min-precision P]
-//!            [--baseline FILE] [--max-requests N] [--cache DIR]
+//!            [--rule first-call|first-reply] [--format table|json|markdown|junit]
+//!            [--min-recall R] [--min-precision P] [--baseline FILE] [--max-requests N]
+//!            [--cache DIR]
 //!                                              does the model load the right skill? exit 1 on a
 //!                                              failed gate, 2 on an error
+//! skills eval --tasks [DIR...] [--previous DIR|git:REV|lock:FILE] [--shard K/N]
+//!            [--format table|json|markdown|junit|html] [--min-pass-rate P] [--min-uplift U]
+//!            [--baseline FILE] [--max-turns N] [--max-tokens N] [--allow-unconfined]
+//!                                              does the skill make the agent succeed?
+//! skills eval merge REPORT... [--format ...] [--min-pass-rate P] [--min-uplift U]
+//!                                              the shards' task reports joined into one
 //! skills package [DIR...] [--host anthropic|openai] [--out OUT]
 //!                                              per skill, the zip claude.ai, Anthropic's and
 //!                                              OpenAI's Skills APIs accept as an upload
@@ -51,6 +58,7 @@ mod new;
 mod output;
 mod package;
 mod packs;
+mod previous;
 mod stats;
 
 use std::env;
@@ -63,6 +71,9 @@ use clap::CommandFactory;
 use output::{Out, Streams};
 
 fn main() -> ExitCode {
+    // First, before any thread starts: `eval --tasks` runs bash in a sandbox that this binary,
+    // started again, builds; in such a copy this line never returns.
+    skills_agent::sandbox::enter();
     let stdout = io::stdout();
     let mut out = Out::new(BufWriter::new(stdout.lock()));
     let mut err = Out::new(io::stderr());
@@ -124,7 +135,11 @@ fn execute(command: Command, streams: &mut Streams<'_>) -> io::Result<u8> {
             source,
         } => lock::run(&source, &output, check, streams),
         Command::Package { hosts, out, source } => package::run(&source, &hosts, &out, streams),
-        Command::Eval { eval, source } => eval::run(&source, &eval, streams),
+        Command::Eval {
+            merge,
+            eval,
+            source,
+        } => eval::run(merge.as_ref(), &source, &eval, streams),
         Command::New { name, dir } => new::run(&name, &dir, streams),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "skills", &mut *streams.out);

@@ -5,6 +5,10 @@
 #[path = "../../skills-agent/tests/agent_support/router.rs"]
 mod router;
 mod support;
+#[path = "../../skills-agent/tests/agent_support/task_model.rs"]
+mod task_model;
+#[path = "eval_tasks/mod.rs"]
+mod tasks;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -15,7 +19,7 @@ use serde_json::Value;
 
 use support::{BIN, Run, assert_no_panic};
 
-fn workspace() -> PathBuf {
+pub(crate) fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
@@ -29,7 +33,7 @@ const PROVIDER_VARIABLES: [&str; 5] = [
 ];
 
 #[derive(Clone, Copy)]
-enum Wire {
+pub(crate) enum Wire {
     Anthropic,
     OpenAi,
 }
@@ -37,6 +41,11 @@ enum Wire {
 /// `skills eval ARGS` in `dir`, its provider pointed at `model` (every other provider variable
 /// cleared), off the test's runtime so the model keeps answering.
 async fn eval_in(dir: &Path, model: &RoutingModel, wire: Wire, args: &[&str]) -> Run {
+    eval_at(dir, &model.url(), wire, args).await
+}
+
+/// `skills eval ARGS` in `dir` against the model server at `url`.
+pub(crate) async fn eval_at(dir: &Path, url: &str, wire: Wire, args: &[&str]) -> Run {
     let mut command = Command::new(BIN);
     command.arg("eval").args(args).current_dir(dir);
     for name in PROVIDER_VARIABLES.iter().chain(&["CARGO_TARGET_DIR"]) {
@@ -45,10 +54,10 @@ async fn eval_in(dir: &Path, model: &RoutingModel, wire: Wire, args: &[&str]) ->
     match wire {
         Wire::Anthropic => command
             .env("ANTHROPIC_API_KEY", "sk-ant-test")
-            .env("ANTHROPIC_BASE_URL", model.url()),
+            .env("ANTHROPIC_BASE_URL", url),
         Wire::OpenAi => command
             .env("OPENAI_API_KEY", "sk-test")
-            .env("OPENAI_BASE_URL", format!("{}/v1", model.url()))
+            .env("OPENAI_BASE_URL", format!("{url}/v1"))
             .env("MODEL_ID", "gpt-test-model"),
     };
     let output = tokio::task::spawn_blocking(move || command.output().unwrap())

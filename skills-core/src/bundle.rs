@@ -14,10 +14,12 @@ use crate::files::{ReadError, read_limited};
 use crate::links;
 use crate::lint::{self, Level, LintOptions};
 use crate::lock::{self, LockedFile};
+use crate::openai_yaml;
 use crate::options::Options;
 use crate::pack::Pack;
 use crate::resources::{self, ResourceDef, WalkItem};
 use crate::skill::{self, ParseOptions, SkillDef};
+use crate::tasks::{self, TASKS_FILE, TaskFile};
 use crate::triggers::{self, TRIGGERS_FILE, TriggerFile};
 
 /// The result of loading one or more roots.
@@ -267,6 +269,7 @@ fn load_with(
     let names: BTreeSet<String> = found.iter().map(|skill| skill.dir_name.clone()).collect();
     for skill in &bundle.skills {
         bundle.diagnostics.extend(check::references(skill, &names));
+        bundle.diagnostics.extend(check::task_skills(skill, &names));
     }
     bundle
         .skills
@@ -348,6 +351,19 @@ fn load_folder(
     if let Some((path, real)) = trigger_file {
         skill.triggers = read_triggers(shown_dir, path, &real, options, &mut result);
     }
+    let task_file = walk.iter().find_map(|item| match item {
+        WalkItem::Tasks { path, real } => Some((path.clone(), real.clone())),
+        _ => None,
+    });
+    if let Some((path, real)) = task_file {
+        let folder = tasks::Folder {
+            dir: &found.dir,
+            shown: shown_dir,
+            name: &skill.name.value,
+            max_file_size: options.max_file_size,
+        };
+        skill.tasks = read_tasks(&folder, path, &real, options, &mut result);
+    }
     let (files, diagnostics) = resources::collect(walk, shown_dir, options.max_file_size);
     result.diagnostics.extend(diagnostics);
     result.size += files.iter().map(|(r, _)| r.size).sum::<u64>();
@@ -355,6 +371,24 @@ fn load_folder(
         path: format!("{shown_dir}/{}", r.path),
         sha256: r.sha256.clone(),
     }));
+    if let Some((_, bytes)) = files
+        .iter()
+        .find(|(resource, _)| resource.path == openai_yaml::OPENAI_YAML)
+    {
+        let paths: Vec<&str> = files.iter().map(|(r, _)| r.path.as_str()).collect();
+        let shown = format!("{shown_dir}/{}", openai_yaml::OPENAI_YAML);
+        let (yaml, diagnostics) = openai_yaml::read(
+            &shown,
+            bytes,
+            &paths,
+            &skill.openai_frontmatter(),
+            parse_options.compat,
+        );
+        result.diagnostics.extend(diagnostics);
+        if let Some(yaml) = yaml {
+            skill.honour_openai(yaml);
+        }
+    }
     skill.tree_sha256 = tree_hash(&skill, &files);
     skill.resources = files.into_iter().map(|(resource, _)| resource).collect();
     result
@@ -417,6 +451,69 @@ fn read_triggers(
         file: path,
         sha256,
         cases,
+    })
+}
+
+/// Reads and checks a skill's `evals/evals.json` and the files its cases copy (`path` in the
+/// folder, `real` its real path), adding their problems and lock entries to `result`: a changed
+/// case or fixture is a reviewed change. Their sizes count toward `max_bundle_size` only with
+/// `embed_evals`, when they are compiled in.
+fn read_tasks(
+    folder: &tasks::Folder<'_>,
+    path: PathBuf,
+    real: &Path,
+    options: &Options,
+    result: &mut FolderResult,
+) -> Option<TaskFile> {
+    let shown = format!("{}/{TASKS_FILE}", folder.shown);
+    let bytes = match read_limited(real, options.max_file_size) {
+        Ok((bytes, _)) => bytes,
+        Err(ReadError::TooLarge(size)) => {
+            result.diagnostics.push(
+                Diagnostic::error(
+                    Code::FileTooLarge,
+                    &shown,
+                    format!(
+                        "`{shown}` is {size} bytes, over the per-file limit of {} bytes",
+                        options.max_file_size
+                    ),
+                )
+                .with_help("fewer cases, or raise the limit with `max_file_size = ...`"),
+            );
+            return None;
+        }
+        Err(ReadError::Io(error)) => {
+            result.diagnostics.push(Diagnostic::error(
+                Code::Unreadable,
+                &shown,
+                format!("cannot read `{shown}`: {error}"),
+            ));
+            return None;
+        }
+    };
+    let sha256 = digest::sha256_hex(&bytes);
+    result.files.push(LockedFile {
+        path: shown.clone(),
+        sha256: sha256.clone(),
+    });
+    let (cases, fixtures, skill_refs, diagnostics) = tasks::parse(&shown, &bytes, folder);
+    result.diagnostics.extend(diagnostics);
+    if options.embed_evals {
+        result.size += bytes.len() as u64 + fixtures.iter().map(|f| f.size).sum::<u64>();
+    }
+    result
+        .files
+        .extend(fixtures.iter().map(|fixture| LockedFile {
+            path: fixture.path.clone(),
+            sha256: fixture.sha256.clone(),
+        }));
+    Some(TaskFile {
+        path: shown,
+        file: path,
+        sha256,
+        cases,
+        fixtures,
+        skill_refs,
     })
 }
 

@@ -36,6 +36,7 @@ use crate::resources::{ResourceDef, WalkItem};
 use crate::shell_commands::ShellCommand;
 use crate::skill::{ClaudeCodeFields, SkillDef};
 use crate::spanned::Spanned;
+use crate::tasks::{FixtureFile, TaskFile};
 use crate::triggers::{TriggerCase, TriggerFile};
 
 /// Everything the per-folder stage finds for one `SKILL.md` and the files beside it, before
@@ -81,6 +82,7 @@ const SOURCES: &[&str] = &[
     include_str!("lint.rs"),
     include_str!("lock.rs"),
     include_str!("mcp.rs"),
+    include_str!("openai_yaml.rs"),
     include_str!("options.rs"),
     include_str!("pack.rs"),
     include_str!("render.rs"),
@@ -89,6 +91,8 @@ const SOURCES: &[&str] = &[
     include_str!("skill.rs"),
     include_str!("spanned.rs"),
     include_str!("tables.rs"),
+    include_str!("tasks.rs"),
+    include_str!("tasks/read.rs"),
     include_str!("text.rs"),
     include_str!("triggers.rs"),
     include_str!("wildcard.rs"),
@@ -398,9 +402,49 @@ fn fingerprint(found: &FoundSkill, walk: &[WalkItem], settled_before: i128) -> O
                 out.path(real);
                 stat(&mut out, real, settled_before)?;
             }
+            WalkItem::Tasks { path, real } => {
+                out.u8(3);
+                out.path(path);
+                out.path(real);
+                stat(&mut out, real, settled_before)?;
+                // The files its cases copy are named inside it, not found by the walk; they all
+                // lie in the `evals/` folder, so every file there counts.
+                evals_folder(&mut out, path.parent()?, settled_before)?;
+            }
         }
     }
     out.finish()
+}
+
+/// Appends the name and `stat` of everything under the `evals/` folder `dir` (links followed,
+/// as the task files are read), in name order; `None` past 16 folders deep or 10,000 entries,
+/// or when one cannot be examined: then the folder is not cached.
+fn evals_folder(out: &mut Writer, dir: &Path, settled_before: i128) -> Option<()> {
+    let mut pending = vec![(dir.to_path_buf(), 0usize)];
+    let mut seen = 0usize;
+    while let Some((folder, depth)) = pending.pop() {
+        let mut entries: Vec<_> = fs::read_dir(&folder).ok()?.filter_map(Result::ok).collect();
+        entries.sort_by_key(|e| e.file_name());
+        out.path(&folder);
+        out.usize(entries.len());
+        for entry in entries {
+            seen += 1;
+            if seen > 10_000 {
+                return None;
+            }
+            let path = entry.path();
+            out.path(&path);
+            if fs::metadata(&path).ok()?.is_dir() {
+                if depth >= 16 {
+                    return None;
+                }
+                pending.push((path, depth + 1));
+            } else {
+                stat(out, &path, settled_before)?;
+            }
+        }
+    }
+    Some(())
 }
 
 /// Appends what `stat` says of `file`; `None` if it changed too recently or cannot be read.
@@ -745,6 +789,18 @@ impl Encode for Diagnostic {
     }
 }
 
+impl Encode for crate::openai_yaml::OpenAiYaml {
+    fn encode(&self, out: &mut Writer) {
+        let crate::openai_yaml::OpenAiYaml { pairs } = self;
+        encode_list(out, pairs);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        Some(crate::openai_yaml::OpenAiYaml {
+            pairs: decode_list(input)?,
+        })
+    }
+}
+
 impl Encode for LockedFile {
     fn encode(&self, out: &mut Writer) {
         let LockedFile { path, sha256 } = self;
@@ -828,6 +884,69 @@ impl Encode for TriggerFile {
     }
 }
 
+impl Encode for FixtureFile {
+    fn encode(&self, out: &mut Writer) {
+        let FixtureFile {
+            path,
+            file,
+            sha256,
+            size,
+            executable,
+        } = self;
+        out.str(path);
+        out.path(file);
+        out.str(sha256);
+        out.u64(*size);
+        out.bool(*executable);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        Some(FixtureFile {
+            path: input.str()?,
+            file: input.path()?,
+            sha256: input.str()?,
+            size: input.u64()?,
+            executable: input.bool()?,
+        })
+    }
+}
+
+impl Encode for TaskFile {
+    fn encode(&self, out: &mut Writer) {
+        let TaskFile {
+            path,
+            file,
+            sha256,
+            cases,
+            fixtures,
+            skill_refs,
+        } = self;
+        out.str(path);
+        out.path(file);
+        out.str(sha256);
+        // The cases in the form a bundle embeds them: one codec for both.
+        out.bytes(&crate::tasks::encode([(&cases[..], fixtures.len() as u32)]));
+        encode_list(out, fixtures);
+        out.list(skill_refs, |out, (name, line)| {
+            name.encode(out);
+            out.str(line);
+        });
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        let path = input.str()?;
+        let file = input.path()?;
+        let sha256 = input.str()?;
+        let cases = crate::tasks::decode(input.bytes()?, 1).pop()?.cases;
+        Some(TaskFile {
+            path,
+            file,
+            sha256,
+            cases,
+            fixtures: decode_list(input)?,
+            skill_refs: input.list(|input| Some((Spanned::decode(input)?, input.str()?)))?,
+        })
+    }
+}
+
 impl Encode for ShellCommand {
     fn encode(&self, out: &mut Writer) {
         let ShellCommand {
@@ -867,6 +986,10 @@ impl Encode for ClaudeCodeFields {
             paths,
             shell,
             shell_commands,
+            background,
+            default_enabled,
+            fallback,
+            boolean_words,
         } = self;
         encode_option(out, display_name);
         encode_option(out, when_to_use);
@@ -883,6 +1006,10 @@ impl Encode for ClaudeCodeFields {
         encode_list(out, paths);
         encode_option(out, shell);
         encode_list(out, shell_commands);
+        encode_option(out, background);
+        encode_option(out, default_enabled);
+        encode_option(out, fallback);
+        encode_list(out, boolean_words);
     }
     fn decode(input: &mut Reader<'_>) -> Option<Self> {
         Some(ClaudeCodeFields {
@@ -901,6 +1028,10 @@ impl Encode for ClaudeCodeFields {
             paths: decode_list(input)?,
             shell: decode_option(input)?,
             shell_commands: decode_list(input)?,
+            background: decode_option(input)?,
+            default_enabled: decode_option(input)?,
+            fallback: decode_option(input)?,
+            boolean_words: decode_list(input)?,
         })
     }
 }
@@ -929,8 +1060,10 @@ impl Encode for SkillDef {
             keys,
             resources,
             triggers,
+            tasks,
             tree_sha256,
             frontmatter_json,
+            openai,
         } = self;
         out.str(path);
         out.path(file);
@@ -954,8 +1087,10 @@ impl Encode for SkillDef {
         encode_list(out, keys);
         encode_list(out, resources);
         encode_option(out, triggers);
+        encode_option(out, tasks);
         out.str(tree_sha256);
         out.str(frontmatter_json);
+        encode_option(out, openai);
     }
     fn decode(input: &mut Reader<'_>) -> Option<Self> {
         let path = input.str()?;
@@ -986,8 +1121,10 @@ impl Encode for SkillDef {
             keys: decode_list(input)?,
             resources: decode_list(input)?,
             triggers: decode_option(input)?,
+            tasks: decode_option(input)?,
             tree_sha256: input.str()?,
             frontmatter_json: input.str()?,
+            openai: decode_option(input)?,
         };
         // The commands' ranges slice the body: a bad one must not get through either.
         let commands = &skill.claude_code.shell_commands;

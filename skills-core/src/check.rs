@@ -105,6 +105,36 @@ pub(crate) fn references(skill: &SkillDef, bundle_names: &BTreeSet<String>) -> V
     diagnostics
 }
 
+/// The skills the task cases' `loaded` and `not_loaded` checks name must be in the bundle: a
+/// misspelled name would make a `not_loaded` check pass whatever the agent does.
+pub(crate) fn task_skills(skill: &SkillDef, bundle_names: &BTreeSet<String>) -> Vec<Diagnostic> {
+    let Some(tasks) = &skill.tasks else {
+        return Vec::new();
+    };
+    let names: Vec<&str> = bundle_names.iter().map(String::as_str).collect();
+    tasks
+        .skill_refs
+        .iter()
+        .filter(|(name, _)| !bundle_names.contains(&name.value))
+        .map(|(name, line)| {
+            let mut diagnostic = Diagnostic::error(
+                Code::TaskUnknownSkill,
+                &tasks.path,
+                format!(
+                    "a check names `{}`, which is not a skill in this bundle",
+                    name.value
+                ),
+            )
+            .at(line, 1, name.column);
+            diagnostic.line = u32::try_from(name.line).ok();
+            if let Some(help) = suggestion(&name.value, &names, "skills of the bundle") {
+                diagnostic = diagnostic.with_help(help);
+            }
+            diagnostic
+        })
+        .collect()
+}
+
 /// `catalog_budget`: the catalog is in every system prompt, so its length is a cost on every
 /// turn. Over the budget, one error naming the skills whose lines are longest (at most three).
 pub(crate) fn catalog_budget(

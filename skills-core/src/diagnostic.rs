@@ -121,6 +121,14 @@ codes! {
     InvalidChoice = "invalid-choice",
     /// `agent` without `context: fork`.
     AgentWithoutFork = "agent-without-fork",
+    /// With `compat = "claude-code"`: `background` without `context: fork`.
+    BackgroundWithoutFork = "background-without-fork",
+    /// A skill's `agents/openai.yaml` (Codex's file) that is not YAML of the shape Codex reads.
+    InvalidOpenaiYaml = "invalid-openai-yaml",
+    /// `agents/openai.yaml` and the frontmatter say different things (a display name, whether
+    /// the model may load the skill), so hosts would show or offer the skill differently (a
+    /// warning).
+    OpenaiYamlDisagrees = "openai-yaml-disagrees",
     /// `hooks` that is not a mapping of event names to lists or mappings.
     InvalidHooks = "invalid-hooks",
     /// An `arguments` name a `$name` placeholder cannot refer to, or one named twice.
@@ -156,6 +164,33 @@ codes! {
     TriggerDuplicateKey = "trigger-duplicate-key",
     /// Two trigger cases of one skill with the same query.
     TriggerDuplicateQuery = "trigger-duplicate-query",
+    // Task cases (`evals/evals.json`).
+    /// The task file is not valid JSON.
+    TasksSyntax = "tasks-syntax",
+    /// The task file holds something other than an object with `evals`.
+    TasksNotObject = "tasks-not-object",
+    /// A key the task file, a case or a check does not have.
+    TaskUnknownKey = "task-unknown-key",
+    /// The same key twice in one object, or both `assertions` and `expectations`.
+    TaskDuplicateKey = "task-duplicate-key",
+    /// A task file without `evals`, or a case without `id` or `prompt`.
+    TaskMissingKey = "task-missing-key",
+    /// A value of the wrong type, or an empty string, in the task file.
+    TaskWrongType = "task-wrong-type",
+    /// Two task cases of one skill with the same `id`.
+    TaskDuplicateId = "task-duplicate-id",
+    /// `skill_name` names another skill.
+    TaskSkillName = "task-skill-name",
+    /// A file a task case copies that does not exist.
+    TaskFileMissing = "task-file-missing",
+    /// A file a task case copies that is outside the skill's `evals/` folder, or two that land
+    /// on the same path.
+    TaskFileOutside = "task-file-outside",
+    /// A check object that is none of the known forms, or whose path or regular expression is
+    /// unusable.
+    TaskBadCheck = "task-bad-check",
+    /// A `loaded` or `not_loaded` check naming a skill the bundle does not have.
+    TaskUnknownSkill = "task-unknown-skill",
     // Across skills.
     /// Two skills share a name.
     DuplicateName = "duplicate-name",
@@ -501,8 +536,10 @@ mod tests {
             include_str!("links.rs"),
             include_str!("lint.rs"),
             include_str!("lock.rs"),
+            include_str!("openai_yaml.rs"),
             include_str!("resources.rs"),
             include_str!("skill.rs"),
+            include_str!("tasks/read.rs"),
             include_str!("text.rs"),
             include_str!("triggers.rs"),
             include_str!("yaml.rs"),

@@ -9,7 +9,8 @@
 //!    [`skill`] reads the fields out of it;
 //! 4. `resources` collects the files beside each `SKILL.md`, and `links` checks that the
 //!    body's links and paths point at them; [`triggers`] reads the skill's trigger cases
-//!    (`evals/triggers.json`), which are never embedded as resources;
+//!    (`evals/triggers.json`) and [`tasks`] its task cases (`evals/evals.json`), which are never
+//!    embedded as resources;
 //! 5. `check` applies the rules that look at several skills at once, and [`lint`]
 //!    gives advice at a level the user chooses.
 //!
@@ -21,6 +22,8 @@
 //! [`pack`] is how a crate's skills folder reaches the crates that depend on it.
 //!
 //! [`lock`] writes and checks the lockfile of reviewed files (`lock = "skills.lock"`).
+//!
+//! [`openai_yaml`] reads a skill's `agents/openai.yaml`, Codex's file, and applies it.
 //!
 //! [`hosted`] judges a checked skill against what claude.ai's and the Skills APIs' zip uploads
 //! accept, for `skills package`.
@@ -59,6 +62,7 @@ pub mod render;
 pub mod shell_commands;
 #[doc(hidden)]
 pub mod tables;
+pub mod tasks;
 
 #[cfg(feature = "validate")]
 mod bundle;
@@ -82,6 +86,8 @@ mod links;
 pub mod lint;
 #[cfg(feature = "validate")]
 pub mod lock;
+#[cfg(feature = "validate")]
+pub mod openai_yaml;
 #[cfg(feature = "validate")]
 pub mod options;
 #[cfg(feature = "validate")]

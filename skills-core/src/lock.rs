@@ -117,6 +117,26 @@ struct Parsed {
     malformed: Vec<(usize, String)>,
 }
 
+/// What a lock records as reviewed: the SHA-256 of each file by path, and each pack's version by
+/// name (lines that do not parse are left out: the build reports them).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reviewed {
+    /// SHA-256 (lowercase hex) by path, as diagnostics show paths.
+    pub files: BTreeMap<String, String>,
+    /// Version by pack name.
+    pub packs: BTreeMap<String, String>,
+}
+
+/// What the lock `text` records: the files it reviewed, at what hash, and the packs' versions
+/// (what `skills eval --tasks --previous lock:FILE` looks for).
+pub fn reviewed(text: &str) -> Reviewed {
+    let parsed = parse(text);
+    Reviewed {
+        files: parsed.files,
+        packs: parsed.packs,
+    }
+}
+
 /// The format the header names: 1 when it names none.
 fn format_of(first_line: &str) -> Option<u32> {
     let Some((_, rest)) = first_line.split_once(FORMAT_MARK) else {

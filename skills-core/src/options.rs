@@ -298,9 +298,10 @@ pub const OPTIONS: &[OptionSpec] = &[
         key: Key::EmbedEvals,
         kind: Kind::Bool,
         default: DefaultValue::Bool(false),
-        help: "also compile each skill's trigger cases (`evals/triggers.json`) into the binary, \
-               for `Skill::trigger_cases` and evals run by the binary itself; they count toward \
-               `max_bundle_size`",
+        help: "also compile each skill's trigger and task cases (`evals/triggers.json`, \
+               `evals/evals.json` and the files it names) into the binary, for \
+               `Skill::trigger_cases`, `Skill::task_cases` and evals run by the binary itself; \
+               they count toward `max_bundle_size`",
         flag: Flag::Switch {
             long: "embed-evals",
         },
@@ -465,7 +466,7 @@ pub struct Options {
     pub ignore: Vec<String>,
     /// The frontmatter dialect.
     pub compat: Compat,
-    /// Compile each skill's trigger cases into the binary (never shown to the model).
+    /// Compile each skill's trigger and task cases into the binary (never shown to the model).
     pub embed_evals: bool,
     /// Longest accepted catalog, in characters; `None`: no limit.
     pub catalog_budget: Option<u64>,

@@ -1,13 +1,14 @@
 //! The third level of progressive disclosure: files shipped beside `SKILL.md`
 //! (`references/`, `scripts/`, `assets/`), walked, filtered and read. The rule that the body's
 //! links point at these files is in `links`. The `evals/` folder is never a resource: the model
-//! must not see its own test; the walk reports its `triggers.json` apart.
+//! must not see its own test; the walk reports its `triggers.json` and `evals.json` apart.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::files::{ReadError, Unreachable, read_limited, real_path_within};
+use crate::tasks::TASKS_FILE;
 use crate::triggers::{EVALS_DIR, TRIGGERS_FILE};
 
 /// Names skipped in every skill folder, besides hidden files (names starting with `.`, which
@@ -60,12 +61,19 @@ pub(crate) enum WalkItem {
         /// The real path (symlinks followed), inside the root.
         real: PathBuf,
     },
+    /// The skill's task file, `evals/evals.json`: read by `tasks`, never embedded as a resource.
+    Tasks {
+        /// The path inside the skill folder.
+        path: PathBuf,
+        /// The real path (symlinks followed), inside the root.
+        real: PathBuf,
+    },
     /// A non-UTF-8 name, a broken symlink, or a symlink leading out of the root.
     Problem(Diagnostic),
 }
 
 /// Walks a skill folder: every file except `SKILL.md`, ignored names and the `evals/` folder,
-/// whose `triggers.json` is reported apart. Symlinks are followed only while they stay inside
+/// whose `triggers.json` and `evals.json` are reported apart. Symlinks are followed only while they stay inside
 /// `real_root`.
 pub(crate) fn walk(
     skill_dir: &Path,
@@ -94,7 +102,9 @@ pub(crate) fn walk(
                 continue;
             }
             if prefix.is_empty() && name == EVALS_DIR {
-                items.extend(trigger_file(&entry.path(), shown_dir, real_root));
+                for file in [TRIGGERS_FILE, TASKS_FILE] {
+                    items.extend(eval_file(&entry.path(), file, shown_dir, real_root));
+                }
                 continue;
             }
             let relative = format!("{prefix}{name}");
@@ -136,13 +146,14 @@ pub(crate) fn walk(
     items
 }
 
-/// The walk's item for `evals/triggers.json` in the skill's `evals` entry, when there is such a
-/// file (or a link by that name).
-fn trigger_file(evals: &Path, shown_dir: &str, real_root: &Path) -> Option<WalkItem> {
-    let path = evals.join(TRIGGERS_FILE.trim_start_matches(&format!("{EVALS_DIR}/")));
+/// The walk's item for `file` (`evals/triggers.json` or `evals/evals.json`) in the skill's
+/// `evals` entry, when there is such a file (or a link by that name).
+fn eval_file(evals: &Path, file: &str, shown_dir: &str, real_root: &Path) -> Option<WalkItem> {
+    let path = evals.join(file.trim_start_matches(&format!("{EVALS_DIR}/")));
     fs::symlink_metadata(&path).ok()?;
-    let shown = format!("{shown_dir}/{TRIGGERS_FILE}");
+    let shown = format!("{shown_dir}/{file}");
     Some(match real_path_within(&path, real_root) {
+        Ok(real) if file == TASKS_FILE => WalkItem::Tasks { path, real },
         Ok(real) => WalkItem::Triggers { path, real },
         Err(Unreachable::Broken) => WalkItem::Problem(Diagnostic::error(
             Code::BrokenSymlink,
@@ -180,8 +191,8 @@ pub(crate) fn collect(
                 diagnostics.push(diagnostic);
                 continue;
             }
-            // Read apart, by `triggers`.
-            WalkItem::Triggers { .. } => continue,
+            // Read apart, by `triggers` and `tasks`.
+            WalkItem::Triggers { .. } | WalkItem::Tasks { .. } => continue,
         };
         let shown = format!("{shown_dir}/{relative}");
         match read_limited(&real, max_file_size) {

@@ -51,6 +51,18 @@ pub struct Tables {
     pub roots: Vec<String>,
     /// The trigger cases, when they are embedded.
     pub triggers: Option<TriggerTables>,
+    /// The task cases, when they are embedded.
+    pub tasks: Option<TaskTables>,
+}
+
+/// The task cases of a bundle: every skill's in the compact form of [`crate::tasks::encode`],
+/// and the files they copy, skill after skill.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TaskTables {
+    /// The cases.
+    pub table: Vec<u8>,
+    /// The fixture files, as the bundle read them: display path, file on disk, SHA-256 (hex).
+    pub files: Vec<(String, std::path::PathBuf, String)>,
 }
 
 /// The trigger cases of a bundle (see [`crate::layout::TriggerEntry`]).
@@ -88,7 +100,7 @@ pub use build::build;
 mod build {
     use std::collections::HashMap;
 
-    use super::{Piece, Tables, TextTooLarge, TriggerTables};
+    use super::{Piece, Tables, TaskTables, TextTooLarge, TriggerTables};
     use crate::claude_code::{Effort, Shell, SkillContext};
     use crate::layout::{self, Field, HASH_LEN, Header, NameEntry, TriggerEntry};
     use crate::render::{self, CatalogEntry};
@@ -120,6 +132,7 @@ mod build {
             catalog: render::catalog_markdown(&entries),
             index: crate::index::encode(&crate::index::build(&names)),
             triggers: embed_evals.then(|| triggers(bundle)),
+            tasks: embed_evals.then(|| tasks(bundle)),
             ..Tables::default()
         };
         skills(&mut tables, bundle, &roots, frontmatter_json);
@@ -144,6 +157,25 @@ mod build {
             }
         }
         out
+    }
+
+    /// The task cases and fixture files of every skill, in skill order (a skill without a file
+    /// has none).
+    fn tasks(bundle: &Bundle) -> TaskTables {
+        let mut files = Vec::new();
+        let table = crate::tasks::encode(bundle.skills.iter().map(|skill| match &skill.tasks {
+            Some(tasks) => {
+                files.extend(
+                    tasks
+                        .fixtures
+                        .iter()
+                        .map(|f| (f.path.clone(), f.file.clone(), f.sha256.clone())),
+                );
+                (&tasks.cases[..], tasks.fixtures.len() as u32)
+            }
+            None => (&[][..], 0),
+        }));
+        TaskTables { table, files }
     }
 
     /// The text, names, records and hashes of every skill.
@@ -337,6 +369,18 @@ mod build {
                 let p = position(Shell::ALL, &shell.value);
                 self.set(Field::Shell, p.into_iter().collect());
             }
+            let switches = claude_switches(claude);
+            if switches != 0 {
+                self.set(Field::ClaudeSwitches, vec![switches]);
+            }
+            if let Some(openai) = skill.openai.as_ref().filter(|o| !o.pairs.is_empty()) {
+                let mut values = vec![openai.pairs.len() as u32];
+                for (key, value) in &openai.pairs {
+                    values.extend(text.span(key));
+                    values.extend(text.span(value));
+                }
+                self.set(Field::OpenAi, values);
+            }
         }
     }
 
@@ -362,6 +406,26 @@ mod build {
             }
             self.set(Field::ShellCommands, values);
         }
+    }
+
+    /// Claude Code's `background`, `default-enabled` and `fallback` as the bits of
+    /// [`crate::layout::switches`].
+    fn claude_switches(claude: &crate::skill::ClaudeCodeFields) -> u32 {
+        use crate::layout::switches;
+        let mut bits = 0;
+        if let Some(background) = &claude.background {
+            bits |= switches::BACKGROUND_SET;
+            if background.value {
+                bits |= switches::BACKGROUND;
+            }
+        }
+        if claude.default_enabled.as_ref().is_some_and(|d| !d.value) {
+            bits |= switches::NOT_DEFAULT_ENABLED;
+        }
+        if claude.fallback.as_ref().is_some_and(|f| f.value) {
+            bits |= switches::FALLBACK;
+        }
+        bits
     }
 
     fn strings(list: &[String]) -> Vec<&str> {

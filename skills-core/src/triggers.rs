@@ -67,7 +67,7 @@ impl TriggerFile {
 }
 
 /// Plain JSON: every extension the parser knows is off.
-const STRICT: ParseOptions = ParseOptions {
+pub(crate) const STRICT: ParseOptions = ParseOptions {
     allow_comments: false,
     allow_loose_object_property_names: false,
     allow_trailing_commas: false,
@@ -96,7 +96,7 @@ pub(crate) fn parse(path: &str, bytes: &[u8]) -> (Vec<TriggerCase>, Vec<Diagnost
 }
 
 /// What a JSON value is, for messages.
-fn kind(value: &Value<'_>) -> &'static str {
+pub(crate) fn kind(value: &Value<'_>) -> &'static str {
     match value {
         Value::StringLit(_) => "a string",
         Value::NumberLit(_) => "a number",
@@ -107,7 +107,7 @@ fn kind(value: &Value<'_>) -> &'static str {
     }
 }
 
-fn range(value: &Value<'_>) -> Range {
+pub(crate) fn range(value: &Value<'_>) -> Range {
     match value {
         Value::StringLit(v) => v.range,
         Value::NumberLit(v) => v.range,
@@ -120,7 +120,7 @@ fn range(value: &Value<'_>) -> Range {
 
 /// The first control character (U+0000 to U+001F) written raw inside a string of `value`, and
 /// its byte offset in `text`.
-fn control_character(text: &str, value: &Value<'_>) -> Option<(usize, char)> {
+pub(crate) fn control_character(text: &str, value: &Value<'_>) -> Option<(usize, char)> {
     let in_string = |range: Range| {
         let raw = text.get(range.start..range.end)?;
         raw.char_indices()
@@ -145,10 +145,82 @@ fn control_character(text: &str, value: &Value<'_>) -> Option<(usize, char)> {
 }
 
 /// The key of a property and where it starts (names are always strings in plain JSON).
-fn key<'a>(name: &'a ObjectPropName<'a>) -> (&'a str, usize) {
+pub(crate) fn key<'a>(name: &'a ObjectPropName<'a>) -> (&'a str, usize) {
     match name {
         ObjectPropName::String(lit) => (lit.value.as_ref(), lit.range.start),
         ObjectPropName::Word(lit) => (lit.value, lit.range.start),
+    }
+}
+
+/// The root value of a plain JSON file (`what` is `the trigger` or `the task`, the kind of
+/// file for messages; `example` shows its shape in helps), or the one problem that makes it no
+/// JSON: a byte-order mark, a syntax error, a raw control character in a string (the parser
+/// lets them through; JSON and Python's `json` do not), or nothing at all, reported at `path`.
+pub(crate) fn json_root<'a>(
+    path: &str,
+    text: &'a str,
+    what: &str,
+    example: &str,
+    code: Code,
+) -> Result<Value<'a>, Diagnostic> {
+    let error = |offset: usize, message: String, help: String| {
+        Diagnostic::error(code, path, message)
+            .at_offset(text, offset)
+            .with_help(help)
+    };
+    if text.starts_with('\u{FEFF}') {
+        return Err(error(
+            0,
+            format!(
+                "{what} file starts with a byte-order mark, which JSON does not allow (Python's `json` refuses it)"
+            ),
+            "save the file as UTF-8 without a byte-order mark".to_owned(),
+        ));
+    }
+    let root = match jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &STRICT) {
+        Ok(parsed) => parsed.value,
+        Err(parse_error) => {
+            let kind = parse_error.kind().to_string();
+            let mut chars = kind.chars();
+            let kind = match chars.next() {
+                Some(first) => first.to_lowercase().chain(chars).collect(),
+                None => kind,
+            };
+            let cases = what.trim_start_matches("the ");
+            return Err(error(
+                parse_error.range().start,
+                format!("invalid JSON in the {cases} cases: {kind}"),
+                format!("the file is {}", shape(what, example)),
+            ));
+        }
+    };
+    if let Some((offset, c)) = root.as_ref().and_then(|root| control_character(text, root)) {
+        let cases = what.trim_start_matches("the ");
+        return Err(error(
+            offset,
+            format!(
+                "invalid JSON in the {cases} cases: a string holds the control character {c:?} unescaped"
+            ),
+            "write it escaped (`\\n` for a line break, `\\t` for a tab), or leave it out"
+                .to_owned(),
+        ));
+    }
+    root.ok_or_else(|| {
+        let empty = if what == "the trigger" {
+            format!("write a JSON array of cases, `[]` for none: `{example}`")
+        } else {
+            format!("write {}", shape(what, example))
+        };
+        error(0, format!("{what} file is empty"), empty)
+    })
+}
+
+/// How a help describes the file's shape.
+fn shape(what: &str, example: &str) -> String {
+    if what == "the trigger" {
+        format!("a JSON array of cases: `{example}`")
+    } else {
+        format!("one JSON object: `{example}`")
     }
 }
 
@@ -177,59 +249,18 @@ impl Reader<'_> {
     }
 
     fn file(&mut self) -> Vec<TriggerCase> {
-        if self.text.starts_with('\u{FEFF}') {
-            self.error(
-                Code::TriggersSyntax,
-                0,
-                "the trigger file starts with a byte-order mark, which JSON does not allow (Python's `json` refuses it)".to_owned(),
-                Some("save the file as UTF-8 without a byte-order mark".to_owned()),
-            );
-            return Vec::new();
-        }
-        let root = match jsonc_parser::parse_to_ast(self.text, &CollectOptions::default(), &STRICT)
-        {
-            Ok(parsed) => parsed.value,
-            Err(error) => {
-                let kind = error.kind().to_string();
-                let mut chars = kind.chars();
-                let kind = match chars.next() {
-                    Some(first) => first.to_lowercase().chain(chars).collect(),
-                    None => kind,
-                };
-                self.error(
-                    Code::TriggersSyntax,
-                    error.range().start,
-                    format!("invalid JSON in the trigger cases: {kind}"),
-                    Some(format!(
-                        "the file is a JSON array of cases: `{CASE_EXAMPLE}`"
-                    )),
-                );
+        let root = match json_root(
+            self.path,
+            self.text,
+            "the trigger",
+            CASE_EXAMPLE,
+            Code::TriggersSyntax,
+        ) {
+            Ok(root) => root,
+            Err(diagnostic) => {
+                self.diagnostics.push(diagnostic);
                 return Vec::new();
             }
-        };
-        if let Some((offset, c)) = root
-            .as_ref()
-            .and_then(|root| control_character(self.text, root))
-        {
-            // The parser lets these through; JSON (and Python's `json`) does not.
-            self.error(
-                Code::TriggersSyntax,
-                offset,
-                format!("invalid JSON in the trigger cases: a string holds the control character {c:?} unescaped"),
-                Some("write it escaped (`\\n` for a line break, `\\t` for a tab), or leave it out".to_owned()),
-            );
-            return Vec::new();
-        }
-        let Some(root) = root else {
-            self.error(
-                Code::TriggersSyntax,
-                0,
-                "the trigger file is empty".to_owned(),
-                Some(format!(
-                    "write a JSON array of cases, `[]` for none: `{CASE_EXAMPLE}`"
-                )),
-            );
-            return Vec::new();
         };
         let Value::Array(array) = &root else {
             let help = match &root {

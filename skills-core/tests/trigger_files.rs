@@ -59,13 +59,15 @@ fn evals_are_never_resources_and_the_trigger_file_is_locked() {
         (3, 13)
     );
 
-    // The lock lists the trigger file (a changed case is a reviewed change), and only it of
-    // what `evals/` holds: the rest is neither read nor embedded.
+    // The lock lists the trigger and task files (a changed case is a reviewed change), and of
+    // the rest of `evals/` only the files a task case copies: `files/input.txt` is named by
+    // none, so it is neither read nor locked.
     let listed: Vec<&str> = bundle.files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(
         listed,
         [
             "skills/a/SKILL.md",
+            "skills/a/evals/evals.json",
             "skills/a/evals/triggers.json",
             "skills/a/scripts/a.sh"
         ]
@@ -81,15 +83,26 @@ fn evals_are_never_resources_and_the_trigger_file_is_locked() {
         ..Options::default()
     };
     assert!(!load(dir.path(), &["skills"], &locked).has_errors());
-    write(&skill.join("evals/evals.json"), "{\"evals\": [1]}");
+    // A file under `evals/` that no case names is not locked.
+    write(&skill.join("evals/files/input.txt"), "another fixture");
     assert!(!load(dir.path(), &["skills"], &locked).has_errors());
     write(
         &skill.join("evals/triggers.json"),
         &CASES.replace("poem", "song"),
     );
+    write(
+        &skill.join("evals/evals.json"),
+        "{\"evals\": [{\"id\": 1, \"prompt\": \"do a\"}]}",
+    );
     let changed = load(dir.path(), &["skills"], &locked);
     let codes: Vec<(Code, &str)> = changed.errors().map(|d| (d.code(), d.path())).collect();
-    assert_eq!(codes, [(Code::LockChanged, "skills/a/evals/triggers.json")]);
+    assert_eq!(
+        codes,
+        [
+            (Code::LockChanged, "skills/a/evals/evals.json"),
+            (Code::LockChanged, "skills/a/evals/triggers.json")
+        ]
+    );
 }
 
 #[test]

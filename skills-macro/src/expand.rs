@@ -109,6 +109,20 @@ pub fn expand(
         }
         None => quote!(::core::option::Option::None),
     };
+    let tasks = match &tables.tasks {
+        Some(tasks) => {
+            let table = byte_string(&tasks.table);
+            let files = tasks.files.iter().map(|(shown, file, _)| {
+                let path = location.include_path(file, shown);
+                quote!(::core::include_bytes!(#path))
+            });
+            quote!(::core::option::Option::Some(#krate::__private::Tasks {
+                table: #table,
+                files: &[#(#files),*],
+            }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     let resources = bundle.skills.iter().flat_map(|skill| {
         let skill_dir = skill.path.trim_end_matches("SKILL.md");
         skill.resources.iter().map(move |resource| {
@@ -158,6 +172,7 @@ pub fn expand(
                 catalog: #catalog,
                 lock_digest: #lock_digest,
                 triggers: #triggers,
+                tasks: #tasks,
                 cache: &CACHE,
             };
             static SKILLS: [#krate::Skill; #count] =
@@ -203,15 +218,24 @@ fn pieces(
     (pieces, tracking)
 }
 
-/// `include_bytes!` of every trigger file, embedded or not, so editing one alone rebuilds. The
-/// constant is never used, so none of its bytes reach the binary.
+/// `include_bytes!` of every eval file (trigger cases, task cases and the files the task cases
+/// copy), embedded or not, so editing one alone rebuilds. The constants are never used, so none
+/// of their bytes reach the binary this way.
 fn trigger_tracking(bundle: &Bundle, location: &FileLocation) -> Vec<TokenStream> {
-    bundle
-        .skills
-        .iter()
-        .filter_map(|skill| skill.triggers.as_ref())
-        .map(|triggers| {
-            let path = location.include_path(&triggers.file, &triggers.path);
+    let mut files = Vec::new();
+    for skill in &bundle.skills {
+        if let Some(triggers) = &skill.triggers {
+            files.push((&triggers.file, &triggers.path));
+        }
+        if let Some(tasks) = &skill.tasks {
+            files.push((&tasks.file, &tasks.path));
+            files.extend(tasks.fixtures.iter().map(|f| (&f.file, &f.path)));
+        }
+    }
+    files
+        .into_iter()
+        .map(|(file, shown)| {
+            let path = location.include_path(file, shown);
             quote!(
                 const _: &[u8] = ::core::include_bytes!(#path);
             )

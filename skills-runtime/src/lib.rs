@@ -131,8 +131,9 @@ pub use skills_rig as rig;
 
 pub use skills_bundle::{
     CatalogEntry, DEFAULT_READ_LIMIT, DuplicateSkill, EMPTY_CATALOG, Effort, InvokeError, Iter,
-    LOAD_SKILL_TOOL, LoadRendering, Registry, Resource, ResourceError, Shell, Skill, SkillContext,
-    SkillLoad, SkillLoader, TriggerCase, UnknownSkill, build, default_resource_dir, invoke,
+    LOAD_SKILL_TOOL, LoadRendering, OpenAiYaml, Registry, Resource, ResourceError, Shell, Skill,
+    SkillContext, SkillLoad, SkillLoader, ToolDependency, TriggerCase, UnknownSkill, build,
+    default_resource_dir, invoke,
 };
 
 // The generated code's paths (`::skills_runtime::__private::...`): the bundle's.
@@ -156,7 +157,7 @@ pub use skills_bundle::__private;
 /// | `infer_missing_fields = true` | `false` | importing old folders: a missing `name` is the folder name, a missing `description` the first body line |
 /// | `ignore = ["*.bak", "drafts"]` | `[]` | more file names or `*` patterns to leave out of the resources (hidden files, `__pycache__` and `*.pyc` always are) |
 /// | `compat = "claude-code"` | `"strict"` | also accept Claude Code's frontmatter keys (`argument-hint`, `disable-model-invocation`, `effort`, `context`, `hooks`, ...), checked as strictly; `name` may be a display name and the folder is the identifier |
-/// | `embed_evals = true` | `false` | also compile each skill's trigger cases (`evals/triggers.json`) into the binary, for `Skill::trigger_cases` and evals the binary runs itself (`agent --eval`); never shown to the model, counted in `max_bundle_size` |
+/// | `embed_evals = true` | `false` | also compile each skill's trigger and task cases (`evals/triggers.json`, `evals/evals.json` and its files) into the binary, for `Skill::trigger_cases`, `Skill::task_cases` and evals the binary runs itself (`agent --eval`, `agent --eval --tasks`); never shown to the model, counted in `max_bundle_size` |
 /// | `catalog_budget = <chars>` | `none` | longest accepted catalog, in characters; the error names the skills that contribute most |
 /// | `long_body = "deny"` | `"warn"` | lint level (`"allow"`, `"warn"` or `"deny"`) for a body over 500 lines or about 5,000 tokens |
 /// | `similar_descriptions = "deny"` | `"warn"` | lint level for two descriptions so alike that the model may pick the wrong skill |
@@ -166,7 +167,7 @@ pub use skills_bundle::__private;
 /// | `ascii_names = "deny"` | `"allow"` | lint level for a `name` with characters outside ASCII (`café`, `数据-分析`) |
 /// | `missing_trigger_cases = "warn"` | `"allow"` | lint level for a skill with no trigger cases in `evals/triggers.json` |
 /// | `dangling_code_path = "warn"` | `"deny"` | lint level for a path in a code span that names no file of the skill; `"warn"` by default with `compat = "claude-code"` (a Markdown link or image that names no file is an error in every mode) |
-/// | `portable = "deny"` | `"allow"` | lint level for a frontmatter key that hosted uploads (claude.ai, the Anthropic and OpenAI Skills APIs) refuse (any but `name`, `description`, `license`, `compatibility`, `metadata`, `allowed-tools`) |
+/// | `portable = "deny"` | `"allow"` | lint level for a frontmatter key that hosted uploads (claude.ai, the Anthropic and OpenAI Skills APIs) refuse (any but `name`, `description`, `license`, `compatibility`, `metadata`, `allowed-tools`), or a boolean written as a word only Claude Code reads as one (`yes`, `off`, `1`) |
 /// | `mcp_limits = "deny"` | `"warn"` | lint level for a skill over the MCP Skills extension's per-skill limits of 512 files or 16 MiB |
 /// | `allowed_hosts = ["docs.rs"]` | `[]` | hosts (and their subdomains) that the `external_urls` lint accepts |
 /// | `crate = ::my_runtime` | `::skills_runtime` | path of the runtime crate in generated code, for a renamed dependency |

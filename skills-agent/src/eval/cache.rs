@@ -30,24 +30,49 @@ const MAX_FILE_BYTES: u64 = 64 * 1024;
 pub(crate) struct Key(String);
 
 impl Key {
-    /// The key of asking `agent` `query`, run `run`, at `endpoint`.
-    pub(crate) fn new(agent: &Agent, endpoint: &str, query: &str, run: u32) -> Key {
+    /// The key of asking `agent` `query`, run `run`, at `endpoint`, judged by `rule` (the
+    /// default rule adds nothing, so the answers kept before there were rules stay valid).
+    pub(crate) fn new(
+        agent: &Agent,
+        endpoint: &str,
+        query: &str,
+        run: u32,
+        rule: super::outcome::TriggerRule,
+    ) -> Key {
+        let mut parts = vec![FORMAT.to_owned()];
+        parts.extend(Key::request_parts(agent, endpoint));
+        parts.push(query.to_owned());
+        parts.push(run.to_string());
+        if rule != super::outcome::TriggerRule::FirstCall {
+            parts.push(format!("{rule:?}"));
+        }
+        Key::of(&parts)
+    }
+
+    /// What every request of `agent` at `endpoint` starts with: the provider, the model, the
+    /// endpoint, the system prompt and the tool definitions in both wire shapes.
+    pub(crate) fn request_parts(agent: &Agent, endpoint: &str) -> [String; 6] {
         let provider = agent.provider();
         let tools = agent.tool_definitions();
+        [
+            provider.name().to_owned(),
+            provider.model().to_owned(),
+            endpoint.to_owned(),
+            agent.system_prompt().to_owned(),
+            serde_json::to_string(tools.anthropic()).unwrap_or_default(),
+            serde_json::to_string(tools.openai()).unwrap_or_default(),
+        ]
+    }
+
+    /// The key as hex, the cache file's name.
+    pub(crate) fn hex(&self) -> &str {
+        &self.0
+    }
+
+    /// The SHA-256 of `parts`, each framed with its length so no two lists share a key.
+    pub(crate) fn of(parts: &[String]) -> Key {
         let mut hasher = Sha256::new();
-        let anthropic = serde_json::to_string(tools.anthropic()).unwrap_or_default();
-        let openai = serde_json::to_string(tools.openai()).unwrap_or_default();
-        for part in [
-            FORMAT,
-            provider.name(),
-            provider.model(),
-            endpoint,
-            agent.system_prompt(),
-            &anthropic,
-            &openai,
-            query,
-            &run.to_string(),
-        ] {
+        for part in parts {
             hasher.update((part.len() as u64).to_le_bytes());
             hasher.update(part.as_bytes());
         }
@@ -94,22 +119,32 @@ impl Cache {
 
     /// The answer kept for `key`, if a readable one is there.
     pub(crate) fn get(&self, key: &Key) -> Option<Answer> {
-        let file = self.file(key);
-        let metadata = fs::symlink_metadata(&file).ok()?;
-        if !metadata.is_file() || metadata.len() > MAX_FILE_BYTES {
-            return None;
-        }
-        let answer: Answer = serde_json::from_slice(&fs::read(&file).ok()?).ok()?;
+        let answer: Answer = self.read(key, MAX_FILE_BYTES)?;
         // An error is never kept; a file that says so was not written here.
         (!matches!(answer.outcome, Outcome::Error(_))).then_some(answer)
     }
 
-    /// Keeps `answer` for `key` (errors are not kept), through a temporary file renamed into
-    /// place so a reader never sees half a file.
+    /// Keeps `answer` for `key` (errors are not kept).
     pub(crate) fn put(&self, key: &Key, answer: &Answer) {
         if matches!(answer.outcome, Outcome::Error(_)) {
             return;
         }
+        self.write(key, answer);
+    }
+
+    /// The value kept for `key`, if a regular file of at most `max` bytes that parses is there.
+    pub(crate) fn read<T: serde::de::DeserializeOwned>(&self, key: &Key, max: u64) -> Option<T> {
+        let file = self.file(key);
+        let metadata = fs::symlink_metadata(&file).ok()?;
+        if !metadata.is_file() || metadata.len() > max {
+            return None;
+        }
+        serde_json::from_slice(&fs::read(&file).ok()?).ok()
+    }
+
+    /// Keeps `value` for `key`, through a temporary file renamed into place so a reader never
+    /// sees half a file; a failure is logged (the cache only saves requests).
+    pub(crate) fn write<T: Serialize>(&self, key: &Key, value: &T) {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let file = self.file(key);
         let temporary = self.dir.join(format!(
@@ -118,13 +153,13 @@ impl Cache {
             std::process::id(),
             COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
-        let written = serde_json::to_vec(answer)
+        let written = serde_json::to_vec(value)
             .map_err(io::Error::other)
             .and_then(|bytes| fs::write(&temporary, bytes))
             .and_then(|()| fs::rename(&temporary, &file));
         if let Err(error) = written {
             let _ = fs::remove_file(&temporary);
-            tracing::warn!(file = %file.display(), %error, "trigger eval: cannot write to the cache");
+            tracing::warn!(file = %file.display(), %error, "eval: cannot write to the cache");
         }
     }
 }

@@ -85,8 +85,10 @@ fn setup(report: &Report) -> String {
         "whole bundle in the catalog"
     };
     format!(
-        "{} {runs} per case, threshold {}, {catalog}",
-        report.runs, report.threshold
+        "{} {runs} per case, threshold {}, {catalog}, {}",
+        report.runs,
+        report.threshold,
+        report.rule.describe()
     )
 }
 
@@ -224,7 +226,7 @@ fn table(report: &Report) -> String {
 }
 
 /// Text for a Markdown table cell: one line, nothing a renderer would take as markup of its own.
-fn cell(text: &str) -> String {
+pub(crate) fn cell(text: &str) -> String {
     terminal_line(text, 200)
         .replace('&', "&amp;")
         .replace('<', "&lt;")

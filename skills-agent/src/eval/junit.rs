@@ -8,7 +8,7 @@ use super::report::{GateFailure, Report};
 
 /// `text` as XML 1.0 character data or attribute value: escaped, and the characters XML cannot
 /// carry at all (most control characters) written as `\u{..}`.
-fn xml(text: &str) -> String {
+pub(crate) fn xml(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

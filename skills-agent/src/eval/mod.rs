@@ -1,5 +1,6 @@
 //! Trigger evals: does the model, shown the catalog, load a skill when a task needs it and
-//! leave it alone when it does not?
+//! leave it alone when it does not? And task evals ([`tasks`]): once it has the skill, does the
+//! agent do the task better than without it?
 //!
 //! Each skill's trigger cases (`evals/triggers.json`, compiled in with `embed_skills!(...,
 //! embed_evals = true)`, or read from disk by the `skills eval` command) are queries marked
@@ -14,6 +15,9 @@
 //!   of its answered runs that loaded its skill; the case *triggers* its skill when that share is
 //!   at least [`EvalOptions::threshold`] (default 0.5), and *passes* when that is what it should
 //!   do and no run failed.
+//! - [`EvalOptions::rule`] can count a skill as triggered when it is loaded anywhere in the
+//!   first reply, after other calls too ([`TriggerRule::FirstReply`], skill-creator's newer
+//!   runner's way); the report says which rule decided.
 //! - By default the catalog is the agent's whole bundle, which is what catches two skills
 //!   competing for a query; [`EvalOptions::isolated`] offers only the skill under test (a
 //!   [`Registry::restrict`](skills_bundle::Registry::restrict)ed agent, through
@@ -49,10 +53,11 @@ mod junit;
 mod outcome;
 mod report;
 mod runner;
+pub mod tasks;
 
 pub use error::EvalError;
 pub use format::Format;
 pub use gates::{Baseline, Gates, Verdict};
-pub use outcome::Outcome;
+pub use outcome::{Outcome, TriggerRule};
 pub use report::{CaseReport, GateFailure, GateReport, Report, SkillReport, Tokens};
 pub use runner::{DEFAULT_MAX_REQUESTS, EvalOptions, Progress, run};

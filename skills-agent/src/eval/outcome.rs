@@ -1,4 +1,5 @@
-//! [`Outcome`]: what one run of a trigger case gave, decided by the first tool call of the reply.
+//! [`Outcome`]: what one run of a trigger case gave, decided by the first tool call of the reply
+//! or, by the other [`TriggerRule`], by any `load_skill` call in it.
 
 use std::fmt;
 
@@ -7,6 +8,48 @@ use serde_json::Value;
 
 use crate::conversation::AssistantTurn;
 use crate::tools::LOAD_SKILL;
+
+/// Which calls of the first reply decide what a trigger case loaded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TriggerRule {
+    /// The first tool call: `load_skill(X)` means X, any other call or none means no skill
+    /// (the default).
+    #[default]
+    FirstCall,
+    /// The first `load_skill` call anywhere in the reply, after other calls too, as
+    /// skill-creator's newer runner counts a trigger.
+    FirstReply,
+}
+
+impl TriggerRule {
+    /// The names [`FromStr`](std::str::FromStr) takes.
+    pub const NAMES: [&'static str; 2] = ["first-call", "first-reply"];
+
+    /// `first tool call` or `any load_skill call of the first reply`, for reports.
+    pub fn describe(self) -> &'static str {
+        match self {
+            TriggerRule::FirstCall => "the first tool call decides",
+            TriggerRule::FirstReply => "any load_skill call of the first reply decides",
+        }
+    }
+}
+
+impl std::str::FromStr for TriggerRule {
+    type Err = String;
+
+    /// `first-call` or `first-reply`.
+    fn from_str(name: &str) -> Result<TriggerRule, String> {
+        match name {
+            "first-call" => Ok(TriggerRule::FirstCall),
+            "first-reply" => Ok(TriggerRule::FirstReply),
+            _ => Err(format!(
+                "`{name}` is not a trigger rule; the rules are {}",
+                TriggerRule::NAMES.join(", ")
+            )),
+        }
+    }
+}
 
 /// What the model did with one query.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,7 +67,21 @@ pub enum Outcome {
 impl Outcome {
     /// The outcome of `turn`: its first tool call decides.
     pub fn of(turn: &AssistantTurn) -> Outcome {
-        let Some(call) = turn.tool_calls.first() else {
+        Outcome::by(turn, TriggerRule::FirstCall)
+    }
+
+    /// The outcome of `turn` by `rule`: its first tool call, or its first `load_skill` call
+    /// wherever it is in the reply.
+    pub fn by(turn: &AssistantTurn, rule: TriggerRule) -> Outcome {
+        let first = match rule {
+            TriggerRule::FirstCall => turn.tool_calls.first(),
+            TriggerRule::FirstReply => turn
+                .tool_calls
+                .iter()
+                .find(|call| call.name == LOAD_SKILL)
+                .or(turn.tool_calls.first()),
+        };
+        let Some(call) = first else {
             return Outcome::NoSkill(None);
         };
         if call.name != LOAD_SKILL {
@@ -104,6 +161,27 @@ mod tests {
         assert_eq!(Outcome::of(&turn(&[])), Outcome::NoSkill(None));
         let loaded = turn(&[("load_skill", json!({"name": "beta"})), glob]);
         assert_eq!(Outcome::of(&loaded).loaded(), Some("beta"));
+    }
+
+    #[test]
+    fn by_the_first_reply_rule_a_later_load_counts() {
+        let glob = ("glob", json!({"pattern": "*"}));
+        let load = ("load_skill", json!({"name": "alpha"}));
+        let later = turn(&[glob.clone(), load]);
+        assert_eq!(
+            Outcome::by(&later, TriggerRule::FirstReply),
+            Outcome::Loaded("alpha".into())
+        );
+        assert_eq!(
+            Outcome::by(&later, TriggerRule::FirstCall),
+            Outcome::NoSkill(Some("glob".into()))
+        );
+        assert_eq!(
+            Outcome::by(&turn(&[glob]), TriggerRule::FirstReply),
+            Outcome::NoSkill(Some("glob".into()))
+        );
+        assert_eq!("first-reply".parse(), Ok(TriggerRule::FirstReply));
+        assert!("first".parse::<TriggerRule>().is_err());
     }
 
     #[test]

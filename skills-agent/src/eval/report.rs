@@ -24,6 +24,9 @@ pub struct Report {
     pub threshold: f64,
     /// Whether each skill was offered alone.
     pub isolated: bool,
+    /// Which calls of the reply decided.
+    #[serde(default)]
+    pub rule: super::outcome::TriggerRule,
     /// Per skill with cases (and any other skill some run loaded), in name order.
     pub skills: Vec<SkillReport>,
     /// Per case, skill after skill, in file order.
@@ -125,6 +128,7 @@ pub(crate) struct Totals {
     pub(crate) runs: u32,
     pub(crate) threshold: f64,
     pub(crate) isolated: bool,
+    pub(crate) rule: super::outcome::TriggerRule,
     pub(crate) requests: u64,
     pub(crate) cached: u64,
     pub(crate) tokens: Tokens,
@@ -194,6 +198,7 @@ impl Report {
             runs: totals.runs,
             threshold: totals.threshold,
             isolated: totals.isolated,
+            rule: totals.rule,
             skills: skill_reports,
             errors: case_reports.iter().map(|c| u64::from(c.errors)).sum(),
             cases: case_reports,

@@ -8,7 +8,7 @@ use futures_util::stream::{self, StreamExt};
 
 use super::cache::{Answer, Cache, Key};
 use super::error::EvalError;
-use super::outcome::Outcome;
+use super::outcome::{Outcome, TriggerRule};
 use super::report::{CaseOutcomes, Report, Tokens, Totals};
 use crate::Agent;
 use crate::error::AgentError;
@@ -36,6 +36,8 @@ pub struct EvalOptions {
     /// The server the provider talks to (its base URL), part of the cache key: the same model
     /// name on another server is another model.
     pub endpoint: String,
+    /// Which calls of the reply decide (default [`TriggerRule::FirstCall`]).
+    pub rule: TriggerRule,
 }
 
 impl Default for EvalOptions {
@@ -48,6 +50,7 @@ impl Default for EvalOptions {
             max_requests: Some(DEFAULT_MAX_REQUESTS),
             cache_dir: None,
             endpoint: String::new(),
+            rule: TriggerRule::FirstCall,
         }
     }
 }
@@ -173,7 +176,13 @@ pub async fn run(
     let mut hits = Vec::new();
     for (index, case) in cases.iter().enumerate() {
         for run in 0..options.runs {
-            let key = Key::new(agent_of(case), &options.endpoint, case.query, run);
+            let key = Key::new(
+                agent_of(case),
+                &options.endpoint,
+                case.query,
+                run,
+                options.rule,
+            );
             match cache.as_ref().and_then(|cache| cache.get(&key)) {
                 Some(answer) => hits.push((index, run, answer.outcome)),
                 None => pending.push(Job {
@@ -220,7 +229,7 @@ pub async fn run(
         .buffer_unordered(options.concurrency);
     while let Some((reply, job)) = answers.next().await {
         let answer = match reply {
-            Ok(response) => Answer::new(Outcome::of(&response.turn), &response.usage),
+            Ok(response) => Answer::new(Outcome::by(&response.turn, options.rule), &response.usage),
             // A reply the provider could not read is the model's (or its server's) answer, an
             // error of this case; anything else stops the run.
             Err(AgentError::Api(error)) if error.is_malformed_response() => {
@@ -269,6 +278,7 @@ pub async fn run(
             runs: options.runs,
             threshold: options.threshold,
             isolated: options.isolated,
+            rule: options.rule,
             requests: needed,
             cached,
             tokens,

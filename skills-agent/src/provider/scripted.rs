@@ -18,6 +18,13 @@
 //! [`Registry::invoke`](skills_bundle::Registry::invoke) renders): it takes the skill as loaded
 //! already and the arguments as the task.
 //!
+//! For the task evals it also stands in for the grader ([`GRADER_LABEL`]): offered only the
+//! `grade` tool, it passes an assertion when every word of it (of four letters or more, stop
+//! words left out) appears in what the agent did (its transcript, answer and changed files),
+//! and quotes the words as evidence. A word-match baseline, not a judgement: the demo's task
+//! numbers say what loading a skill changes in this scripted agent's answer, nothing about a
+//! language model.
+//!
 //! It is a demonstration and a baseline, not a model: it understands nothing.
 
 use std::collections::BTreeSet;
@@ -34,6 +41,9 @@ use crate::provider::api::{Provider, Request, Response};
 /// The label every answer of the scripted model starts with.
 pub const LABEL: &str = "[demo provider: scripted and offline. No language model was called; \
 the tool calls below really ran through the agent loop.]";
+
+/// The label every piece of evidence of the scripted grader starts with.
+pub const GRADER_LABEL: &str = "[demo grader: word match, no language model]";
 
 /// The scripted, offline model (provider name `demo`, model `scripted-demo`).
 #[derive(Clone, Debug, Default)]
@@ -57,6 +67,9 @@ impl ScriptedModel {
     }
 
     fn step(&self, request: Request<'_>) -> AssistantTurn {
+        if request.tools.names() == ["grade"] {
+            return grade(request);
+        }
         let messages = request.messages;
         let start = messages
             .iter()
@@ -204,6 +217,18 @@ impl ScriptedModel {
                         out.push_str(&format!("     | {line}\n"));
                     }
                 }
+                // The skill's numbered sections: the steps a model following it would take.
+                let sections: Vec<&str> = text
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("## "))
+                    .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+                    .collect();
+                if !sections.is_empty() {
+                    out.push_str(&format!(
+                        "   Its steps, which I would follow: {}\n",
+                        sections.join("; ")
+                    ));
+                }
             }
             (Some(_), Some(error)) => {
                 out.push_str(&format!("2. load_skill failed: {error}\n"));
@@ -330,6 +355,50 @@ impl<'a> Invocation<'a> {
             .unwrap_or(prompt);
         Some(Invocation { skill, task })
     }
+}
+
+/// The scripted grader's answer to a grading request: one `grade` call, an assertion passing when
+/// every word of it is in the material after the task (transcript, changed files, answer).
+fn grade(request: Request<'_>) -> AssistantTurn {
+    let text = match request.messages.first() {
+        Some(Message::User(text)) => text.as_str(),
+        _ => "",
+    };
+    let material = text
+        .split_once("## Transcript")
+        .map_or("", |(_, rest)| rest)
+        .split("\n## Assertions")
+        .next()
+        .unwrap_or("");
+    let seen = words(material);
+    let assertions = text.split("\n## Assertions\n").nth(1).unwrap_or("");
+    let grades: Vec<Value> = assertions
+        .lines()
+        .filter_map(|line| line.split_once(". "))
+        .filter_map(|(number, assertion)| Some((number.trim().parse::<u64>().ok()?, assertion)))
+        .map(|(number, assertion)| {
+            let wanted: Vec<String> = words(assertion)
+                .into_iter()
+                .filter(|w| w.len() >= 4)
+                .collect();
+            let missing: Vec<&String> = wanted.iter().filter(|w| !seen.contains(*w)).collect();
+            let evidence = if missing.is_empty() {
+                format!(
+                    "{GRADER_LABEL} every word is in what the agent did: {}",
+                    wanted.join(", ")
+                )
+            } else {
+                let missing: Vec<&str> = missing.iter().map(|w| w.as_str()).collect();
+                format!(
+                    "{GRADER_LABEL} not in what the agent did: {}",
+                    missing.join(", ")
+                )
+            };
+            json!({"assertion": number, "passed": missing.is_empty() && !wanted.is_empty(),
+                   "evidence": evidence})
+        })
+        .collect();
+    call(0, "grade", json!({ "grades": grades }))
 }
 
 fn call(step: usize, name: &str, input: Value) -> AssistantTurn {
@@ -547,6 +616,43 @@ mod tests {
             pick_file("review src/lib.rs", nested).unwrap(),
             "src/lib.rs"
         );
+    }
+
+    #[test]
+    fn the_grader_passes_what_the_material_holds_word_for_word() {
+        let tools = {
+            let mut tools = crate::provider::api::ToolDefinitions::new();
+            tools
+                .push("grade", "grade", &json!({"type": "object"}))
+                .unwrap();
+            tools
+        };
+        let message = Message::User(
+            "## Task\nreview parsers\n\n## Transcript\n[assistant] Checked the parser for \
+             errors.\n\n## Final answer\nStep: Establish the scope\n\n## Assertions\n\
+             1. The answer establishes the scope\n2. It mentions security\n3. a it\n"
+                .to_owned(),
+        );
+        let messages = [message];
+        let turn = grade(Request::new("grader", &tools, &messages));
+        let grades = turn.tool_calls[0].input["grades"]
+            .as_array()
+            .unwrap()
+            .clone();
+        let passed: Vec<bool> = grades
+            .iter()
+            .map(|g| g["passed"].as_bool().unwrap())
+            .collect();
+        // "review" is in the task only, which does not count; a statement with no word to
+        // look for cannot pass.
+        assert_eq!(passed, [true, false, false]);
+        assert!(
+            grades[1]["evidence"]
+                .as_str()
+                .unwrap()
+                .starts_with(GRADER_LABEL)
+        );
+        assert!(grades[1]["evidence"].as_str().unwrap().contains("security"));
     }
 
     #[test]

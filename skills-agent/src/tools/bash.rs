@@ -253,6 +253,24 @@ struct Captured {
 impl Bash {
     async fn run(&self, input: &Value, context: &ToolContext) -> Result<String, ToolError> {
         let command = str_arg(input, "command")?;
+        let timeout = uint_arg(input, "timeout_ms")?.map(Duration::from_millis);
+        let (output, status) = self.execute(command, timeout, context).await?;
+        match status {
+            Some(0) => Ok(output),
+            Some(code) => Ok(format!("{output}\n[exit code {code}]")),
+            None => Ok(format!("{output}\n[terminated by a signal]")),
+        }
+    }
+
+    /// Runs `command` as a call of the tool does (deny list, sandbox, timeout, output cap) and
+    /// returns its output and exit code (`None`: ended by a signal), apart: what the task evals'
+    /// `command` checks read, which the text of a result could forge.
+    pub(crate) async fn execute(
+        &self,
+        command: &str,
+        timeout: Option<Duration>,
+        context: &ToolContext,
+    ) -> Result<(String, Option<i32>), ToolError> {
         if command.trim().is_empty() {
             return Err(ToolError::new(
                 ToolErrorKind::InvalidInput,
@@ -266,8 +284,7 @@ impl Bash {
             )
             .suggest("do this another way, limited to the working directory, or ask the user"));
         }
-        let timeout = uint_arg(input, "timeout_ms")?
-            .map(Duration::from_millis)
+        let timeout = timeout
             .unwrap_or(self.options.timeout)
             .min(self.options.max_timeout);
 
@@ -348,11 +365,7 @@ impl Bash {
         if output.is_empty() {
             output.push_str("(no output)");
         }
-        match status.code() {
-            Some(0) => Ok(output),
-            Some(code) => Ok(format!("{output}\n[exit code {code}]")),
-            None => Ok(format!("{output}\n[terminated by a signal]")),
-        }
+        Ok((output, status.code()))
     }
 
     /// The command's environment: the variables of [`BashOptions::env`] the agent has, and

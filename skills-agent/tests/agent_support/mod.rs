@@ -10,6 +10,7 @@ pub mod mock;
 pub mod otlp;
 pub mod router;
 pub mod screen;
+pub mod task_model;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -112,12 +112,18 @@ impl Respond for Router {
             Reply::NoName => Some(("load_skill", json!({"skill": "alpha"}))),
             _ => None,
         };
-        match (anthropic, stream) {
-            (true, false) => ResponseTemplate::new(200).set_body_json(anthropic_body(&call)),
-            (true, true) => sse(anthropic_events(&call)),
-            (false, false) => ResponseTemplate::new(200).set_body_json(openai_body(&call)),
-            (false, true) => sse(openai_chunks(&call)),
-        }
+        self::reply(anthropic, stream, "Let me see.", &call)
+    }
+}
+
+/// A reply of `text` and at most one tool call, in the wire format and streaming mode the
+/// request asked for, with the JSON the real APIs send.
+pub fn reply(anthropic: bool, stream: bool, text: &str, call: &Call) -> ResponseTemplate {
+    match (anthropic, stream) {
+        (true, false) => ResponseTemplate::new(200).set_body_json(anthropic_body(text, call)),
+        (true, true) => sse(anthropic_events(text, call)),
+        (false, false) => ResponseTemplate::new(200).set_body_json(openai_body(text, call)),
+        (false, true) => sse(openai_chunks(text, call)),
     }
 }
 
@@ -137,14 +143,15 @@ fn resolve(reply: Reply, seen: usize) -> Result<Reply, Box<ResponseTemplate>> {
     }
 }
 
-type Call = Option<(&'static str, Value)>;
+/// A tool call: its name and input.
+pub type Call = Option<(&'static str, Value)>;
 
 fn sse(body: String) -> ResponseTemplate {
     ResponseTemplate::new(200).set_body_raw(body.into_bytes(), "text/event-stream")
 }
 
-fn anthropic_body(call: &Call) -> Value {
-    let mut content = vec![json!({"type": "text", "text": "Let me see."})];
+fn anthropic_body(text: &str, call: &Call) -> Value {
+    let mut content = vec![json!({"type": "text", "text": text})];
     if let Some((name, input)) = call {
         content.push(json!({"type": "tool_use", "id": "toolu_01", "name": name, "input": input}));
     }
@@ -158,14 +165,14 @@ fn anthropic_body(call: &Call) -> Value {
     })
 }
 
-fn anthropic_events(call: &Call) -> String {
+fn anthropic_events(text: &str, call: &Call) -> String {
     let mut events = vec![
         json!({"type": "message_start", "message": {
             "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-test-model",
             "content": [], "stop_reason": null, "stop_sequence": null,
             "usage": {"input_tokens": 100, "output_tokens": 1}}}),
         json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Let me see."}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
         json!({"type": "content_block_stop", "index": 0}),
     ];
     if let Some((name, input)) = call {
@@ -201,8 +208,8 @@ fn openai_usage() -> Value {
     json!({"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110})
 }
 
-fn openai_body(call: &Call) -> Value {
-    let mut message = json!({"role": "assistant", "content": "Let me see.", "refusal": null});
+fn openai_body(text: &str, call: &Call) -> Value {
+    let mut message = json!({"role": "assistant", "content": text, "refusal": null});
     if let Some((name, input)) = call {
         message["tool_calls"] = json!([{"id": "call_01", "type": "function",
             "function": {"name": name, "arguments": input.to_string()}}]);
@@ -216,7 +223,7 @@ fn openai_body(call: &Call) -> Value {
     })
 }
 
-fn openai_chunks(call: &Call) -> String {
+fn openai_chunks(text: &str, call: &Call) -> String {
     let chunk = |delta: Value, finish: Value| {
         json!({"id": "chatcmpl-01", "object": "chat.completion.chunk", "created": 1741569952,
                "model": "gpt-test-model",
@@ -225,7 +232,7 @@ fn openai_chunks(call: &Call) -> String {
     };
     let mut chunks = vec![
         chunk(json!({"role": "assistant", "content": ""}), Value::Null),
-        chunk(json!({"content": "Let me see."}), Value::Null),
+        chunk(json!({"content": text}), Value::Null),
     ];
     if let Some((name, input)) = call {
         let input = input.to_string();

@@ -337,6 +337,19 @@ fn changes_after_a_cached_build_are_seen() {
     let skill = bundle.skills.iter().find(|s| s.name.value == "code-review");
     assert_eq!(skill.unwrap().body(), "New body.", "the new content");
 
+    // A file a task case copies is not found by the walk: its edit is seen all the same, and
+    // its new hash reaches the lock's list.
+    let fixture = "skills/write-tests/evals/files/range-project/src/range.rs";
+    write(&scratch, fixture, "pub fn parse_range() {}\n");
+    let stats = check("an edit of a task case's file");
+    assert_eq!((stats.misses, stats.hits), (1, all - 1));
+    let (bundle, _) = scratch.cached(&roots, &options);
+    let locked = bundle.files.iter().find(|f| f.path == fixture).unwrap();
+    assert_eq!(
+        locked.sha256,
+        crate::digest::sha256_hex(b"pub fn parse_range() {}\n")
+    );
+
     write(
         &scratch,
         "skills/code-review/SKILL.md",

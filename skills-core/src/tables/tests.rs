@@ -268,6 +268,7 @@ fn trigger_cases_are_a_table_of_their_own_and_only_with_the_option() {
     assert_eq!(
         Tables {
             triggers: None,
+            tasks: None,
             ..with.clone()
         },
         without,
