@@ -135,6 +135,16 @@ fn options() -> HttpOptions {
     }
 }
 
+/// The provider every measurement uses: Anthropic's wire format at the mock `url`, no retries.
+fn bench_provider(url: &str) -> Anthropic {
+    Anthropic::builder(KEY)
+        .model("bench")
+        .base_url(url)
+        .http(options())
+        .build()
+        .unwrap()
+}
+
 struct Stats {
     median: Duration,
     p90: Duration,
@@ -206,8 +216,7 @@ async fn provider_turns(provider: &dyn Provider, request: Request<'_>) -> Vec<Du
 async fn latency() {
     let server = MockServer::repeating(Reply::json(200, &final_reply())).await;
     server.stop_recording();
-    let provider =
-        Arc::new(Anthropic::with_options(KEY, "bench", &server.url(), options()).unwrap());
+    let provider = Arc::new(bench_provider(&server.url()));
     let agent = Agent::builder(provider.clone())
         .skills(&SKILLS)
         .build()
@@ -270,8 +279,7 @@ async fn latency() {
     let stream_events = final_reply_events(&["Done: ", "nothing else ", "to change."]);
     let stream_server = MockServer::repeating(sse_reply(&stream_events)).await;
     stream_server.stop_recording();
-    let stream_provider =
-        Anthropic::with_options(KEY, "bench", &stream_server.url(), options()).unwrap();
+    let stream_provider = bench_provider(&stream_server.url());
     let stream_url = format!("{}/v1/messages", stream_server.url());
     let ignore = |_: &AgentEvent<'_>| {};
     let streamed_request = Request {
@@ -397,7 +405,7 @@ async fn first_text() {
         })
         .await;
         server.stop_recording();
-        let provider = Anthropic::with_options(KEY, "bench", &server.url(), options()).unwrap();
+        let provider = bench_provider(&server.url());
         let agent = Agent::builder(Arc::new(provider))
             .skills(&SKILLS)
             .stream(stream)
@@ -468,7 +476,7 @@ async fn rss_child(mode: &str) {
     replies.push(Reply::json(200, &final_reply()));
     let server = MockServer::start(replies).await;
     server.stop_recording();
-    let provider = Anthropic::with_options(KEY, "bench", &server.url(), options()).unwrap();
+    let provider = bench_provider(&server.url());
     let agent = Agent::builder(Arc::new(provider))
         .skills(&SKILLS)
         .workdir(&dir)

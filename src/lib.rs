@@ -1,15 +1,12 @@
-//! Helpers shared by the demo package's examples and tests: what progressive disclosure saves,
-//! and (feature `agent`) [`scripted::ScriptedModel`], the offline stand-in for a model that the
-//! example agent falls back to without an API key.
+//! Helpers shared by the demo package's examples and tests: what progressive disclosure saves.
+//! (The offline stand-in for a model the example agent falls back to without an API key is
+//! `skills_runtime::agent::provider::scripted`.)
 //!
 //! The package itself exists to be the library's first user: it owns the demo bundle
 //! `skills/`, the examples and the integration tests.
 
-#[cfg(feature = "agent")]
-pub mod scripted;
-
 // The README's Rust examples are this package's doctests, so user code as the README shows it
-// compiles against the crates as they are (the agent's, which needs a model, is `ignore`d).
+// compiles against the crates as they are (the agent's, which need a model, are `no_run`).
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeExamples;

@@ -6,7 +6,7 @@ mod agent_support;
 
 use std::sync::Arc;
 
-use skills_demo::scripted::{LABEL, ScriptedModel};
+use skills_runtime::agent::provider::scripted::{LABEL, ScriptedModel};
 use skills_runtime::agent::{Agent, AgentEvent, Message, PermissionPolicy};
 
 static BUNDLE: skills_runtime::Registry = skills_runtime::embed_skills!("skills");

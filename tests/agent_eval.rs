@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use router::{Reply, RoutingModel};
 use serde_json::Value;
-use skills_demo::scripted::ScriptedModel;
 use skills_runtime::agent::Agent;
 use skills_runtime::agent::eval::{self, EvalOptions};
+use skills_runtime::agent::provider::scripted::ScriptedModel;
 
 static SKILLS: skills_runtime::Registry =
     skills_runtime::embed_skills!("skills", embed_evals = true);
@@ -215,7 +215,7 @@ async fn the_demo_model_runs_the_compiled_in_task_cases() {
     assert!(
         evidence
             .iter()
-            .all(|e| e.starts_with(skills_demo::scripted::GRADER_LABEL))
+            .all(|e| e.starts_with(skills_runtime::agent::provider::scripted::GRADER_LABEL))
     );
     // The page, and a gate.
     let html = agent(

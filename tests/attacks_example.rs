@@ -247,8 +247,10 @@ async fn every_attack_fails_safely_through_the_example_binary() {
 
 #[test]
 fn the_example_asks_through_the_library() {
-    // No second rendering in the example: its approver and progress lines call these.
-    let example = include_str!("../examples/agent.rs");
-    assert!(example.contains("agent::ask_user(call, std::io::stdin().lock(), std::io::stderr())"));
-    assert!(example.contains("agent::terminal_line(&result.content"));
+    // No second rendering in the example: its approver and tool lines call these.
+    let approve = include_str!("../examples/agent/approve.rs");
+    assert!(approve.contains("ask_approval(call, Answers::new(&interrupt), io::stderr())"));
+    let show = include_str!("../examples/agent/show.rs");
+    assert!(show.contains("let escaped = agent::terminal_text(line);"));
+    assert!(show.contains("agent::terminal_line(&argument, 80)"));
 }

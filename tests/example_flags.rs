@@ -1,9 +1,14 @@
 //! The example agent's command line: help, version, and the flags it refuses, run on the binary
-//! `cargo test` builds for the `agent` example (found beside this test's own executable). None
-//! of these runs reaches a model.
+//! `cargo test` builds for the `agent` example (found beside this test's own executable), and the
+//! traces its runs send to a collector. None of these runs reaches a model.
+
+#[path = "../skills-agent/tests/agent_support/mod.rs"]
+mod agent_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use agent_support::otlp::{self, attribute};
 
 fn example_binary() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
@@ -52,6 +57,7 @@ fn help_lists_every_flag_and_version_prints_the_package_version() {
         "--require-sandbox",
         "--session",
         "--raw-output",
+        "--otlp-endpoint",
         "[PROMPT]...",
         "anthropic",
         "openai",
@@ -153,11 +159,20 @@ fn a_slash_lists_or_invokes_skills_and_an_unknown_name_gets_a_suggestion() {
         "src/lib.rs",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
+    // The footer counts the invoked skill; the demo model takes the arguments as its task and
+    // does not load the skill again.
     assert!(
-        stderr(&out).contains("skills loaded: code-review"),
+        stderr(&out).contains("skills: code-review (invoked)"),
         "{}",
         stderr(&out)
     );
+    let answer = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        answer.contains("You invoked /code-review with the arguments `src/lib.rs`."),
+        "{answer}"
+    );
+    assert!(answer.contains("so I did not call load_skill"), "{answer}");
+    assert!(!stderr(&out).contains("load_skill("), "{}", stderr(&out));
 }
 
 #[test]
@@ -188,6 +203,117 @@ fn session_keeps_the_conversation_in_a_file_and_continues_it() {
     assert!(second.status.success(), "{}", stderr(&second));
     let said = format!("({lines_after_first} messages so far)");
     assert!(stderr(&second).contains(&said), "{}", stderr(&second));
+    // A recap of what was said before: the prompt, and the first line of the answer.
+    assert!(
+        stderr(&second).contains("  you   > review\n  agent > [demo provider: scripted"),
+        "{}",
+        stderr(&second)
+    );
     let lines_after_second = std::fs::read_to_string(&file).unwrap().lines().count();
     assert!(lines_after_second > lines_after_first);
+}
+
+/// The demo bundle as the example embeds it, for the digest of its lock.
+static SKILLS: skills_runtime::Registry =
+    skills_runtime::embed_skills!("skills", lock = "skills.lock", embed_evals = true);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn traces_reach_a_collector_named_by_the_flag_or_the_environment() {
+    let collector = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::path("/v1/traces"))
+        .respond_with(wiremock::ResponseTemplate::new(200))
+        .mount(&collector)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), "pub fn f() {}\n").unwrap();
+    let workdir = dir.path().to_str().unwrap().to_owned();
+    let endpoint = collector.uri();
+    // The flag, then the standard variable.
+    let runs = [
+        (
+            vec!["--otlp-endpoint", endpoint.as_str(), "review src/lib.rs"],
+            None,
+        ),
+        (vec!["/write-tests", "src/lib.rs"], Some(endpoint.as_str())),
+    ];
+    for (args, variable) in runs {
+        let mut command = Command::new(example_binary());
+        command
+            .args(["--provider", "demo", "--workdir", &workdir])
+            .args(&args)
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+            .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+        if let Some(endpoint) = variable {
+            command.env("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint);
+        }
+        let out = tokio::task::spawn_blocking(move || command.output().unwrap())
+            .await
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let said = format!("traces: OTLP/HTTP to {endpoint}/v1/traces");
+        assert!(stderr(&out).contains(&said), "{}", stderr(&out));
+    }
+
+    let bodies: Vec<Vec<u8>> = collector
+        .received_requests()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|request| request.body)
+        .collect();
+    let (spans, services) = otlp::received(&bodies);
+    assert!(
+        services.iter().all(|s| s == "skills-agent-example"),
+        "{services:?}"
+    );
+    let named = |name: &str| spans.iter().filter(|s| s.name == name).collect::<Vec<_>>();
+    let runs = named("invoke_agent");
+    assert_eq!(
+        runs.len(),
+        2,
+        "{:?}",
+        spans.iter().map(|s| &s.name).collect::<Vec<_>>()
+    );
+    let digest = SKILLS.lock_digest().unwrap();
+    for run in runs {
+        assert_eq!(
+            attribute(run, "skills.lock_digest").as_deref(),
+            Some(digest)
+        );
+        assert_eq!(
+            attribute(run, "gen_ai.provider.name").as_deref(),
+            Some("demo")
+        );
+        assert_eq!(
+            attribute(run, "gen_ai.request.model").as_deref(),
+            Some("scripted-demo")
+        );
+    }
+    let loaded = named("load_skill code-review");
+    assert_eq!(loaded.len(), 1);
+    assert_eq!(
+        attribute(loaded[0], "skill.trigger").as_deref(),
+        Some("model")
+    );
+    assert_eq!(
+        attribute(loaded[0], "skill.sha256").as_deref(),
+        Some(SKILLS.get("code-review").unwrap().sha256())
+    );
+    assert_eq!(
+        attribute(loaded[0], "skill.version").as_deref(),
+        Some("1.0.0")
+    );
+    let invoked = named("invoke_skill write-tests");
+    assert_eq!(invoked.len(), 1);
+    assert_eq!(
+        attribute(invoked[0], "skill.trigger").as_deref(),
+        Some("person")
+    );
+    assert_eq!(
+        attribute(invoked[0], "skills.lock_digest").as_deref(),
+        Some(digest)
+    );
+    assert!(!named("execute_tool read_file").is_empty());
 }

@@ -31,4 +31,7 @@ fn ui() {
     let cases = trybuild::TestCases::new();
     cases.pass("tests/ui/pass/*.rs");
     cases.compile_fail("tests/ui/*.rs");
+    // `#[skills_runtime::main]`, which reads no skills folder.
+    cases.pass("tests/ui/main/pass/*.rs");
+    cases.compile_fail("tests/ui/main/*.rs");
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::path::Path;
 
-use skills_bundle::{Effort, Registry, SkillLoader};
+use skills_bundle::{Effort, Registry, Skill, SkillLoader};
 
 use crate::budget::{Budget, SizeCache};
 use crate::conversation::{Conversation, Usage};
@@ -15,6 +15,7 @@ use crate::redact::Redactor;
 use crate::session::Session;
 use crate::session_file::SessionFiles;
 use crate::settings::Settings;
+use crate::skill_paths::PathSkills;
 use crate::tools::{LOAD_SKILL, READ_SKILL_RESOURCE, ToolContext};
 use crate::transcript::Transcript;
 
@@ -32,6 +33,8 @@ pub struct Agent {
     pub(crate) budget: Budget,
     /// The provider's key masker, for what the agent reports and keeps.
     pub(crate) redactor: Redactor,
+    /// The skills with `paths`, out of the catalog until a session touches a matching file.
+    pub(crate) path_skills: PathSkills,
 }
 
 /// The skills of an agent and the tools that serve them.
@@ -95,6 +98,11 @@ impl Agent {
     ) -> Result<Agent, AgentError> {
         let mut definitions = ToolDefinitions::new();
         let registry = &skills.skills;
+        let path_skills = if skills.load_skill {
+            PathSkills::new(registry)
+        } else {
+            PathSkills::default()
+        };
         let system = if skills.load_skill {
             // The build-time JSON of the registry (or the restricted one's own rendering),
             // parsed once.
@@ -122,7 +130,15 @@ impl Agent {
                         })?;
                 }
             }
-            registry.system_prompt(&settings.preamble)
+            // The catalog leaves out the skills with `paths`; `load_skill`'s names keep them, so
+            // that the tools stay the same bytes when one is offered later in a session.
+            let listed = registry
+                .names()
+                .filter(|name| !path_skills.is_conditional(name));
+            match registry.restrict(listed) {
+                Ok(catalog) if !path_skills.is_empty() => catalog.system_prompt(&settings.preamble),
+                _ => registry.system_prompt(&settings.preamble),
+            }
         } else {
             settings.preamble.clone()
         };
@@ -152,6 +168,7 @@ impl Agent {
             model,
             effort,
             budget,
+            path_skills,
         })
     }
 
@@ -239,6 +256,35 @@ impl Agent {
         crate::redact::redact(text, self.redactor.secret())
     }
 
+    /// Whether this agent's `bash` can run its commands: `Err` when the program's `main` did
+    /// not run the sandbox's entry line first ([`SandboxError::EntryMissing`],
+    /// [`SandboxError::EntryNotFirst`]), so that every `bash` call would fail, or when the
+    /// sandbox is required where none exists ([`SandboxError::Unavailable`]). `Ok` without a
+    /// `bash` tool or with the sandbox off. Nothing is started; [`Sandbox::probe`] also asks
+    /// the kernel what the calls will get.
+    ///
+    /// [`AgentBuilder::build`](crate::AgentBuilder::build) prints the same failure on stderr
+    /// (once per process) for the program's developer; a program that wants to stop instead
+    /// asks here:
+    ///
+    /// ```no_run
+    /// # fn demo(agent: &skills_runtime::agent::Agent) -> Result<(), Box<dyn std::error::Error>> {
+    /// agent.check_bash()?; // fails when `main` lacks the entry line
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// [`SandboxError::EntryMissing`]: crate::sandbox::SandboxError::EntryMissing
+    /// [`SandboxError::EntryNotFirst`]: crate::sandbox::SandboxError::EntryNotFirst
+    /// [`SandboxError::Unavailable`]: crate::sandbox::SandboxError::Unavailable
+    /// [`Sandbox::probe`]: crate::Sandbox::probe
+    pub fn check_bash(&self) -> Result<(), crate::sandbox::SandboxError> {
+        self.settings
+            .tools
+            .iter()
+            .filter_map(|tool| tool.sandbox())
+            .try_for_each(crate::Sandbox::check_entry)
+    }
+
     /// The canonical working directory.
     pub fn workdir(&self) -> &std::path::Path {
         self.context.workdir()
@@ -261,9 +307,11 @@ impl Agent {
             tracker: self.settings.tracker.clone(),
             usage: Usage::default(),
             active: Vec::new(),
+            offered: Vec::new(),
             transcript: None,
             recorded_loaded: BTreeSet::new(),
             recorded_active: 0,
+            recorded_offered: 0,
             sizes: SizeCache::default(),
             files: SessionFiles::new(self.context.root(), self.settings.max_transcript_bytes),
             redactor: self.redactor.clone(),
@@ -312,9 +360,20 @@ impl Agent {
                     ),
                 }
             }
+            for name in &line.skills_offered {
+                match self.skills.skills.get(name) {
+                    Some(skill) => session.offer(skill),
+                    None => tracing::warn!(
+                        path = %path.display(),
+                        skill = %name,
+                        "transcript: an offered skill this agent does not have; skipped"
+                    ),
+                }
+            }
             session.conversation.push(line.message);
         }
         session.recorded_active = session.active.len();
+        session.recorded_offered = session.offered.len();
         session.transcript = Some(transcript);
         tracing::info!(
             path = %path.display(),
@@ -325,16 +384,33 @@ impl Agent {
         Ok(session)
     }
 
-    /// The tools offered in `session` now: all of them, or in strict mode while an active
+    /// The tools offered in `session` now, when they are not all of them: without the tools an
+    /// active skill's `disallowed-tools` refuses whole, and in strict mode, while an active
     /// skill lists `allowed-tools`, only the listed ones and the skill tools.
     pub(crate) fn offered_tools(&self, session: &Session) -> Option<ToolDefinitions> {
-        if !self.settings.strict_allowed_tools || !session.restricted() {
+        let strict = self.settings.strict_allowed_tools && session.restricted();
+        let removed: Vec<&str> = session
+            .disallowed_entries()
+            .filter(|entry| entry.forbids_every_call())
+            .map(|entry| entry.agent_tool())
+            .collect();
+        if !strict && !removed.iter().any(|name| self.definitions.contains(name)) {
             return None;
         }
         Some(self.definitions.filtered(|name| {
-            name == LOAD_SKILL
+            let allowed = !strict
+                || name == LOAD_SKILL
                 || name == READ_SKILL_RESOURCE
-                || session.allowed_entries().any(|e| e.agent_tool() == name)
+                || session.allowed_entries().any(|e| e.agent_tool() == name);
+            allowed && !removed.contains(&name)
         }))
+    }
+
+    /// Whether the model may see `skill` in `session`: not one with `paths` that no touched
+    /// file has offered yet (a person's invocation makes it active, and so visible, too).
+    pub(crate) fn model_may_see(&self, session: &Session, skill: &Skill) -> bool {
+        !self.path_skills.is_conditional(skill.name())
+            || session.offered.iter().any(|s| s.name() == skill.name())
+            || session.active.iter().any(|s| s.name() == skill.name())
     }
 }

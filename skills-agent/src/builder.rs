@@ -319,12 +319,37 @@ impl AgentBuilder {
                 .into());
             }
         }
-        Agent::assemble(
+        let agent = Agent::assemble(
             settings,
             SkillTools::new(skills, offer),
             context,
             None,
             None,
-        )
+        )?;
+        if let Err(error) = agent.check_bash() {
+            tell_the_developer(&error);
+        }
+        Ok(agent)
+    }
+}
+
+/// Says, once per process on stderr and as a `tracing` warning, that `bash` cannot run and what
+/// the program must do: the person who runs the program is its developer more often than the
+/// model is, and a log nobody subscribed to would hide it.
+fn tell_the_developer(error: &crate::sandbox::SandboxError) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static TOLD: AtomicBool = AtomicBool::new(false);
+    let fix = match error {
+        crate::sandbox::SandboxError::EntryMissing
+        | crate::sandbox::SandboxError::EntryNotFirst { .. } => {
+            format!("; {}", crate::tools::ENTRY_FIX)
+        }
+        _ => String::new(),
+    };
+    tracing::warn!(%error, "bash cannot run{fix}");
+    if !TOLD.swap(true, Ordering::Relaxed) {
+        eprintln!(
+            "WARNING: skills-agent: bash cannot run: {error}{fix}; until then every bash call fails"
+        );
     }
 }

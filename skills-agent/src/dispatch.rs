@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
 use serde_json::Value;
+use tracing::{Instrument as _, Span};
 
 use crate::BoxFuture;
 use crate::agent::Agent;
@@ -55,11 +56,23 @@ impl Agent {
     ) -> ToolResult {
         on_event(&AgentEvent::ToolCallStarted { call });
         let started = Instant::now();
-        let outcome = match self.check(session, call) {
-            Ok(target) => self.run_checked(session, call, target, state).await,
+        let span = self.tool_span(call);
+        let checked = span.in_scope(|| self.check(session, call));
+        let outcome = match checked {
+            Ok(target) => {
+                let tool = matches!(target, Target::Tool(_));
+                let mut outcome = self
+                    .run_checked(session, call, target, state)
+                    .instrument(span.clone())
+                    .await;
+                if tool {
+                    span.in_scope(|| self.offer_path_skills(session, call, &mut outcome));
+                }
+                outcome
+            }
             Err(error) => Err(error),
         };
-        self.finish(call, outcome, started.elapsed(), on_event)
+        self.finish(call, outcome, started.elapsed(), &span, on_event)
     }
 
     /// Runs the calls of one turn (within the per-turn limit) and returns their results in
@@ -83,16 +96,20 @@ impl Agent {
         let mut outcomes: Vec<Option<(Result<String, ToolError>, Duration)>> =
             Vec::with_capacity(calls.len());
         let mut pending = Vec::new();
-        for (index, call) in calls.iter().enumerate() {
+        let spans: Vec<Span> = calls.iter().map(|call| self.tool_span(call)).collect();
+        for ((index, call), span) in calls.iter().enumerate().zip(&spans) {
             on_event(&AgentEvent::ToolCallStarted { call });
             let started = Instant::now();
-            match self.check(session, call) {
+            match span.in_scope(|| self.check(session, call)) {
                 Ok(Target::Tool(tool)) => {
                     pending.push((index, tool));
                     outcomes.push(None);
                 }
                 Ok(target) => {
-                    let outcome = self.run_checked(session, call, target, state).await;
+                    let outcome = self
+                        .run_checked(session, call, target, state)
+                        .instrument(span.clone())
+                        .await;
                     outcomes.push(Some((outcome, started.elapsed())));
                 }
                 Err(error) => outcomes.push(Some((Err(error), started.elapsed()))),
@@ -105,11 +122,15 @@ impl Agent {
             Vec::with_capacity(pending.len());
         for (index, tool) in &pending {
             let call = &calls[*index];
-            runs.push(Box::pin(async move {
-                let started = Instant::now();
-                let outcome = tool.call(&call.input, context).await;
-                (outcome, started.elapsed())
-            }));
+            let span = spans[*index].clone();
+            runs.push(Box::pin(
+                async move {
+                    let started = Instant::now();
+                    let outcome = tool.call(&call.input, context).await;
+                    (outcome, started.elapsed())
+                }
+                .instrument(span),
+            ));
         }
         // `buffered` keeps at most `max_parallel_tools` calls running and yields in call order.
         let ran: Vec<_> = futures_util::stream::iter(runs)
@@ -120,7 +141,8 @@ impl Agent {
         calls
             .iter()
             .zip(outcomes)
-            .map(|(call, done)| {
+            .zip(&spans)
+            .map(|((call, done), span)| {
                 let (outcome, elapsed) = match done {
                     Some(done) => done,
                     None => {
@@ -132,26 +154,40 @@ impl Agent {
                         session
                             .tracker
                             .record(&call.name, ran.0.is_ok(), Instant::now());
-                        ran
+                        let (mut outcome, elapsed) = ran;
+                        span.in_scope(|| self.offer_path_skills(session, call, &mut outcome));
+                        (outcome, elapsed)
                     }
                 };
-                self.finish(call, outcome, elapsed, on_event)
+                self.finish(call, outcome, elapsed, span, on_event)
             })
             .collect()
     }
 
-    /// Logs a call's outcome, turns it into its result and runs the `after` hooks.
+    /// Logs a call's outcome (on its `span` too), turns it into its result and runs the
+    /// `after` hooks.
     fn finish(
         &self,
         call: &ToolCall,
         outcome: Result<String, ToolError>,
         elapsed: Duration,
+        span: &Span,
         on_event: &mut (dyn FnMut(&AgentEvent<'_>) + Send),
     ) -> ToolResult {
         let (content, is_error) = match &outcome {
             Ok(text) => (text.clone(), false),
             Err(error) => (error.to_result_text(), true),
         };
+        match &outcome {
+            Ok(_) => {
+                span.record("agent.tool.outcome", "ok");
+            }
+            Err(error) => {
+                span.record("agent.tool.outcome", error.kind.label());
+                crate::trace::failed(span, error.kind.label());
+            }
+        }
+        let _entered = span.enter();
         tracing::info!(
             tool = %self.log_text(&call.name),
             id = %self.log_text(&call.id),
@@ -199,6 +235,7 @@ impl Agent {
             )));
         }
         session.tracker.check(&call.name, Instant::now())?;
+        self.check_disallowed(session, call)?;
         let default = tool.map_or(Permission::Allow, |t| t.default_permission());
         let mut permission = self.settings.policy.permission(&call.name, default);
         if permission != Permission::Deny && !is_load_skill && !is_read_resource {
@@ -264,6 +301,101 @@ impl Agent {
             .tracker
             .record(&call.name, outcome.is_ok(), Instant::now());
         outcome
+    }
+
+    /// Refuses a call an active skill's `disallowed-tools` refuses (see
+    /// [`Entry::forbids`](skills_core::allowed_tools::Entry::forbids)); before the policy and
+    /// the approver, so nobody is asked about a call that cannot run.
+    fn check_disallowed(&self, session: &Session, call: &ToolCall) -> Result<(), ToolError> {
+        let command = (call.name == "bash")
+            .then(|| call.input.get("command").and_then(Value::as_str))
+            .flatten();
+        let Some((skill, entry)) = session
+            .disallowing()
+            .find(|(_, entry)| entry.forbids(&call.name, command))
+        else {
+            return Ok(());
+        };
+        let entry = match entry.pattern {
+            Some(pattern) => format!("{}({pattern})", entry.tool),
+            None => entry.tool.to_owned(),
+        };
+        tracing::info!(
+            tool = %self.log_text(&call.name),
+            skill = skill.name(),
+            entry = %entry,
+            "refused by an active skill's disallowed-tools"
+        );
+        let message = format!(
+            "while the skill `{}` is active, `{}` is not allowed: its disallowed-tools lists `{entry}`",
+            skill.name(),
+            call.name
+        );
+        let suggestion = if entry.contains('(') && call.name == "bash" {
+            "run a command of plain words that the entry does not match, or do this another way"
+        } else {
+            "do this without that tool, or tell the user what you would need"
+        };
+        Err(ToolError::new(ToolErrorKind::Denied, message).suggest(suggestion))
+    }
+
+    /// After a tool call that ran: offers the skills with `paths` that the files it touched
+    /// match (see the `skill_paths` module), once each, and tells the model in its result.
+    fn offer_path_skills(
+        &self,
+        session: &mut Session,
+        call: &ToolCall,
+        outcome: &mut Result<String, ToolError>,
+    ) {
+        if self.path_skills.is_empty() {
+            return;
+        }
+        let Ok(text) = outcome else {
+            return;
+        };
+        let mut offered: Vec<(&'static skills_bundle::Skill, String)> = Vec::new();
+        for path in crate::skill_paths::touched_paths(call, &self.context) {
+            for skill in self.path_skills.matching(&path) {
+                let known = offered.iter().any(|(s, _)| s.name() == skill.name())
+                    || !self.path_skills.is_conditional(skill.name())
+                    || self.model_may_see(session, skill);
+                if !known {
+                    offered.push((skill, path.clone()));
+                }
+            }
+        }
+        if offered.is_empty() {
+            return;
+        }
+        for (skill, path) in &offered {
+            session.offer(skill);
+            let span = self.skill_span(skill, crate::trace::Trigger::Path, Some(path));
+            span.in_scope(|| {
+                tracing::info!(skill = skill.name(), path = %self.log_text(path), "skill offered")
+            });
+        }
+        let names: Vec<&str> = offered.iter().map(|(s, _)| s.name()).collect();
+        let catalog = self
+            .skills
+            .skills
+            .restrict(&names)
+            .map(|registry| registry.catalog().to_owned())
+            .unwrap_or_default();
+        let files: Vec<String> = offered
+            .iter()
+            .map(|(_, path)| format!("`{path}`"))
+            .collect();
+        text.push_str(&format!(
+            "\n\n[skills] {} {} the `paths` of {}, available from now on; call load_skill \
+             when one applies:\n{catalog}",
+            files.join(", "),
+            if files.len() == 1 { "matches" } else { "match" },
+            if names.len() == 1 {
+                "this skill"
+            } else {
+                "these skills"
+            },
+        ));
     }
 
     /// What the active skills' `allowed-tools` make of a call whose policy permission is

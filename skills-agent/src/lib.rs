@@ -2,23 +2,22 @@
 //! providers, tools, permissions and the tool loop, wired to an embedded skill registry.
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! use std::sync::Arc;
-//! use skills_runtime::agent::{Agent, PermissionPolicy, provider::anthropic::Anthropic};
+//! use skills_runtime::agent::{Agent, provider};
 //!
 //! static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/skills");
 //!
-//! let key = std::env::var("ANTHROPIC_API_KEY")?;
-//! let provider = Anthropic::new(key, "claude-sonnet-4-5")?;
-//! let agent = Agent::builder(Arc::new(provider))
-//!     .skills(&SKILLS)
-//!     .workdir(".")
-//!     .permissions(PermissionPolicy::new()) // bash and writes are refused without an approver
-//!     .build()?;
-//! let mut session = agent.session();
-//! let output = agent.run(&mut session, "greet me").await?;
-//! println!("{}", output.text);
-//! # Ok(()) }
+//! #[skills_runtime::main] // the sandbox's entry line, then a tokio runtime
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     // Anthropic, or an OpenAI-compatible server, as the environment says.
+//!     let agent = Agent::builder(provider::from_env()?)
+//!         .skills(&SKILLS)
+//!         .workdir(".") // bash and writes are refused: nobody approves them here
+//!         .build()?;
+//!     let mut session = agent.session();
+//!     let output = agent.run(&mut session, "greet me").await?;
+//!     println!("{}", output.text);
+//!     Ok(())
+//! }
 //! ```
 //!
 //! - The system prompt holds the catalog only; a skill's body reaches the model as the result
@@ -68,6 +67,18 @@
 //!   [`AgentBuilder::strict_allowed_tools`] only those tools are offered and run. A `Deny` in the
 //!   [`PermissionPolicy`] always wins. A `disable-model-invocation` skill is neither shown to the
 //!   model nor loadable by it; a `user-invocable: false` one cannot be invoked.
+//! - An active skill's `disallowed-tools` takes the tools it names out of the requests and
+//!   refuses calls to them, before any approval
+//!   ([`Entry::forbids`](skills_core::allowed_tools::Entry::forbids): a `Bash(prefix:*)` entry
+//!   refuses the commands it matches and every command that is not plain words). A skill with
+//!   `paths` (Claude Code's globs, read as gitignore patterns) stays out of the catalog until
+//!   a file they match is read, written or named in a `bash` command, and is then offered for
+//!   the rest of the session ([`Session::offered_skills`]); the system prompt and the tools stay
+//!   the same bytes (its name is among `load_skill`'s from the start, and the offer is a note
+//!   after the result of the call that touched the file), so the cached prompt prefix holds.
+//! - Cancelling a run is dropping its future (a person's Ctrl-C): the model request stops and
+//!   so do the tool calls running; the next run gives the interrupted calls an error result.
+//!   Approvals for the rest of a session: [`ask_approval`] and [`SessionApprovals`].
 //! - Forked skills (`context: fork`). Loading or invoking one runs it in a child session with a
 //!   fresh conversation: its text (with the person's arguments) as the task, the preamble without
 //!   the catalog, this agent's tools narrowed to its `allowed-tools` when it lists some, no
@@ -96,16 +107,29 @@
 //!   skill make the agent succeed? Each task case through this agent's loop in a fresh sandboxed
 //!   working directory, with the skill and without it (or its previous version), checks and a
 //!   grader; pass rates, uplift, cost, flags, `benchmark.json` fields and an HTML page.
-//! - `tracing` events: `model request` (provider, model, tokens, retries), `tool call`
-//!   (tool, outcome, size, time), `skill loaded` (name, version, hash prefix) and `context
-//!   shortened` (message, tool, bytes before and after).
+//! - `tracing` spans for each run, turn, model request, tool call and skill, with
+//!   OpenTelemetry's generative-AI attributes ([below](#traces)), exported over OTLP/HTTP with
+//!   the `otlp` feature (the `telemetry` module); and events: `model request` (provider, model,
+//!   tokens, retries), `tool call` (tool, outcome, size, time), `skill loaded` (name, version,
+//!   hash prefix), `skill offered` and `context shortened` (message, tool, bytes before and
+//!   after).
 //!
 //! # The entry line
 //!
 //! The sandbox of a `bash` call is built by the program's own binary, started again as a small
 //! entry point (a process with threads cannot create the user namespace, and nothing here uses
-//! `unsafe`). So a program that runs the agent calls [`sandbox::enter`] as the first line of a
-//! plain `main`, before any thread starts, and builds its tokio runtime after it:
+//! `unsafe`, which running code before `main` would take). So the program's `main` runs the
+//! entry line, [`sandbox::enter`], before any thread starts: `#[skills_runtime::main]` in place
+//! of `#[tokio::main]` runs it and then starts the tokio runtime,
+//!
+//! ```no_run
+//! #[skills_runtime::main]
+//! async fn main() {
+//!     // build the agent and run it
+//! }
+//! ```
+//!
+//! or, by hand, as the first line of a plain `main`:
 //!
 //! ```no_run
 //! fn main() {
@@ -119,12 +143,37 @@
 //! }
 //! ```
 //!
-//! Without the line, every `bash` call fails with an error that names it (the sandbox's
-//! [`SandboxError::EntryMissing`](sandbox::SandboxError::EntryMissing)), rather than start a
+//! Without it, [`AgentBuilder::build`] says so on stderr, once per process, with what to write
+//! (the person running a new program is most often its developer), [`Agent::check_bash`]
+//! returns the error for a program that would rather stop, and every `bash` call fails with an
+//! error that names it (the sandbox's
+//! [`SandboxError::EntryMissing`](sandbox::SandboxError::EntryMissing)) rather than start a
 //! second copy of the program. [`Sandbox::probe`] says at start-up what the calls will get: the
 //! namespaces, or the fallback where the kernel refuses unprivileged user namespaces, and which
 //! guarantees the fallback loses. [`SandboxMode::Off`] ([`BashOptions::unconfined`]) runs
 //! commands without a sandbox, with a warning per call.
+//!
+//! # Traces
+//!
+//! Every run is a tree of `tracing` spans at level `INFO`, named and attributed after
+//! OpenTelemetry's semantic conventions for generative AI, so that an OpenTelemetry layer (the
+//! `otlp` feature's `telemetry::Otlp`, or a program's own) exports them as tracing backends
+//! expect (`otel.name` is the span's name there):
+//!
+//! | span | when | attributes |
+//! |---|---|---|
+//! | `invoke_agent` | a [`Agent::run`] or [`Agent::invoke`] | `gen_ai.operation.name` (`invoke_agent`), `gen_ai.provider.name` (`anthropic`, `openai`), `gen_ai.request.model`, `gen_ai.conversation.id` (the [`Session::id`]), `skills.lock_digest`; at the end `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`, `agent.turns`, `agent.tool_calls` |
+//! | `turn` | one model request and its tool calls | `agent.turn` (from 1) |
+//! | `chat {model}` | the model request, retries included | `gen_ai.operation.name` (`chat`), `gen_ai.provider.name`, `gen_ai.request.model`, `gen_ai.request.max_tokens`, `gen_ai.request.stream`; with the reply `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`, `gen_ai.usage.cache_read.input_tokens`, `gen_ai.usage.cache_creation.input_tokens`, `gen_ai.response.finish_reasons`, `agent.retries` |
+//! | `execute_tool {tool}` | each tool call, refused ones included | `gen_ai.operation.name` (`execute_tool`), `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type` (`function`), `agent.tool.outcome` (`ok` or the error's kind) |
+//! | `load_skill {skill}` | the model loads a skill (inside its `execute_tool load_skill`) | `skill.name`, `skill.version`, `skill.sha256` (of its `SKILL.md`), `skills.lock_digest` (the SHA-256 of the bundle's lock, when it has one), `skill.trigger` (`model`), `skill.first_load` |
+//! | `invoke_skill {skill}` | a person invokes a skill ([`Agent::invoke`]) | the same, `skill.trigger` `person` |
+//! | `offer_skill {skill}` | a touched file offers a skill with `paths` (inside the call's span) | the same, `skill.trigger` `path`, `skill.path` (the file) |
+//!
+//! A failure sets `error.type` (the kind of error) and `otel.status_code` (`ERROR`) on its span.
+//! Text the model chose (a tool's name, a call id, a path) goes through [`redact`] first, and no
+//! span carries a message, a tool's input or output, or an error's text, so the API key cannot
+//! reach a span. Without a subscriber the spans cost next to nothing.
 //!
 //! # The context budget
 //!
@@ -219,8 +268,10 @@
 //! ```json
 //! {"skipped":{"line":5,"reason":"cut short (a crash while writing it)"}}
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod agent;
+mod approvals;
 mod budget;
 mod builder;
 mod conversation;
@@ -237,9 +288,14 @@ mod session;
 mod session_file;
 mod settings;
 mod skill_commands;
+mod skill_paths;
 mod skill_tools;
+#[cfg(feature = "otlp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otlp")))]
+pub mod telemetry;
 mod terminal;
 mod tools;
+mod trace;
 mod transcript;
 
 use std::future::Future;
@@ -254,7 +310,29 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 #[doc(inline)]
 pub use skills_sandbox as sandbox;
 
+// The generated code of `#[skills_runtime::main]`.
+#[doc(hidden)]
+pub mod __private {
+    /// The runtime `#[skills_runtime::main]` runs the body on, built after the entry line. It
+    /// panics when the runtime cannot be built, as `#[tokio::main]` does.
+    pub fn runtime(multi_thread: bool, worker_threads: Option<usize>) -> tokio::runtime::Runtime {
+        let mut builder = if multi_thread {
+            tokio::runtime::Builder::new_multi_thread()
+        } else {
+            tokio::runtime::Builder::new_current_thread()
+        };
+        if let Some(threads) = worker_threads {
+            builder.worker_threads(threads);
+        }
+        builder
+            .enable_all()
+            .build()
+            .expect("cannot start the tokio runtime")
+    }
+}
+
 pub use agent::Agent;
+pub use approvals::{Approval, ApprovalScope, SessionApprovals, ask_approval};
 pub use budget::{
     CLAUDE_CONTEXT_WINDOW, DEFAULT_CONTEXT_WINDOW, DEFAULT_REPLY_RESERVE, KEEP_RECENT_TURNS,
     SHORTENED_PREFIX, default_context_window, estimate_tokens, message_bytes, request_bytes,

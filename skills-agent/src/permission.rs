@@ -9,8 +9,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::approvals::Approval;
 use crate::conversation::{ToolCall, ToolResult};
-use crate::terminal::{APPROVAL_MARKER, escape_line as escape, terminal_line};
+use crate::terminal::{escape_line as escape, terminal_line};
 
 /// What happens when the model calls a tool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -148,8 +149,8 @@ impl Hooks {
 /// - every control character (C0 but the line break, DEL, C1) and every invisible formatting
 ///   character (bidirectional overrides and isolates, zero-width characters, tag characters,
 ///   variation selectors and the like) is shown escaped: `\r`, `\t`, `\x1b`, `\u{202e}`, as
-///   [`terminal_line`] does, and so is the flag of [`APPROVAL_MARKER`]. A backslash already in
-///   the text is shown as is.
+///   [`terminal_line`] does, and so is the flag of
+///   [`APPROVAL_MARKER`](crate::APPROVAL_MARKER). A backslash already in the text is shown as is.
 /// - Multi-line text is shown line by line behind a gutter (`  | `), so a line the model wrote
 ///   cannot pass for the prompt's own.
 /// - `bash` shows its command; `write_file` its path, size in bytes and lines, and content;
@@ -204,40 +205,14 @@ impl fmt::Display for CallDescription {
     }
 }
 
-/// Asks a person whether `call` may run: writes [`APPROVAL_MARKER`] (a reset of the terminal's
-/// attributes and a marker that escaped model text cannot draw) and the call's
-/// [`CallDescription::brief`] to `output`, then reads answers from `input` until one decides.
-/// `y` or `yes` allows; `v` or `view` writes the [`full`](CallDescription::full) description
-/// and asks again; anything else, or the end of the input, refuses.
-pub fn ask_user(
-    call: &ToolCall,
-    mut input: impl BufRead,
-    mut output: impl Write,
-) -> io::Result<bool> {
-    let description = CallDescription::new(call);
-    output.write_all(APPROVAL_MARKER.as_bytes())?;
-    output.write_all(description.brief().as_bytes())?;
-    loop {
-        let question = if description.is_abridged() {
-            "  allow? [y/N, v = view all] "
-        } else {
-            "  allow? [y/N, v = view] "
-        };
-        output.write_all(question.as_bytes())?;
-        output.flush()?;
-        let mut answer = String::new();
-        if input.read_line(&mut answer)? == 0 {
-            return Ok(false);
-        }
-        let answer = answer.trim();
-        if answer.eq_ignore_ascii_case("y") || answer.eq_ignore_ascii_case("yes") {
-            return Ok(true);
-        }
-        if !(answer.eq_ignore_ascii_case("v") || answer.eq_ignore_ascii_case("view")) {
-            return Ok(false);
-        }
-        output.write_all(description.full().as_bytes())?;
-    }
+/// Asks a person whether `call` may run: writes [`APPROVAL_MARKER`](crate::APPROVAL_MARKER) (a
+/// reset of the terminal's attributes and a marker that escaped model text cannot draw) and the
+/// call's [`CallDescription::brief`] to `output`, then reads answers from `input` until one
+/// decides. `y` or `yes` allows; `v` or `view` writes the [`full`](CallDescription::full)
+/// description and asks again; anything else, or the end of the input, refuses.
+/// [`ask_approval`](crate::ask_approval) also offers `a`, for the rest of the session.
+pub fn ask_user(call: &ToolCall, input: impl BufRead, output: impl Write) -> io::Result<bool> {
+    crate::approvals::ask(call, input, output, None).map(|answer| answer != Approval::Declined)
 }
 
 /// The part of `text` [`CallDescription::brief`] shows: `(head, hidden characters, tail)`,

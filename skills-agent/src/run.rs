@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use skills_bundle::SkillContext;
+use tracing::{Instrument as _, Span};
 
 use crate::agent::Agent;
 use crate::conversation::{Message, ToolResult, Usage};
@@ -13,6 +14,7 @@ use crate::error::AgentError;
 use crate::events::{AgentEvent, ContextShortened, MaskedEvents};
 use crate::provider::api::{Request, Response};
 use crate::session::Session;
+use crate::trace::{self, Trigger};
 
 /// What a successful [`Agent::run`] produced.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,21 +53,32 @@ impl Agent {
     /// The provider's API key is masked (`[redacted]`) in every event and in the output's
     /// text, should the model ever write it ([`Agent::redactor`]); the conversation keeps the
     /// reply as the model sent it.
+    ///
+    /// Cancelling is dropping the future (a person's Ctrl-C): the model request stops, and so
+    /// do the tool calls running (a `bash` call's processes end with it). The session keeps
+    /// what was complete; the next run first gives the interrupted calls an error result
+    /// saying so, so the conversation stays one the APIs accept.
     pub async fn run_with_events(
         &self,
         session: &mut Session,
         prompt: &str,
         mut on_event: impl FnMut(&AgentEvent<'_>) + Send,
     ) -> Result<RunOutput, AgentError> {
+        let span = self.run_span(session.id());
         if !self.redactor.is_active() {
-            return self.run_loop(session, prompt, &mut on_event).await;
+            let result = self
+                .run_loop(session, prompt, &mut on_event)
+                .instrument(span.clone())
+                .await;
+            return traced_run(&span, result);
         }
         let mut masked = MaskedEvents::new(&self.redactor, &mut on_event);
         let result = self
             .run_loop(session, prompt, &mut |event| masked.event(event))
+            .instrument(span.clone())
             .await;
         masked.flush();
-        result.map(|output| self.masked_output(output))
+        traced_run(&span, result).map(|output| self.masked_output(output))
     }
 
     /// `output` with the provider's key masked in its text.
@@ -82,80 +95,99 @@ impl Agent {
         prompt: &str,
         on_event: &mut (dyn FnMut(&AgentEvent<'_>) + Send),
     ) -> Result<RunOutput, AgentError> {
+        session.close_interrupted()?;
         session.push(Message::User(prompt.to_owned()))?;
         let mut state = RunState::default();
         let mut tool_calls = 0u32;
         for turn in 1..=self.settings.max_turns {
-            let started = Instant::now();
-            let (response, streamed_text) = self
-                .request_turn(session, turn, &mut state, on_event)
+            let span = tracing::info_span!("turn", agent.turn = turn);
+            let step = self
+                .run_turn(session, turn, &mut state, &mut tool_calls, on_event)
+                .instrument(span)
                 .await?;
-            state.usage.add(&response.usage);
-            session.usage.add(&response.usage);
-            tracing::debug!(
-                turn,
-                elapsed_ms = started.elapsed().as_millis() as u64,
-                tool_calls = response.turn.tool_calls.len(),
-                stop_reason = %self.log_text(response.turn.stop_reason.as_deref().unwrap_or("")),
-                "assistant turn"
-            );
-            // The presence of tool calls decides, not the stop reason: some servers say
-            // "stop" next to tool calls.
-            let calls = response.turn.tool_calls.clone();
-            let text = response.turn.text.clone();
-            if !streamed_text && !text.is_empty() {
-                on_event(&AgentEvent::TextDelta(&text));
+            if let Some(output) = step {
+                return Ok(output);
             }
-            let usage = response.usage;
-            session.push(Message::Assistant(response.turn))?;
-            if calls.is_empty() {
-                self.turn_finished(session, turn, usage, on_event);
-                return Ok(RunOutput {
-                    text,
-                    turns: turn,
-                    tool_calls,
-                    usage: state.usage,
-                    skills_loaded: state.skills_loaded,
-                    context_shortened: state.context_shortened,
-                });
-            }
-            let (run, refused) =
-                calls.split_at(calls.len().min(self.settings.max_tool_calls_per_turn));
-            tool_calls = tool_calls.saturating_add(run.len() as u32);
-            let mut results = self.execute_turn(session, run, &mut state, on_event).await;
-            if !refused.is_empty() {
-                tracing::warn!(
-                    turn,
-                    tool_calls = calls.len(),
-                    limit = self.settings.max_tool_calls_per_turn,
-                    "tool calls over the per-turn limit were not run"
-                );
-                // Every call keeps a result, so the conversation stays valid for the API.
-                let text = self.over_limit(calls.len()).to_result_text();
-                for call in refused {
-                    let result = ToolResult {
-                        call_id: call.id.clone(),
-                        name: call.name.clone(),
-                        content: text.clone(),
-                        is_error: true,
-                    };
-                    on_event(&AgentEvent::ToolCallStarted { call });
-                    on_event(&AgentEvent::ToolResult {
-                        call,
-                        result: &result,
-                    });
-                    results.push(result);
-                }
-                tool_calls = tool_calls.saturating_add(refused.len() as u32);
-            }
-            session.push(Message::ToolResults(results))?;
-            self.turn_finished(session, turn, usage, on_event);
         }
         tracing::warn!(max_turns = self.settings.max_turns, "turn limit reached");
         Err(AgentError::TurnLimit {
             max_turns: self.settings.max_turns,
             usage: state.usage,
         })
+    }
+
+    /// One turn of [`run_loop`](Self::run_loop): the request, then the tool calls of the reply.
+    /// `Some` output when the reply has no tool calls (the run is over).
+    async fn run_turn(
+        &self,
+        session: &mut Session,
+        turn: u32,
+        state: &mut RunState,
+        tool_calls: &mut u32,
+        on_event: &mut (dyn FnMut(&AgentEvent<'_>) + Send),
+    ) -> Result<Option<RunOutput>, AgentError> {
+        let started = Instant::now();
+        let (response, streamed_text) = self.request_turn(session, turn, state, on_event).await?;
+        state.usage.add(&response.usage);
+        session.usage.add(&response.usage);
+        tracing::debug!(
+            turn,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            tool_calls = response.turn.tool_calls.len(),
+            stop_reason = %self.log_text(response.turn.stop_reason.as_deref().unwrap_or("")),
+            "assistant turn"
+        );
+        // The presence of tool calls decides, not the stop reason: some servers say
+        // "stop" next to tool calls.
+        let calls = response.turn.tool_calls.clone();
+        let text = response.turn.text.clone();
+        if !streamed_text && !text.is_empty() {
+            on_event(&AgentEvent::TextDelta(&text));
+        }
+        let usage = response.usage;
+        session.push(Message::Assistant(response.turn))?;
+        if calls.is_empty() {
+            self.turn_finished(session, turn, usage, on_event);
+            return Ok(Some(RunOutput {
+                text,
+                turns: turn,
+                tool_calls: *tool_calls,
+                usage: state.usage,
+                skills_loaded: std::mem::take(&mut state.skills_loaded),
+                context_shortened: std::mem::take(&mut state.context_shortened),
+            }));
+        }
+        let (run, refused) = calls.split_at(calls.len().min(self.settings.max_tool_calls_per_turn));
+        *tool_calls = tool_calls.saturating_add(run.len() as u32);
+        let mut results = self.execute_turn(session, run, state, on_event).await;
+        if !refused.is_empty() {
+            tracing::warn!(
+                turn,
+                tool_calls = calls.len(),
+                limit = self.settings.max_tool_calls_per_turn,
+                "tool calls over the per-turn limit were not run"
+            );
+            // Every call keeps a result, so the conversation stays valid for the API.
+            let text = self.over_limit(calls.len()).to_result_text();
+            for call in refused {
+                let result = ToolResult {
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    content: text.clone(),
+                    is_error: true,
+                };
+                on_event(&AgentEvent::ToolCallStarted { call });
+                on_event(&AgentEvent::ToolResult {
+                    call,
+                    result: &result,
+                });
+                results.push(result);
+            }
+            *tool_calls = tool_calls.saturating_add(refused.len() as u32);
+        }
+        session.push(Message::ToolResults(results))?;
+        self.turn_finished(session, turn, usage, on_event);
+        Ok(None)
     }
 
     /// The model's reply to `prompt` as the first turn of a fresh session, and nothing else:
@@ -211,7 +243,36 @@ impl Agent {
                 },
                 ..Request::new(&self.system, offered, session.conversation.messages())
             };
-            self.settings.provider.complete(request).await
+            let span = self.chat_span();
+            let result = self
+                .settings
+                .provider
+                .complete(request)
+                .instrument(span.clone())
+                .await;
+            match &result {
+                Ok(response) => {
+                    trace::usage(&span, &response.usage);
+                    let cache = &response.usage;
+                    span.record(
+                        "gen_ai.usage.cache_read.input_tokens",
+                        cache.cache_read_tokens,
+                    );
+                    span.record(
+                        "gen_ai.usage.cache_creation.input_tokens",
+                        cache.cache_creation_tokens,
+                    );
+                    span.record("agent.retries", response.retries);
+                    if let Some(reason) = &response.turn.stop_reason {
+                        span.record(
+                            "gen_ai.response.finish_reasons",
+                            self.log_text(reason).as_str(),
+                        );
+                    }
+                }
+                Err(error) => trace::failed(&span, error.kind().label()),
+            }
+            result
         };
         match result {
             Ok(response) => Ok((response, streamed_text.into_inner())),
@@ -278,17 +339,21 @@ impl Agent {
         arguments: &str,
         mut on_event: impl FnMut(&AgentEvent<'_>) + Send,
     ) -> Result<RunOutput, AgentError> {
+        let span = self.run_span(session.id());
         if !self.redactor.is_active() {
-            return self
+            let result = self
                 .invoke_loop(session, name, arguments, &mut on_event)
+                .instrument(span.clone())
                 .await;
+            return traced_run(&span, result);
         }
         let mut masked = MaskedEvents::new(&self.redactor, &mut on_event);
         let result = self
             .invoke_loop(session, name, arguments, &mut |event| masked.event(event))
+            .instrument(span.clone())
             .await;
         masked.flush();
-        result.map(|output| self.masked_output(output))
+        traced_run(&span, result).map(|output| self.masked_output(output))
     }
 
     async fn invoke_loop(
@@ -298,6 +363,7 @@ impl Agent {
         arguments: &str,
         on_event: &mut (dyn FnMut(&AgentEvent<'_>) + Send),
     ) -> Result<RunOutput, AgentError> {
+        session.close_interrupted()?;
         let rendering = self
             .skills
             .skills
@@ -305,14 +371,23 @@ impl Agent {
             .map_err(AgentError::Invoke)?;
         let skill = rendering.skill();
         let forked = skill.context() == SkillContext::Fork;
+        let span = self.skill_span(skill, Trigger::Person, None);
+        span.record("skill.first_load", !session.loader.is_loaded(skill.name()));
         // Its commands run with its `allowed-tools` in force (as in Claude Code); a forked
         // skill is active in its child only, so it is active here just for them.
         let was_active = session.active.len();
         session.activate(skill);
-        let finished = self.finish_rendering(session, &rendering).await;
+        let finished = self
+            .finish_rendering(session, &rendering)
+            .instrument(span.clone())
+            .await;
         if forked {
             session.active.truncate(was_active);
         }
+        if finished.is_err() {
+            trace::failed(&span, "skill_command");
+        }
+        drop(span);
         let text = finished.map_err(AgentError::SkillCommand)?;
         tracing::info!(
             skill = skill.name(),
@@ -345,6 +420,19 @@ impl Agent {
         }
         Ok(output)
     }
+}
+
+/// Records a run's outcome on its span and passes it on.
+fn traced_run(span: &Span, result: Result<RunOutput, AgentError>) -> Result<RunOutput, AgentError> {
+    match &result {
+        Ok(output) => {
+            trace::usage(span, &output.usage);
+            span.record("agent.turns", output.turns);
+            span.record("agent.tool_calls", output.tool_calls);
+        }
+        Err(error) => trace::failed(span, trace::error_type(error)),
+    }
+    result
 }
 
 /// What one [`Agent::run`] accumulates besides the conversation.

@@ -8,13 +8,13 @@ use skills_bundle::{Skill, SkillLoader};
 use skills_core::allowed_tools::Entry;
 
 use crate::budget::{Budget, SizeCache};
-use crate::conversation::{Conversation, Message, Usage};
+use crate::conversation::{Conversation, Message, ToolResult, Usage};
 use crate::error::AgentError;
 use crate::events::ContextShortened;
 use crate::provider::api::ToolDefinitions;
 use crate::redact::Redactor;
 use crate::session_file::SessionFiles;
-use crate::tools::FailureTracker;
+use crate::tools::{FailureTracker, ToolError, ToolErrorKind};
 use crate::transcript::Transcript;
 
 /// One conversation with an [`Agent`](crate::Agent): its messages, what it has loaded, its token
@@ -29,12 +29,16 @@ pub struct Session {
     pub(crate) usage: Usage,
     /// Skills whose `allowed-tools` apply, in the order they became active.
     pub(crate) active: Vec<&'static Skill>,
+    /// Skills with `paths` a touched file has offered to the model, in that order.
+    pub(crate) offered: Vec<&'static Skill>,
     /// Where each message is appended as it is pushed, if anywhere.
     pub(crate) transcript: Option<Transcript>,
     /// The loaded skills the transcript records already.
     pub(crate) recorded_loaded: BTreeSet<&'static str>,
     /// How many of `active` the transcript records already.
     pub(crate) recorded_active: usize,
+    /// How many of `offered` the transcript records already.
+    pub(crate) recorded_offered: usize,
     /// The context budget's size of each message.
     pub(crate) sizes: SizeCache,
     /// How its transcript file is opened and read.
@@ -137,6 +141,7 @@ impl Session {
         )?);
         self.recorded_loaded.clear();
         self.recorded_active = 0;
+        self.recorded_offered = 0;
         let count = self.conversation.len();
         for index in 0..count {
             self.record(index, index + 1 == count)?;
@@ -147,6 +152,39 @@ impl Session {
     /// The transcript file this session is kept in, if any.
     pub fn transcript_path(&self) -> Option<&Path> {
         self.transcript.as_ref().map(Transcript::path)
+    }
+
+    /// Gives the tool calls of the last assistant turn an error result each when they have
+    /// none: a run whose future was dropped (a person's Ctrl-C) while its calls ran leaves them
+    /// so, and the APIs refuse a call without its result. Called before a run adds a turn.
+    pub(crate) fn close_interrupted(&mut self) -> Result<(), AgentError> {
+        let Some(Message::Assistant(turn)) = self.conversation.messages().last() else {
+            return Ok(());
+        };
+        if turn.tool_calls.is_empty() {
+            return Ok(());
+        }
+        let error = ToolError::new(
+            ToolErrorKind::Interrupted,
+            "the user interrupted the run before this call finished; it may have run in part",
+        )
+        .suggest("ask the user before running it again")
+        .to_result_text();
+        let results = turn
+            .tool_calls
+            .iter()
+            .map(|call| ToolResult {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                content: error.clone(),
+                is_error: true,
+            })
+            .collect();
+        tracing::info!(
+            calls = turn.tool_calls.len(),
+            "tool calls of an interrupted run closed"
+        );
+        self.push(Message::ToolResults(results))
     }
 
     /// Appends `message` to the conversation, and to the transcript when there is one.
@@ -164,25 +202,29 @@ impl Session {
         let Some(message) = self.conversation.messages().get(index) else {
             return Ok(());
         };
-        let (loaded, active): (Vec<&'static str>, Vec<&'static str>) = if with_skills {
+        let names = |skills: &[&'static Skill]| -> Vec<&'static str> {
+            skills.iter().map(|s| s.name()).collect()
+        };
+        let (loaded, active, offered) = if with_skills {
             let loaded = self
                 .loader
                 .skills()
                 .names()
                 .filter(|name| self.loader.is_loaded(name) && !self.recorded_loaded.contains(name))
                 .collect();
-            let active = self.active[self.recorded_active..]
-                .iter()
-                .map(|s| s.name())
-                .collect();
-            (loaded, active)
+            (
+                loaded,
+                names(&self.active[self.recorded_active..]),
+                names(&self.offered[self.recorded_offered..]),
+            )
         } else {
-            (Vec::new(), Vec::new())
+            (Vec::new(), Vec::new(), Vec::new())
         };
-        transcript.append(message, &loaded, &active)?;
+        transcript.append(message, &loaded, &active, &offered)?;
         self.recorded_loaded.extend(loaded);
         if with_skills {
             self.recorded_active = self.active.len();
+            self.recorded_offered = self.offered.len();
         }
         Ok(())
     }
@@ -229,6 +271,37 @@ impl Session {
         if !self.active.iter().any(|s| s.name() == skill.name()) {
             self.active.push(skill);
         }
+    }
+
+    /// Offers `skill` (one with `paths`) to the model (once).
+    pub(crate) fn offer(&mut self, skill: &'static Skill) {
+        if !self.offered.iter().any(|s| s.name() == skill.name()) {
+            self.offered.push(skill);
+        }
+    }
+
+    /// The skills with `paths` offered to the model in this session so far, in the order the
+    /// files that matched them were touched (see [`Agent`](crate::Agent)'s skills in a
+    /// conversation). A resumed session has those of its transcript.
+    pub fn offered_skills(&self) -> &[&'static Skill] {
+        &self.offered
+    }
+
+    /// The parsed `disallowed-tools` entries of the active skills, with the skill of each.
+    pub(crate) fn disallowing(
+        &self,
+    ) -> impl Iterator<Item = (&'static Skill, Entry<'static>)> + '_ {
+        self.active.iter().flat_map(|skill| {
+            skill
+                .disallowed_tools()
+                .iter()
+                .filter_map(move |entry| Entry::parse(entry).ok().map(|e| (*skill, e)))
+        })
+    }
+
+    /// The parsed `disallowed-tools` entries of the active skills.
+    pub(crate) fn disallowed_entries(&self) -> impl Iterator<Item = Entry<'static>> + '_ {
+        self.disallowing().map(|(_, entry)| entry)
     }
 
     /// The parsed `allowed-tools` entries of the active skills that list some.

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use skills_bundle::{LoadRendering, Registry, Skill, SkillContext};
 use skills_core::allowed_tools::Entry;
+use tracing::Instrument as _;
 
 use crate::BoxFuture;
 use crate::agent::{Agent, SkillOffer, SkillTools};
@@ -15,6 +16,7 @@ use crate::run::{RunOutput, RunState};
 use crate::session::Session;
 use crate::settings::Settings;
 use crate::tools::{self, Tool, ToolError, ToolErrorKind};
+use crate::trace::Trigger;
 
 impl Agent {
     pub(crate) async fn load_skill(
@@ -24,6 +26,30 @@ impl Agent {
         state: &mut RunState,
     ) -> Result<String, ToolError> {
         let name = tools::str_arg(input, "name")?;
+        self.check_visible(session, name)?;
+        // The span of the skill the name finds (an unknown name has none: the tool's span
+        // records the failure).
+        let Some(skill) = self.skills.skills.get(name) else {
+            return self.load_named(session, name, state).await;
+        };
+        let span = self.skill_span(skill, Trigger::Model, None);
+        let result = self
+            .load_named(session, name, state)
+            .instrument(span.clone())
+            .await;
+        if let Err(error) = &result {
+            crate::trace::failed(&span, error.kind.label());
+        }
+        result
+    }
+
+    /// [`load_skill`](Self::load_skill) of `name`, in its span.
+    async fn load_named(
+        &self,
+        session: &mut Session,
+        name: &str,
+        state: &mut RunState,
+    ) -> Result<String, ToolError> {
         let fork = self
             .skills
             .skills
@@ -60,6 +86,7 @@ impl Agent {
                 });
             }
         };
+        tracing::Span::current().record("skill.first_load", first);
         tracing::info!(
             skill = skill.name(),
             version = skill.version().unwrap_or(""),
@@ -75,7 +102,29 @@ impl Agent {
         Ok(text)
     }
 
-    /// `read_skill_resource`: a file shipped with a skill, served from the binary.
+    /// Refuses a skill with `paths` that no touched file has offered yet: it is not in the
+    /// catalog, though its name is among `load_skill`'s (so the tools stay the same bytes).
+    fn check_visible(&self, session: &Session, name: &str) -> Result<(), ToolError> {
+        match self.skills.skills.get(name) {
+            Some(skill) if !self.model_may_see(session, skill) => Err(ToolError::new(
+                ToolErrorKind::UnknownSkill,
+                format!(
+                    "the skill `{}` is not available yet: it applies to files matching {}, and is \
+                     offered once such a file is read, written or named in a command",
+                    skill.name(),
+                    skill
+                        .paths()
+                        .iter()
+                        .map(|p| format!("`{p}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+            .suggest("pick a name from the catalog in the system prompt")),
+            _ => Ok(()),
+        }
+    }
+
     /// `read_skill_resource`: the files of a skill the model may see, that is one it can load,
     /// or one a person invoked in this session (a `disable-model-invocation` skill is otherwise
     /// as absent for the model as it is from the catalog).
@@ -86,6 +135,7 @@ impl Agent {
     ) -> Result<String, ToolError> {
         let skill = tools::str_arg(input, "skill")?;
         let path = tools::str_arg(input, "path")?;
+        self.check_visible(session, skill)?;
         let as_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
         let offset = tools::uint_arg(input, "offset")?.map(as_usize);
         let limit = tools::uint_arg(input, "limit")?.map(as_usize);

@@ -89,6 +89,8 @@ struct MessageLine {
     skills_loaded: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     skills_active: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    skills_offered: Vec<String>,
 }
 
 /// A message as written: its own format, apart from the Rust types, so they can change.
@@ -228,6 +230,7 @@ pub(crate) struct Replayed {
     pub(crate) message: Message,
     pub(crate) skills_loaded: Vec<String>,
     pub(crate) skills_active: Vec<String>,
+    pub(crate) skills_offered: Vec<String>,
 }
 
 /// The open transcript file of a session.
@@ -360,6 +363,7 @@ impl Transcript {
                             message: parsed.message.into(),
                             skills_loaded: parsed.skills_loaded,
                             skills_active: parsed.skills_active,
+                            skills_offered: parsed.skills_offered,
                         },
                         number,
                     ));
@@ -418,18 +422,21 @@ impl Transcript {
         Ok((transcript, replayed.into_iter().map(|(r, _)| r).collect()))
     }
 
-    /// Appends `message` and the skills that became loaded and active with it, in one line,
-    /// and syncs it to disk.
+    /// Appends `message` and the skills that became loaded, active and offered with it, in one
+    /// line, and syncs it to disk.
     pub(crate) fn append(
         &mut self,
         message: &Message,
         skills_loaded: &[&str],
         skills_active: &[&str],
+        skills_offered: &[&str],
     ) -> Result<(), AgentError> {
+        let owned = |names: &[&str]| names.iter().map(|s| (*s).to_owned()).collect();
         self.write_line(&Line::Message(MessageLine {
             message: message.into(),
-            skills_loaded: skills_loaded.iter().map(|s| (*s).to_owned()).collect(),
-            skills_active: skills_active.iter().map(|s| (*s).to_owned()).collect(),
+            skills_loaded: owned(skills_loaded),
+            skills_active: owned(skills_active),
+            skills_offered: owned(skills_offered),
         }))
     }
 

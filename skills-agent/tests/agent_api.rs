@@ -310,13 +310,12 @@ async fn openai_local_server_quirks() {
     .await;
     let (options, _) = fast_options();
     // A local server without a key: no Authorization header at all.
-    let provider = skills_runtime::agent::provider::openai::OpenAi::new(
-        None,
-        "local-model",
-        &format!("{}/v1/", server.url()),
-        options,
-    )
-    .unwrap();
+    let provider = skills_runtime::agent::provider::openai::OpenAi::builder()
+        .model("local-model")
+        .base_url(format!("{}/v1/", server.url()))
+        .http(options)
+        .build()
+        .unwrap();
     let agent = Agent::builder(Arc::new(provider))
         .workdir(dir.path())
         .build()
@@ -873,13 +872,12 @@ async fn request_timeout_is_a_transport_error_and_retried() {
     let server = ApiMock::start(vec![slow(), final_text("in time")]).await;
     let (mut options, delays) = fast_options();
     options.timeout = Duration::from_millis(300);
-    let provider = skills_runtime::agent::provider::anthropic::Anthropic::with_options(
-        ANTHROPIC_KEY,
-        "m",
-        &server.url(),
-        options,
-    )
-    .unwrap();
+    let provider = skills_runtime::agent::provider::anthropic::Anthropic::builder(ANTHROPIC_KEY)
+        .model("m")
+        .base_url(server.url())
+        .http(options)
+        .build()
+        .unwrap();
     let agent = Agent::builder(Arc::new(provider)).build().unwrap();
     let started = std::time::Instant::now();
     let out = agent.run(&mut agent.session(), "x").await.unwrap();
@@ -977,4 +975,69 @@ async fn skill_resources_are_read_from_the_binary() {
             .unwrap()
             .starts_with("error (not_found)")
     );
+}
+
+#[tokio::test]
+async fn a_cancelled_run_stops_its_tool_and_leaves_a_session_that_runs_again() {
+    let dir = project();
+    let server = ApiMock::start(vec![
+        tool_use(
+            "b1",
+            "bash",
+            json!({"command": "echo $$ > pid && exec sleep 30"}),
+        ),
+        final_text("carried on"),
+    ])
+    .await;
+    let (provider, _) = anthropic(&server.url());
+    // Unconfined: libtest's `main` has no sandbox entry line (the example's pseudo-terminal test
+    // cancels a sandboxed call).
+    let agent = Agent::builder(Arc::new(provider))
+        .workdir(dir.path())
+        .bash(skills_runtime::agent::BashOptions::unconfined())
+        .permissions(PermissionPolicy::allow_all())
+        .build()
+        .unwrap();
+    let mut session = agent.session();
+    let pid_file = dir.path().join("pid");
+    // Cancelled as a person's Ctrl-C cancels it: the future is dropped mid-call.
+    let cancelled = tokio::time::timeout(Duration::from_secs(20), async {
+        tokio::select! {
+            _ = agent.run(&mut session, "wait") => panic!("the run finished"),
+            _ = async {
+                while !pid_file.exists() {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            } => {}
+        }
+    })
+    .await;
+    assert!(cancelled.is_ok());
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let gone = (0..200).any(|_| {
+        std::thread::sleep(Duration::from_millis(25));
+        !process_alive(pid)
+    });
+    assert!(gone, "the command outlived its cancelled call");
+    // The turn with the call is kept without a result; the next run closes it first.
+    let out = agent.run(&mut session, "go on").await.unwrap();
+    assert_eq!(out.text, "carried on");
+    let request = server.requests().await[1].json();
+    let messages = request["messages"].as_array().unwrap();
+    let closed = &messages[2]["content"][0];
+    assert_eq!(closed["type"], "tool_result", "{request}");
+    assert_eq!(closed["tool_use_id"], "b1");
+    assert_eq!(closed["is_error"], true);
+    assert!(
+        closed["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("error (interrupted): the user interrupted the run"),
+        "{closed}"
+    );
+    assert_eq!(messages[3]["content"], "go on", "{request}");
 }

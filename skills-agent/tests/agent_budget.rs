@@ -30,8 +30,8 @@ fn file_text(name: &str) -> String {
 /// An agent at `server` with a 4,000-token window, of which the provider's `max_tokens` of
 /// 500 is kept for the reply, offering only `read_file` and `load_skill`.
 fn agent(server: &ApiMock, dir: &Path, window: u64) -> Agent {
-    let (provider, _) = anthropic(&server.url());
-    Agent::builder(Arc::new(provider.max_tokens(500)))
+    let (provider, _) = agent_support::anthropic_builder(&server.url());
+    Agent::builder(Arc::new(provider.max_tokens(500).build().unwrap()))
         .skills(&SKILLS)
         .only_tools(["read_file", "load_skill"])
         .workdir(dir)

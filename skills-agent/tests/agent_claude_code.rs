@@ -62,7 +62,11 @@ fn approver(answer: bool) -> (PermissionPolicy, Arc<Mutex<Vec<String>>>) {
 #[tokio::test]
 async fn the_model_loads_a_skill_by_its_display_name() {
     let dir = project();
+    // The skill has `paths`: reading a matching file offers it first.
+    std::fs::create_dir_all(dir.path().join("agents")).unwrap();
+    std::fs::write(dir.path().join("agents/reviewer.md"), "# Reviewer\n").unwrap();
     let server = ApiMock::start(vec![
+        tool_use("r1", "read_file", json!({"path": "agents/reviewer.md"})),
         tool_use("l1", "load_skill", json!({"name": "Agent Development"})),
         final_text("done"),
     ])
@@ -76,7 +80,7 @@ async fn the_model_loads_a_skill_by_its_display_name() {
     let mut session = agent.session();
     let out = agent.run(&mut session, "write an agent").await.unwrap();
     assert_eq!(out.skills_loaded, ["agent-development"]);
-    let result = &results_of(&server.requests().await[1].json())[0];
+    let result = &results_of(&server.requests().await[2].json())[1];
     assert_ne!(result["is_error"], true, "{result}");
     assert!(
         result["content"]
@@ -288,4 +292,202 @@ async fn a_load_by_the_model_runs_the_commands_or_fails_as_a_tool_error() {
     assert!(!session.has_loaded("broken"));
     let names: Vec<_> = session.active_skills().iter().map(|s| s.name()).collect();
     assert_eq!(names, ["status"]);
+}
+
+static SCOPED: skills_runtime::Registry = skills_runtime::embed_skills!(
+    "../tests/fixtures/claude-code-scoped",
+    compat = "claude-code"
+);
+
+/// An agent of the `SCOPED` skills at `server`, in `dir`, with `policy` and `bash` unconfined
+/// (libtest's own `main` has no sandbox entry line).
+fn scoped_agent(server: &ApiMock, dir: &std::path::Path, policy: PermissionPolicy) -> Agent {
+    let (provider, _) = anthropic(&server.url());
+    Agent::builder(Arc::new(provider))
+        .skills(&SCOPED)
+        .workdir(dir)
+        .bash(BashOptions::unconfined())
+        .permissions(policy)
+        .build()
+        .unwrap()
+}
+
+/// An Anthropic reply asking for several tool calls at once.
+fn tool_uses(calls: &[(&str, &str, Value)]) -> wiremock::ResponseTemplate {
+    let content: Vec<Value> = calls
+        .iter()
+        .map(
+            |(id, name, input)| json!({"type": "tool_use", "id": id, "name": name, "input": input}),
+        )
+        .collect();
+    api_mock::json_reply(200, &anthropic_message(json!(content), "tool_use", 1, 1))
+}
+
+#[tokio::test]
+async fn a_skill_with_paths_is_offered_once_a_matching_file_is_read_or_written() {
+    let dir = project();
+    std::fs::create_dir_all(dir.path().join("db")).unwrap();
+    std::fs::write(
+        dir.path().join("db/schema.sql"),
+        "create table t (id int);\n",
+    )
+    .unwrap();
+    let server = ApiMock::start(vec![
+        // Before any file: not available, though its name is among load_skill's.
+        tool_use("l1", "load_skill", json!({"name": "sql-migrations"})),
+        // A read and a write in one turn, run concurrently: the read's path matches.
+        tool_uses(&[
+            ("r1", "read_file", json!({"path": "db/schema.sql"})),
+            (
+                "w1",
+                "write_file",
+                json!({"path": "notes.md", "content": "x"}),
+            ),
+        ]),
+        tool_use("l2", "load_skill", json!({"name": "sql-migrations"})),
+        final_text("done"),
+    ])
+    .await;
+    let agent = scoped_agent(&server, dir.path(), PermissionPolicy::allow_all());
+    // The catalog leaves it out; a skill whose pattern is `**` is no condition at all.
+    let prompt = agent.system_prompt();
+    assert!(!prompt.contains("sql-migrations"), "{prompt}");
+    assert!(prompt.contains("- everywhere: "), "{prompt}");
+    assert!(prompt.contains("- release-notes: "), "{prompt}");
+    let file = dir.path().join("chat.jsonl");
+    let mut session = agent.session().with_transcript(&file).unwrap();
+    let out = agent.run(&mut session, "add a column").await.unwrap();
+    assert_eq!(out.skills_loaded, ["sql-migrations"]);
+    assert_eq!(
+        session
+            .offered_skills()
+            .iter()
+            .map(|s| s.name())
+            .collect::<Vec<_>>(),
+        ["sql-migrations"]
+    );
+
+    let requests: Vec<Value> = server.requests().await.iter().map(|r| r.json()).collect();
+    assert_eq!(requests.len(), 4);
+    // The prefix a provider caches never changes: the same system prompt and tools throughout.
+    for request in &requests[1..] {
+        assert_eq!(request["system"], requests[0]["system"]);
+        assert_eq!(request["tools"], requests[0]["tools"]);
+    }
+    let refused = &results_of(&requests[1])[0];
+    assert_eq!(refused["is_error"], true, "{refused}");
+    let text = refused["content"].as_str().unwrap();
+    assert!(text.contains("is not available yet"), "{text}");
+    assert!(text.contains("`*.sql`, `db/migrations/`"), "{text}");
+    // The read's result says what became available, with its catalog line.
+    let results = results_of(&requests[2]);
+    let read = results[1]["content"].as_str().unwrap();
+    assert!(
+        read.ends_with(
+            "[skills] `db/schema.sql` matches the `paths` of this skill, available from now on; \
+             call load_skill when one applies:\n- sql-migrations: Write reversible SQL \
+             migrations. Use when a schema or migration file changes."
+        ),
+        "{read}"
+    );
+    assert!(!results[2]["content"].as_str().unwrap().contains("[skills]"));
+    let loaded = &results_of(&requests[3])[3];
+    assert_ne!(loaded["is_error"], true, "{loaded}");
+
+    // A resumed session keeps what was offered.
+    let resumed = agent.resume(&file).unwrap();
+    assert_eq!(resumed.offered_skills().len(), 1);
+}
+
+#[tokio::test]
+async fn a_file_a_bash_command_names_offers_a_skill_too() {
+    let dir = project();
+    std::fs::create_dir_all(dir.path().join("db/migrations")).unwrap();
+    std::fs::write(dir.path().join("db/migrations/001_init"), "-- init\n").unwrap();
+    let server = ApiMock::start(vec![
+        tool_use(
+            "b1",
+            "bash",
+            json!({"command": "ls -l db/migrations/001_init | wc -l"}),
+        ),
+        final_text("done"),
+    ])
+    .await;
+    let agent = scoped_agent(&server, dir.path(), PermissionPolicy::allow_all());
+    let mut session = agent.session();
+    agent
+        .run(&mut session, "look at the migrations")
+        .await
+        .unwrap();
+    assert_eq!(session.offered_skills().len(), 1);
+    let result = &results_of(&server.requests().await[1].json())[0];
+    let text = result["content"].as_str().unwrap();
+    assert!(
+        text.contains("[skills] `db/migrations/001_init` matches the `paths` of this skill"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn disallowed_tools_leave_the_requests_while_the_skill_is_active() {
+    let dir = project();
+    let server = ApiMock::start(vec![
+        tool_use("w1", "write_file", json!({"path": "x.txt", "content": "x"})),
+        tool_use("b1", "bash", json!({"command": "rm -rf src"})),
+        tool_use("b2", "bash", json!({"command": "ls src | head"})),
+        tool_use("b3", "bash", json!({"command": "ls src"})),
+        final_text("reviewed"),
+    ])
+    .await;
+    let (policy, asked) = approver(true);
+    let agent = scoped_agent(&server, dir.path(), policy);
+    assert!(agent.tool_definitions().contains("write_file"));
+    let mut session = agent.session();
+    agent
+        .invoke(&mut session, "read-only-review", "src")
+        .await
+        .unwrap();
+    let requests: Vec<Value> = server.requests().await.iter().map(|r| r.json()).collect();
+    // Write and Edit are gone from every request while the skill is active; bash stays, for
+    // the commands its entry does not match.
+    for request in &requests {
+        let names = tool_names(request);
+        assert!(!names.contains(&"write_file".to_owned()), "{names:?}");
+        assert!(!names.contains(&"edit_file".to_owned()), "{names:?}");
+        assert!(names.contains(&"bash".to_owned()), "{names:?}");
+        assert!(names.contains(&"read_file".to_owned()), "{names:?}");
+    }
+    let refused = |request: &Value| {
+        let result = results_of(request).last().unwrap().clone();
+        (
+            result["is_error"] == true,
+            result["content"].as_str().unwrap().to_owned(),
+        )
+    };
+    let (error, text) = refused(&requests[1]);
+    assert!(error, "{text}");
+    assert!(
+        text.contains(
+            "while the skill `read-only-review` is active, `write_file` is not allowed: its \
+             disallowed-tools lists `Write`"
+        ),
+        "{text}"
+    );
+    let (error, text) = refused(&requests[2]);
+    assert!(error && text.contains("lists `Bash(rm:*)`"), "{text}");
+    // A pipe could run anything: refused too.
+    let (error, text) = refused(&requests[3]);
+    assert!(error && text.contains("plain words"), "{text}");
+    let (error, text) = refused(&requests[4]);
+    assert!(!error, "{text}");
+    assert!(dir.path().join("src/lib.rs").exists());
+    assert!(!dir.path().join("x.txt").exists());
+    // Nobody was asked about the refused calls; the approver saw only `ls src`.
+    assert_eq!(
+        *asked.lock().unwrap(),
+        [json!({"command": "ls src"}).to_string()]
+    );
+    // A new session offers everything again.
+    let fresh = agent.session();
+    assert!(fresh.active_skills().is_empty());
 }

@@ -27,18 +27,6 @@ fn results_of(request: &Value) -> Vec<Value> {
         .collect()
 }
 
-fn tool_names(request: &Value) -> Vec<String> {
-    request["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .map(|t| t["name"].as_str().unwrap().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// An approver that records what it was asked about and refuses.
 fn recording_approver() -> (PermissionPolicy, Arc<Mutex<Vec<String>>>) {
     let asked = Arc::new(Mutex::new(Vec::new()));

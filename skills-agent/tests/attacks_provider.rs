@@ -163,13 +163,13 @@ async fn a_key_that_does_not_look_like_one_is_still_masked() {
     )])
     .await;
     let (options, _) = fast_options();
-    let provider = skills_runtime::agent::provider::openai::OpenAi::new(
-        Some(key.to_owned()),
-        "m",
-        &server.url(),
-        options,
-    )
-    .unwrap();
+    let provider = skills_runtime::agent::provider::openai::OpenAi::builder()
+        .api_key(key)
+        .model("m")
+        .base_url(server.url())
+        .http(options)
+        .build()
+        .unwrap();
     let (_, shown) = failing_run(Arc::new(provider)).await;
     assert!(shown.contains("bad key [redacted]"), "{shown}");
     assert_clean("plain key", &shown, &logs, key);
@@ -186,13 +186,13 @@ async fn transport_errors_show_no_query_string_or_key() {
     let base =
         format!("http://user:pw-SECRET-PASS@127.0.0.1:{port}/v1?api-key={OPENAI_KEY}&x=PARAM");
     let (options, _) = fast_options();
-    let provider = skills_runtime::agent::provider::openai::OpenAi::new(
-        Some(OPENAI_KEY.to_owned()),
-        "m",
-        &base,
-        options,
-    )
-    .unwrap();
+    let provider = skills_runtime::agent::provider::openai::OpenAi::builder()
+        .api_key(OPENAI_KEY)
+        .model("m")
+        .base_url(&base)
+        .http(options)
+        .build()
+        .unwrap();
     let (err, shown) = failing_run(Arc::new(provider)).await;
     assert!(err.api().unwrap().is_transport(), "{err}");
     assert!(shown.contains(&format!("127.0.0.1:{port}/v1")), "{shown}");
@@ -408,8 +408,9 @@ async fn response_limit_is_a_provider_option() {
         ),
     );
     let server = ApiMock::repeating(reply).await;
-    let (provider, _) = anthropic(&server.url());
-    let (err, _) = failing_run(Arc::new(provider.max_response_bytes(64 * 1024))).await;
+    let (provider, _) = agent_support::anthropic_builder(&server.url());
+    let provider = provider.max_response_bytes(64 * 1024).build().unwrap();
+    let (err, _) = failing_run(Arc::new(provider)).await;
     assert!(err.api().unwrap().is_response_too_large(), "{err}");
 
     let (provider, _) = anthropic(&server.url());

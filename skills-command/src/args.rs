@@ -320,6 +320,9 @@ pub enum ProviderChoice {
     /// OpenAI Chat Completions or a compatible local server (OPENAI_API_KEY, OPENAI_BASE_URL)
     #[value(name = "openai")]
     OpenAi,
+    /// No model: an offline stand-in that loads the skill whose description shares the most
+    /// words with the query, and with --tasks grades by word match (a baseline, and a dry run)
+    Demo,
 }
 
 /// A fraction from 0 to 1.
@@ -334,7 +337,7 @@ fn fraction(text: &str) -> Result<f64, String> {
 #[derive(Clone, Debug, PartialEq, clap::Args)]
 pub struct EvalArgs {
     /// Which API to ask (default: anthropic if ANTHROPIC_API_KEY is set, else openai if
-    /// OPENAI_API_KEY or OPENAI_BASE_URL is)
+    /// OPENAI_API_KEY or OPENAI_BASE_URL is); demo asks no model
     #[arg(long, value_enum)]
     pub provider: Option<ProviderChoice>,
     /// Model id (default: MODEL_ID, else a default per provider)

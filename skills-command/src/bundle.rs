@@ -5,7 +5,7 @@ use std::env;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use skills_core::{Bundle, Diagnostic};
+use skills_core::{Bundle, Code, Diagnostic};
 
 use crate::args::Source;
 
@@ -29,6 +29,17 @@ pub fn load(source: &Source) -> Bundle {
     let mut bundle = skills_core::load_packs(&base, &source.roots(), &packs, &source.options, None);
     if let Some(message) = unresolved {
         bundle.diagnostics.push(skills_core::unknown_pack(message));
+    }
+    // The rules' help says where the macro looks; this command looks elsewhere.
+    for diagnostic in &mut bundle.diagnostics {
+        if diagnostic.code() == Code::MissingRoot {
+            *diagnostic = diagnostic.clone().with_help(format!(
+                "the `skills` command resolves roots against the current directory ({}); \
+                 run it in the folder of the crate's Cargo.toml, as `embed_skills!` resolves \
+                 them there",
+                base.display()
+            ));
+        }
     }
     bundle.set_warnings(source.warnings);
     bundle

@@ -8,15 +8,16 @@
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
-
+use std::sync::Arc;
 use std::time::Duration;
 
 use skills_agent::eval::tasks::{
     Comparison, TaskBaseline, TaskFormat, TaskGates, TaskOptions, TaskReport,
 };
 use skills_agent::eval::{self, Baseline, EvalOptions, Format, Gates};
+use skills_agent::provider::scripted::ScriptedModel;
 use skills_agent::provider::{self, ProviderKind};
-use skills_agent::{Agent, BashOptions, HttpOptions};
+use skills_agent::{Agent, BashOptions, HttpOptions, Provider};
 
 use crate::args::{EvalArgs, EvalCommand, ProviderChoice, Source, TaskGateArgs};
 use crate::bundle;
@@ -72,29 +73,43 @@ pub fn run(
             Err(error) => return fail(streams, &error),
         };
     let kind = match args.provider {
-        Some(ProviderChoice::Anthropic) => ProviderKind::Anthropic,
-        Some(ProviderChoice::OpenAi) => ProviderKind::OpenAi,
+        Some(ProviderChoice::Anthropic) => Some(ProviderKind::Anthropic),
+        Some(ProviderChoice::OpenAi) => Some(ProviderKind::OpenAi),
+        Some(ProviderChoice::Demo) => None,
         None => match ProviderKind::detect(provider::env_var) {
-            Some(kind) => kind,
+            Some(kind) => Some(kind),
             None => {
                 return fail(
                     streams,
                     &"no model to ask: set ANTHROPIC_API_KEY, or OPENAI_API_KEY or \
-                      OPENAI_BASE_URL (a local server), or pass --provider",
+                      OPENAI_BASE_URL (a local server), or pass --provider (demo asks none)",
                 );
             }
         },
     };
-    let selected = match provider::select(
-        kind,
-        args.model.as_deref(),
-        provider::env_var,
-        HttpOptions::default(),
-    ) {
-        Ok(selected) => selected,
-        Err(error) => return fail(streams, &error),
+    // The model, what it is for the report's first line, and its address for the cache's key.
+    let (model, description, endpoint): (Arc<dyn Provider>, String, String) = match kind {
+        Some(kind) => match provider::select(
+            kind,
+            args.model.as_deref(),
+            provider::env_var,
+            HttpOptions::default(),
+        ) {
+            Ok(selected) => {
+                let description = selected.to_string();
+                (selected.provider, description, selected.base_url)
+            }
+            Err(error) => return fail(streams, &error),
+        },
+        None => (
+            Arc::new(ScriptedModel::new()),
+            "demo: an offline stand-in that loads the skill sharing the most words with the \
+             query, and grades by word match (no model is asked)"
+                .to_owned(),
+            String::new(),
+        ),
     };
-    let mut builder = Agent::builder(selected.provider.clone())
+    let mut builder = Agent::builder(model)
         .skills(registry)
         .stream(args.stream);
     if let Some(preamble) = &args.preamble {
@@ -104,20 +119,14 @@ pub fn run(
         Ok(agent) => agent,
         Err(error) => return fail(streams, &error),
     };
-    writeln!(streams.err, "model: {selected}")?;
+    writeln!(streams.err, "model: {description}")?;
     let cache_dir = (!args.no_cache).then(|| args.cache.clone().unwrap_or_else(default_cache));
     match trigger_format {
-        Some(format) => triggers(
-            &agent,
-            args,
-            format,
-            selected.base_url.clone(),
-            cache_dir,
-            streams,
-        ),
+        Some(format) => triggers(&agent, args, format, endpoint, cache_dir, streams),
         None => {
-            let grader = match &args.grader_model {
-                Some(model) => match provider::select(
+            // The demo grades with itself, whatever `--grader-model` says.
+            let grader = match (&args.grader_model, kind) {
+                (Some(model), Some(kind)) => match provider::select(
                     kind,
                     Some(model),
                     provider::env_var,
@@ -126,7 +135,7 @@ pub fn run(
                     Ok(grader) => Some(grader),
                     Err(error) => return fail(streams, &error),
                 },
-                None => None,
+                _ => None,
             };
             let comparison = match &args.previous {
                 Some(previous) => match crate::previous::comparison(previous, source, &loaded) {
@@ -140,9 +149,9 @@ pub fn run(
                 comparison,
                 grader_endpoint: grader
                     .as_ref()
-                    .map_or_else(|| selected.base_url.clone(), |g| g.base_url.clone()),
+                    .map_or_else(|| endpoint.clone(), |g| g.base_url.clone()),
                 grader: grader.map(|g| g.provider),
-                endpoint: selected.base_url.clone(),
+                endpoint,
                 max_turns: args.max_turns,
                 max_tokens: args.max_tokens,
                 timeout: Duration::from_secs(args.timeout),

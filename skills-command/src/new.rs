@@ -1,4 +1,6 @@
-//! `skills new NAME`: a skeleton `SKILL.md` that passes `skills check` as written.
+//! `skills new NAME`: a skeleton `SKILL.md` that passes `skills check` as written, and that
+//! `skills package` accepts for every host: only the keys hosted uploads take (its version under
+//! `metadata:`, where the spec keeps one).
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
@@ -24,7 +26,8 @@ description: >-
   then when to use it ("Use when the user asks to fill in, complete or check a PDF form"),
   naming the words a user would say: the model picks a skill from this text alone.
 # when-not-to-use: "Tasks that look alike but belong elsewhere (use other-skill)."
-version: "0.1.0"
+metadata:
+  version: "0.1.0"
 ---
 
 # {title}
@@ -181,7 +184,12 @@ mod tests {
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
         let parsed = parsed.expect("skeleton parses");
         assert!(parsed.description.value.starts_with("TODO: say what"));
-        assert_eq!(parsed.version.map(|v| v.value).as_deref(), Some("0.1.0"));
+        // The version under `metadata:`, where hosted uploads take it.
+        assert!(parsed.version.is_none());
+        assert_eq!(
+            parsed.metadata,
+            [("version".to_owned(), "0.1.0".to_owned())]
+        );
     }
 
     #[test]

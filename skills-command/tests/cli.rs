@@ -348,6 +348,24 @@ fn check_defaults_to_the_skills_folder() {
     let run = skills_in(temp.path(), &["check"]);
     assert_eq!(run.code, 1);
     assert_contains(&run.stdout, "skills root `skills` does not exist");
+    // The help says where this command looked, not where the macro would.
+    assert_contains(
+        &run.stdout,
+        "= help: the `skills` command resolves roots against the current directory (",
+    );
+    let cwd = temp.path().canonicalize().unwrap();
+    assert!(
+        run.stdout.contains(&format!("({})", cwd.display()))
+            || run.stdout.contains(&format!("({})", temp.path().display())),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout
+            .contains("roots are resolved against the directory of the crate's"),
+        "{}",
+        run.stdout
+    );
 
     write_skill(
         temp.path(),
@@ -1052,9 +1070,16 @@ fn new_creates_a_skeleton_that_passes_check() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(run.stdout, "checked 1 skill: 0 errors\n");
     let run = skills_in(temp.path(), &["list"]);
-    assert_starts_with(
-        &run.stdout,
-        "pdf-forms  0.1.0  TODO: say what this skill does",
+    assert_starts_with(&run.stdout, "pdf-forms  -  TODO: say what this skill does");
+    // Every host's upload takes it as written: no key outside the portable ones.
+    assert!(!text.contains("\nversion:"), "{text}");
+    assert!(text.contains("metadata:\n  version: \"0.1.0\"\n"), "{text}");
+    let run = skills_in(temp.path(), &["package"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        temp.path()
+            .join("target/skills-package/anthropic/pdf-forms.zip")
+            .is_file()
     );
 
     // A second time: refused, and the file is left alone.

@@ -23,6 +23,15 @@ pub(crate) fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// The variables that choose a provider, cleared so that a test's own are the only ones.
+const PROVIDER_VARIABLES: [&str; 5] = [
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "MODEL_ID",
+];
+
 #[derive(Clone, Copy)]
 pub(crate) enum Wire {
     Anthropic,
@@ -39,14 +48,7 @@ async fn eval_in(dir: &Path, model: &RoutingModel, wire: Wire, args: &[&str]) ->
 pub(crate) async fn eval_at(dir: &Path, url: &str, wire: Wire, args: &[&str]) -> Run {
     let mut command = Command::new(BIN);
     command.arg("eval").args(args).current_dir(dir);
-    for name in [
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_BASE_URL",
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-        "MODEL_ID",
-        "CARGO_TARGET_DIR",
-    ] {
+    for name in PROVIDER_VARIABLES.iter().chain(&["CARGO_TARGET_DIR"]) {
         command.env_remove(name);
     }
     match wire {
@@ -531,4 +533,58 @@ async fn the_request_limit_and_a_429() {
     assert_eq!(model.count().await, 40, "the 429 was retried");
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(skill(&report, "alpha")["recall"], 0.75);
+}
+
+#[test]
+fn the_demo_provider_needs_no_model_and_gives_the_readme_numbers() {
+    // The demo bundle against the offline stand-in: no key, no server, no cache to reuse.
+    let mut command = Command::new(BIN);
+    command
+        .args([
+            "eval",
+            "skills",
+            "--provider",
+            "demo",
+            "--no-cache",
+            "--format",
+            "json",
+        ])
+        .current_dir(workspace());
+    for name in PROVIDER_VARIABLES {
+        command.env_remove(name);
+    }
+    let run = Run::from(command.output().unwrap());
+    assert_no_panic(&run);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("model: demo: an offline stand-in"),
+        "{}",
+        run.stderr
+    );
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["provider"], "demo");
+    assert_eq!(report["requests"], 288);
+    // The recall column of the README's table of the demo model's numbers.
+    let recall: Vec<(String, f64)> = report["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap().to_owned(),
+                s["recall"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        recall,
+        [
+            ("code-review".to_owned(), 1.0),
+            ("commit-message".to_owned(), 1.0),
+            ("debug-failing-test".to_owned(), 0.875),
+            ("dependency-audit".to_owned(), 0.875),
+            ("write-docs".to_owned(), 0.875),
+            ("write-tests".to_owned(), 0.875),
+        ]
+    );
 }

@@ -329,7 +329,7 @@ fn is_compiler_error(line: &str) -> bool {
 
 /// Every `-->` of a fixture in a snapshot, with the code and message of the `error:` line before
 /// it. For a warning the crate's `#![deny(warnings)]` turned into an error, the compiler words
-/// that line `use of deprecated unit struct `...`: [skills::code] message`.
+/// that line `use of deprecated constant `...::skills_bundle_lint::rule`: [skills::code] message`.
 fn snapshot_findings(snapshot: &str) -> Vec<Finding> {
     let lines: Vec<&str> = snapshot.lines().collect();
     let mut found = Vec::new();
@@ -344,7 +344,7 @@ fn snapshot_findings(snapshot: &str) -> Vec<Finding> {
         let text = previous
             .strip_prefix("error: ")
             .unwrap_or_else(|| panic!("no `error:` line before `{line}`"));
-        let text = match text.strip_prefix("use of deprecated unit struct `") {
+        let text = match text.strip_prefix("use of deprecated constant `") {
             Some(rest) => rest.split_once("`: ").map_or(rest, |(_, text)| text),
             None => text,
         };
@@ -747,7 +747,7 @@ fn macro_calls_map_to_flags() {
 
 #[test]
 fn snapshot_findings_drop_the_deprecation_wrapper() {
-    let snapshot = "error: use of deprecated unit struct `S::_::skill_lint`: [skills::long-body] bad thing\n\
+    let snapshot = "error: use of deprecated constant `S::_::skills_bundle_lint::long_body`: [skills::long-body] bad thing\n\
                     \x20        --> tests/fixtures/x/y/SKILL.md:5:8\n\
                     \x20--> tests/ui/x.rs:1:2\n";
     assert_eq!(

@@ -105,6 +105,30 @@ impl<'a> Entry<'a> {
             (Some(_), _) => false,
         }
     }
+
+    /// Whether a `disallowed-tools` entry refuses a call of `tool` (`command` as for
+    /// [`permits`](Self::permits)). Where [`permits`](Self::permits) grants as little as it can,
+    /// this refuses as much: an entry without a pattern refuses every call of its tool; a
+    /// `Bash(...)` pattern refuses the commands it matches and every command it cannot judge
+    /// (one that is not [`plain_words`]: a pipe, a `;`, a substitution may run anything); a
+    /// pattern on another tool, which is not understood here, refuses the whole tool.
+    pub fn forbids(&self, tool: &str, command: Option<&str>) -> bool {
+        if self.agent_tool() != tool {
+            return false;
+        }
+        match (self.pattern, tool) {
+            (Some(pattern), "bash") => {
+                command.is_none_or(|c| plain_words(c).is_none() || command_matches(pattern, c))
+            }
+            _ => true,
+        }
+    }
+
+    /// Whether [`forbids`](Self::forbids) refuses every call of its tool, so that the tool need
+    /// not be offered at all: true but for a `Bash(...)` pattern.
+    pub fn forbids_every_call(&self) -> bool {
+        self.pattern.is_none() || self.agent_tool() != "bash"
+    }
 }
 
 /// Whether a shell `command` matches a `Bash(...)` pattern: `prefix:*` (Claude Code's prefix
@@ -165,6 +189,23 @@ fn split_words(text: &str) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_disallowed_entry_refuses_what_it_cannot_judge() {
+        let rm = Entry::parse("Bash(rm:*)").unwrap();
+        assert!(rm.forbids("bash", Some("rm -rf build")));
+        assert!(!rm.forbids("bash", Some("ls -la")));
+        // Not plain words: a pattern cannot tell what it runs.
+        assert!(rm.forbids("bash", Some("ls | xargs rm")));
+        assert!(rm.forbids("bash", Some("$(printf rm) -rf x")));
+        assert!(!rm.forbids("read_file", None));
+        assert!(!rm.forbids_every_call());
+        let write = Entry::parse("Write").unwrap();
+        assert!(write.forbids("write_file", None) && write.forbids_every_call());
+        // A pattern on another tool is not understood: the whole tool is refused.
+        let read = Entry::parse("Read(secrets/**)").unwrap();
+        assert!(read.forbids("read_file", None) && read.forbids_every_call());
+    }
 
     #[test]
     fn splits_at_spaces_and_commas_outside_parentheses() {

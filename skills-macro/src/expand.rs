@@ -50,7 +50,7 @@ pub fn expand(
     let krate = &args.krate;
     let warnings: Vec<TokenStream> = bundle
         .warnings()
-        .map(|d| warning(span_for(args, d.path()), &d.compile_error_text()))
+        .map(|d| warning(span_for(args, d.path()), d.code(), &d.compile_error_text()))
         .collect();
     // Compile errors at the root literal each file came from, then the empty registry.
     let failed = |diagnostics: &mut dyn Iterator<Item = &skills_core::Diagnostic>| {
@@ -247,14 +247,23 @@ fn span_for(args: &Args, path: &str) -> Span {
 }
 
 /// A warning on stable Rust: proc macros cannot emit one directly, but using a deprecated item
-/// makes rustc print its note as a warning at our span, in normal cargo output.
-fn warning(span: Span, text: &str) -> TokenStream {
+/// makes rustc print its note as a warning at our span, in normal cargo output. rustc writes
+/// `use of deprecated constant `<path>`` before the note, so the path says where the warning
+/// comes from and which rule it is (`SKILLS::_::skills_bundle_lint::long_body`, the rule's name
+/// as the `embed_skills!` option that sets its level); the note starts with the rule's code.
+fn warning(span: Span, code: skills_core::Code, text: &str) -> TokenStream {
+    let rule = code.as_str().replace('-', "_");
+    let rule = syn::parse_str::<syn::Ident>(&rule)
+        .unwrap_or_else(|_| syn::Ident::new("lint", Span::call_site()));
+    let rule = syn::Ident::new(&rule.to_string(), span);
     quote::quote_spanned! {span=>
         const _: () = {
-            #[deprecated(note = #text)]
-            #[allow(non_camel_case_types)]
-            struct skill_lint;
-            let _ = skill_lint;
+            #[allow(non_upper_case_globals)]
+            mod skills_bundle_lint {
+                #[deprecated(note = #text)]
+                pub const #rule: () = ();
+            }
+            skills_bundle_lint::#rule
         };
     }
 }

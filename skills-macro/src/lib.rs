@@ -9,6 +9,8 @@
 
 mod args;
 mod expand;
+#[cfg(feature = "main")]
+mod main_attr;
 
 use proc_macro::TokenStream;
 use skills_core::pack::{self, Pack};
@@ -140,6 +142,14 @@ pub fn skill_name(input: TokenStream) -> TokenStream {
         watched: Vec::new(),
     };
     expand::skill_name(&args, found, &location).into()
+}
+
+/// The `main` of a program that runs the agent: the sandbox's entry line, then a tokio runtime.
+/// See `skills_runtime::main`.
+#[cfg(feature = "main")]
+#[proc_macro_attribute]
+pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
+    main_attr::expand(args.into(), item.into()).into()
 }
 
 #[cfg(test)]

@@ -77,9 +77,13 @@
 //!   transcripts, the context budget, the tool loop and the trigger evals. Adds tokio, reqwest,
 //!   serde, serde_json and tracing. Every `bash` call runs in a sandbox of its own (the crate
 //!   `skills-sandbox`, at [`agent::sandbox`]), built by the program's binary started again, so a
-//!   program running the agent calls `skills_runtime::agent::sandbox::enter()` as the first line
-//!   of a plain `main`, before any thread (a tokio runtime) starts; see the agent's crate docs,
-//!   "The entry line".
+//!   program running the agent puts `#[skills_runtime::main]` on its `async fn main` in place of
+//!   `#[tokio::main]` (or calls `skills_runtime::agent::sandbox::enter()` as the first line of a
+//!   plain `main`, before any thread starts); see the agent's crate docs, "The entry line".
+//! - `otlp`: the agent's spans (runs, turns, model requests, tool calls, skills, with
+//!   OpenTelemetry's generative-AI attributes) to an OpenTelemetry collector over OTLP/HTTP, at
+//!   `skills_runtime::agent::telemetry`. Adds opentelemetry, opentelemetry_sdk,
+//!   opentelemetry-otlp, tracing-opentelemetry and tracing-subscriber.
 //! - `mcp`: the [`mcp`] module (the crate `skills-mcp-server`): an MCP server of the bundle on
 //!   rmcp, with the Skills extension, every file as a resource, the `load_skill` and
 //!   `read_skill_resource` tools and one prompt per skill a person may invoke, over stdio or
@@ -100,6 +104,30 @@ pub use skills_agent as agent;
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 #[doc(inline)]
 pub use skills_mcp_server as mcp;
+
+/// The `main` of a program that runs the agent, in place of `#[tokio::main]`: it calls the
+/// sandbox's entry line ([`agent::sandbox::enter`]) first, before any thread starts, then runs
+/// the `async` body on a tokio runtime.
+///
+/// ```no_run
+/// #[skills_runtime::main]
+/// async fn main() {
+///     // build the agent and run it
+/// }
+/// ```
+///
+/// The entry line must come before the runtime because every `bash` call is sandboxed by this
+/// program's own binary started again, and a process with threads cannot create the user
+/// namespace; `#[tokio::main]` starts its threads before the body runs. Without the line,
+/// [`AgentBuilder::build`](agent::AgentBuilder::build) says so on stderr and every `bash` call
+/// fails ([`Agent::check_bash`](agent::Agent::check_bash) tells a program at start-up).
+///
+/// Arguments, as `#[tokio::main]` takes them: `flavor = "current_thread"` for a runtime on the
+/// main thread only (default `"multi_thread"`), `worker_threads = N`, and `crate = path` for a
+/// renamed dependency. The function keeps its return type (`Result<(), E>`, `ExitCode`, ...).
+#[cfg(feature = "agent")]
+#[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
+pub use skills_macro::main;
 
 #[cfg(feature = "rig")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rig")))]

@@ -68,9 +68,12 @@ pub struct Finished {
 }
 
 impl Policy {
-    /// Refuses to re-execute the running program unless its `main` called [`enter`](crate::enter)
-    /// first.
-    fn check_entry(&self) -> Result<(), SandboxError> {
+    /// Whether [`prepare`](Policy::prepare) can start this policy's entry: the running
+    /// program's `main` called [`enter`](crate::enter) first, before any other thread
+    /// ([`SandboxError::EntryMissing`], [`SandboxError::EntryNotFirst`] otherwise), or
+    /// [`Entry::Program`] names an absolute path. Cheap (nothing is started): a program or a
+    /// library can ask at start-up rather than learn it from the first command.
+    pub fn check_entry(&self) -> Result<(), SandboxError> {
         if let Entry::Program(path) = &self.entry {
             return checked_absolute(path).map(|_| ());
         }

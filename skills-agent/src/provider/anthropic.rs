@@ -22,7 +22,10 @@ use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 
 use super::api::{Provider, Request, Response};
-use super::http::{Endpoint, HttpOptions, StreamDecoder, encode, key_header};
+use super::http::{
+    DEFAULT_MAX_RESPONSE_BYTES, Endpoint, HttpOptions, StreamDecoder, encode, key_header,
+    shared_builder_methods,
+};
 use super::json::{count, server_error, type_name};
 use crate::BoxFuture;
 use crate::conversation::{AssistantTurn, Message, ToolCall, ToolResult, Usage, WireFormat};
@@ -58,49 +61,95 @@ impl fmt::Debug for Anthropic {
     }
 }
 
-impl Anthropic {
-    /// A provider for `model` at the default base URL.
-    pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Result<Self, ApiError> {
-        Self::with_options(api_key, model, DEFAULT_BASE_URL, HttpOptions::default())
+/// The settings of an [`Anthropic`] provider, from [`Anthropic::builder`].
+pub struct AnthropicBuilder {
+    api_key: String,
+    model: String,
+    base_url: String,
+    http: HttpOptions,
+    max_tokens: u32,
+    max_response_bytes: usize,
+}
+
+impl fmt::Debug for AnthropicBuilder {
+    // Hand-written so the key never reaches a log through `{:?}`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AnthropicBuilder")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("max_tokens", &self.max_tokens)
+            .field("api_key", &"[redacted]")
+            .finish_non_exhaustive()
+    }
+}
+
+impl AnthropicBuilder {
+    shared_builder_methods!(
+        "ANTHROPIC_BASE_URL",
+        "https://api.anthropic.com",
+        "/v1/messages"
+    );
+
+    /// `max_tokens` per reply (default [`DEFAULT_MAX_TOKENS`]).
+    pub fn max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = max_tokens;
+        self
     }
 
-    /// A provider with an explicit base URL (`ANTHROPIC_BASE_URL`) and HTTP options.
-    pub fn with_options(
-        api_key: impl Into<String>,
-        model: impl Into<String>,
-        base_url: &str,
-        options: HttpOptions,
-    ) -> Result<Self, ApiError> {
-        let api_key = api_key.into();
+    /// The provider. Fails when the key cannot be sent in a header or the HTTP client cannot
+    /// be built.
+    pub fn build(self) -> Result<Anthropic, ApiError> {
         let mut headers = HeaderMap::new();
         headers.insert(
             HeaderName::from_static("x-api-key"),
-            key_header(NAME, &api_key)?,
+            key_header(NAME, &self.api_key)?,
         );
         headers.insert(
             HeaderName::from_static("anthropic-version"),
             HeaderValue::from_static(API_VERSION),
         );
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        let mut http = Endpoint::new(
+            NAME,
+            &self.base_url,
+            "/v1/messages",
+            headers,
+            self.api_key,
+            self.http,
+        )?;
+        http.set_max_response_bytes(self.max_response_bytes);
         Ok(Anthropic {
-            http: Endpoint::new(NAME, base_url, "/v1/messages", headers, api_key, options)?,
-            model: model.into(),
-            max_tokens: DEFAULT_MAX_TOKENS,
+            http,
+            model: self.model,
+            max_tokens: self.max_tokens,
         })
     }
+}
 
-    /// Sets `max_tokens` per reply.
-    pub fn max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = max_tokens;
-        self
-    }
-
-    /// The largest response body accepted, in bytes (default
-    /// [`DEFAULT_MAX_RESPONSE_BYTES`](crate::DEFAULT_MAX_RESPONSE_BYTES)); a larger one fails
-    /// with [`ApiErrorKind::ResponseTooLarge`] once the limit is crossed.
-    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
-        self.http.set_max_response_bytes(bytes);
-        self
+impl Anthropic {
+    /// A builder for a provider that sends `api_key`: the model
+    /// [`DEFAULT_ANTHROPIC_MODEL`](super::DEFAULT_ANTHROPIC_MODEL), the public endpoint
+    /// [`DEFAULT_BASE_URL`], default [`HttpOptions`] and [`DEFAULT_MAX_TOKENS`] until its
+    /// methods say otherwise.
+    ///
+    /// ```
+    /// use skills_runtime::agent::provider::anthropic::Anthropic;
+    ///
+    /// let provider = Anthropic::builder("sk-ant-...")
+    ///     .model("claude-opus-4-1")
+    ///     .max_tokens(4096)
+    ///     .build()?;
+    /// # Ok::<(), skills_runtime::agent::ApiError>(())
+    /// ```
+    pub fn builder(api_key: impl Into<String>) -> AnthropicBuilder {
+        AnthropicBuilder {
+            api_key: api_key.into(),
+            model: super::DEFAULT_ANTHROPIC_MODEL.to_owned(),
+            base_url: DEFAULT_BASE_URL.to_owned(),
+            http: HttpOptions::default(),
+            max_tokens: DEFAULT_MAX_TOKENS,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+        }
     }
 
     /// The request body for `request`, as sent: encoded straight from the conversation, with

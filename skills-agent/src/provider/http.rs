@@ -66,6 +66,45 @@ impl HttpOptions {
     }
 }
 
+/// The methods the builders of the HTTP providers share, on fields of the same names:
+/// `model`, `base_url` (its variable, default and the path appended named in its docs), `http`
+/// and `max_response_bytes`.
+macro_rules! shared_builder_methods {
+    ($variable:literal, $default:literal, $path:literal) => {
+        /// The model asked for (`MODEL_ID` in the environment's selection).
+        pub fn model(mut self, model: impl Into<String>) -> Self {
+            self.model = model.into();
+            self
+        }
+
+        #[doc = concat!(
+                    "Where the API is (`", $variable, "`; default `", $default, "`); `", $path,
+                    "` is appended."
+                )]
+        pub fn base_url(mut self, base_url: impl Into<String>) -> Self {
+            self.base_url = base_url.into();
+            self
+        }
+
+        /// Timeouts and retries.
+        pub fn http(mut self, options: HttpOptions) -> Self {
+            self.http = options;
+            self
+        }
+
+        /// The largest response body accepted, in bytes (default
+        /// [`DEFAULT_MAX_RESPONSE_BYTES`](crate::DEFAULT_MAX_RESPONSE_BYTES)); a larger one
+        /// fails with [`ApiErrorKind::ResponseTooLarge`](crate::ApiErrorKind::ResponseTooLarge)
+        /// once the limit is crossed.
+        pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+            self.max_response_bytes = bytes;
+            self
+        }
+    };
+}
+
+pub(crate) use shared_builder_methods;
+
 /// Follows a redirect only to the origin (scheme, host, port) of the first URL, and at most
 /// [`MAX_REDIRECTS`] times. Anything else stops, and the 3xx answer becomes a
 /// [`ApiErrorKind::Redirect`] error.

@@ -4,8 +4,10 @@
 //! - [`anthropic::Anthropic`]: Anthropic Messages.
 //! - [`openai::OpenAi`]: OpenAI Chat Completions and compatible local servers (llama.cpp,
 //!   Ollama, vLLM).
+//! - [`scripted::ScriptedModel`]: no model at all, an offline stand-in that drives the loop for
+//!   demonstrations and evals without a key (`demo`).
 //!
-//! [`select`] makes one of them from the environment (`ANTHROPIC_API_KEY`,
+//! [`from_env`] makes one of them from the environment (`ANTHROPIC_API_KEY`,
 //! `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `MODEL_ID`), as the example agent
 //! and the `skills` command do.
 //!
@@ -49,10 +51,11 @@ pub(crate) mod api;
 pub(crate) mod http;
 pub(crate) mod json;
 pub mod openai;
+pub mod scripted;
 mod select;
 mod sse;
 
 pub use select::{
     DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, ProviderKind, SelectError, Selected, env_var,
-    select,
+    from_env, select,
 };

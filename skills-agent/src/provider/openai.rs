@@ -24,7 +24,10 @@ use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 
 use super::api::{Provider, Request, Response};
-use super::http::{Endpoint, HttpOptions, StreamDecoder, encode, key_header};
+use super::http::{
+    DEFAULT_MAX_RESPONSE_BYTES, Endpoint, HttpOptions, StreamDecoder, encode, key_header,
+    shared_builder_methods,
+};
 use super::json::{count, server_error, type_name};
 use crate::BoxFuture;
 use crate::conversation::{AssistantTurn, Message, ToolCall, Usage, WireFormat};
@@ -55,37 +58,40 @@ impl fmt::Debug for OpenAi {
     }
 }
 
-impl OpenAi {
-    /// A provider for `model` at `base_url` (`https://api.openai.com/v1` or a local server's
-    /// `http://127.0.0.1:8080/v1`). `api_key` may be `None` for local servers.
-    pub fn new(
-        api_key: Option<String>,
-        model: impl Into<String>,
-        base_url: &str,
-        options: HttpOptions,
-    ) -> Result<Self, ApiError> {
-        let api_key = api_key.unwrap_or_default();
-        let mut headers = HeaderMap::new();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        if !api_key.is_empty() {
-            headers.insert(
-                AUTHORIZATION,
-                key_header(NAME, &format!("Bearer {api_key}"))?,
-            );
-        }
-        Ok(OpenAi {
-            http: Endpoint::new(
-                NAME,
-                base_url,
-                "/chat/completions",
-                headers,
-                api_key,
-                options,
-            )?,
-            model: model.into(),
-            max_tokens: None,
-        })
+/// The settings of an [`OpenAi`] provider, from [`OpenAi::builder`].
+pub struct OpenAiBuilder {
+    api_key: Option<String>,
+    model: String,
+    base_url: String,
+    http: HttpOptions,
+    max_tokens: Option<u32>,
+    max_response_bytes: usize,
+}
+
+impl fmt::Debug for OpenAiBuilder {
+    // Hand-written so the key never reaches a log through `{:?}`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiBuilder")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .finish_non_exhaustive()
     }
+}
+
+impl OpenAiBuilder {
+    /// The key sent as `Authorization: Bearer` (`OPENAI_API_KEY`). Without one nothing is sent,
+    /// as local servers expect.
+    pub fn api_key(mut self, api_key: impl Into<String>) -> Self {
+        self.api_key = Some(api_key.into());
+        self
+    }
+
+    shared_builder_methods!(
+        "OPENAI_BASE_URL",
+        "https://api.openai.com/v1",
+        "/chat/completions"
+    );
 
     /// Sends `max_tokens` with each request (left out by default: newer OpenAI models reject
     /// it in favour of `max_completion_tokens`, and local servers have their own defaults).
@@ -94,12 +100,59 @@ impl OpenAi {
         self
     }
 
-    /// The largest response body accepted, in bytes (default
-    /// [`DEFAULT_MAX_RESPONSE_BYTES`](crate::DEFAULT_MAX_RESPONSE_BYTES)); a larger one fails
-    /// with [`ApiErrorKind::ResponseTooLarge`] once the limit is crossed.
-    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
-        self.http.set_max_response_bytes(bytes);
-        self
+    /// The provider. Fails when the key cannot be sent in a header or the HTTP client cannot
+    /// be built.
+    pub fn build(self) -> Result<OpenAi, ApiError> {
+        let api_key = self.api_key.unwrap_or_default();
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if !api_key.is_empty() {
+            headers.insert(
+                AUTHORIZATION,
+                key_header(NAME, &format!("Bearer {api_key}"))?,
+            );
+        }
+        let mut http = Endpoint::new(
+            NAME,
+            &self.base_url,
+            "/chat/completions",
+            headers,
+            api_key,
+            self.http,
+        )?;
+        http.set_max_response_bytes(self.max_response_bytes);
+        Ok(OpenAi {
+            http,
+            model: self.model,
+            max_tokens: self.max_tokens,
+        })
+    }
+}
+
+impl OpenAi {
+    /// A builder: no key, the model
+    /// [`DEFAULT_OPENAI_MODEL`](super::DEFAULT_OPENAI_MODEL), the public endpoint
+    /// [`DEFAULT_BASE_URL`] and default [`HttpOptions`] until its methods say otherwise.
+    ///
+    /// ```
+    /// use skills_runtime::agent::provider::openai::OpenAi;
+    ///
+    /// // A local llama.cpp, Ollama or vLLM server.
+    /// let provider = OpenAi::builder()
+    ///     .base_url("http://127.0.0.1:8080/v1")
+    ///     .model("qwen2.5-7b-instruct")
+    ///     .build()?;
+    /// # Ok::<(), skills_runtime::agent::ApiError>(())
+    /// ```
+    pub fn builder() -> OpenAiBuilder {
+        OpenAiBuilder {
+            api_key: None,
+            model: super::DEFAULT_OPENAI_MODEL.to_owned(),
+            base_url: DEFAULT_BASE_URL.to_owned(),
+            http: HttpOptions::default(),
+            max_tokens: None,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+        }
     }
 
     /// The request body for `request`, as sent: encoded straight from the conversation, with

@@ -96,6 +96,8 @@ impl fmt::Display for Selected {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum SelectError {
+    /// No provider's variables are set ([`from_env`]).
+    NoProvider,
     /// The variables the provider needs are not set.
     Missing {
         /// The provider asked for.
@@ -108,6 +110,11 @@ pub enum SelectError {
 impl fmt::Display for SelectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            SelectError::NoProvider => f.write_str(
+                "no model provider in the environment: set ANTHROPIC_API_KEY for Anthropic, or \
+                 OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) for an OpenAI-compatible \
+                 API",
+            ),
             SelectError::Missing {
                 kind: ProviderKind::Anthropic,
             } => f.write_str("--provider anthropic needs ANTHROPIC_API_KEY to be set"),
@@ -125,8 +132,37 @@ impl std::error::Error for SelectError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             SelectError::Provider(error) => Some(error),
-            SelectError::Missing { .. } => None,
+            SelectError::Missing { .. } | SelectError::NoProvider => None,
         }
+    }
+}
+
+/// The provider the process's environment names, in one line:
+///
+/// ```no_run
+/// use skills_runtime::agent::{Agent, provider};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let agent = Agent::builder(provider::from_env()?).build()?;
+/// # Ok(()) }
+/// ```
+///
+/// Anthropic when `ANTHROPIC_API_KEY` is set (at `ANTHROPIC_BASE_URL` when that is set), else
+/// the OpenAI-compatible API when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is (a local server
+/// needs only the URL); the model is `MODEL_ID`, else [`DEFAULT_ANTHROPIC_MODEL`] or
+/// [`DEFAULT_OPENAI_MODEL`]. Blank variables count as unset. Fails with
+/// [`SelectError::NoProvider`] when none is set. [`Selected::from_env`] also says what was
+/// chosen, for a start-up line; [`select`] takes the kind and model from elsewhere (a command
+/// line) and the HTTP options.
+pub fn from_env() -> Result<Arc<dyn Provider>, SelectError> {
+    Selected::from_env().map(|selected| selected.provider)
+}
+
+impl Selected {
+    /// What [`from_env`] chooses, with the kind, model and base URL it chose.
+    pub fn from_env() -> Result<Selected, SelectError> {
+        let kind = ProviderKind::detect(env_var).ok_or(SelectError::NoProvider)?;
+        select(kind, None, env_var, HttpOptions::default())
     }
 }
 
@@ -160,7 +196,11 @@ pub fn select(
             let base =
                 env("ANTHROPIC_BASE_URL").unwrap_or_else(|| anthropic::DEFAULT_BASE_URL.into());
             let model = model(DEFAULT_ANTHROPIC_MODEL);
-            let provider = Anthropic::with_options(key, &model, &base, options)
+            let provider = Anthropic::builder(key)
+                .model(&model)
+                .base_url(&base)
+                .http(options)
+                .build()
                 .map_err(SelectError::Provider)?;
             (Arc::new(provider), model, base)
         }
@@ -173,8 +213,14 @@ pub fn select(
             }
             let base = base.unwrap_or_else(|| openai::DEFAULT_BASE_URL.into());
             let model = model(DEFAULT_OPENAI_MODEL);
-            let provider =
-                OpenAi::new(key, &model, &base, options).map_err(SelectError::Provider)?;
+            let mut builder = OpenAi::builder()
+                .model(&model)
+                .base_url(&base)
+                .http(options);
+            if let Some(key) = key {
+                builder = builder.api_key(key);
+            }
+            let provider = builder.build().map_err(SelectError::Provider)?;
             (Arc::new(provider), model, base)
         }
     };

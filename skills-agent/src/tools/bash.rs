@@ -229,6 +229,10 @@ impl Tool for Bash {
         Permission::Ask
     }
 
+    fn sandbox(&self) -> Option<&Sandbox> {
+        Some(&self.options.sandbox)
+    }
+
     fn call<'a>(
         &'a self,
         input: &'a Value,

@@ -17,8 +17,10 @@ use super::sandbox::Sandbox;
 use super::{ToolError, ToolErrorKind};
 use crate::sandbox::SandboxError;
 
-/// The path of the entry line, as a user of the facade writes it.
-const ENTRY_LINE: &str = "skills_runtime::agent::sandbox::enter()";
+/// What a program does so that `bash` can run: the entry line, as a user of the facade writes
+/// it, or the attribute that writes it.
+pub(crate) const ENTRY_FIX: &str = "call `skills_runtime::agent::sandbox::enter()` as the first \
+line of a plain `main`, or put `#[skills_runtime::main]` in place of `#[tokio::main]`";
 
 /// A running command.
 pub(crate) enum Launched {
@@ -194,8 +196,8 @@ fn sandbox_error(error: SandboxError) -> ToolError {
         | SandboxError::EntryNotFirst { .. }
         | SandboxError::NotAStage { .. } => {
             ToolError::new(ToolErrorKind::Io, format!("bash cannot run: {error}")).suggest(format!(
-                "the program running this agent must call `{ENTRY_LINE}` as the first line \
-                     of its `main`; tell the user, bash will not work until then"
+                "the program running this agent must {ENTRY_FIX}; tell the user, bash will not \
+                 work until then"
             ))
         }
         other => ToolError::new(ToolErrorKind::Io, format!("bash cannot run: {other}")),

@@ -28,6 +28,8 @@ use serde_json::Value;
 use crate::BoxFuture;
 use crate::permission::Permission;
 
+pub(crate) use launch::ENTRY_FIX;
+
 pub use bash::{Bash, BashOptions};
 pub use fs::{EditFile, ReadFile, WriteFile};
 pub use glob::Glob;
@@ -186,6 +188,13 @@ pub trait Tool: Send + Sync {
     /// The permission it gets when the policy says nothing about it: [`Permission::Ask`] for
     /// tools that change things, [`Permission::Allow`] for read-only ones.
     fn default_permission(&self) -> Permission;
+    /// The sandbox this tool runs commands in, if it runs any (`bash`): the agent checks at
+    /// [`build`](crate::AgentBuilder::build) that it can start ([`Agent::check_bash`]).
+    ///
+    /// [`Agent::check_bash`]: crate::Agent::check_bash
+    fn sandbox(&self) -> Option<&Sandbox> {
+        None
+    }
     /// Runs one call. The text is the result the model sees.
     fn call<'a>(
         &'a self,
@@ -228,6 +237,8 @@ pub enum ToolErrorKind {
     UnknownTool,
     /// The skill asked for does not exist.
     UnknownSkill,
+    /// The run was cancelled (its future dropped) before the call finished.
+    Interrupted,
 }
 
 impl ToolErrorKind {
@@ -243,6 +254,7 @@ impl ToolErrorKind {
             ToolErrorKind::Unavailable => "unavailable",
             ToolErrorKind::UnknownTool => "unknown_tool",
             ToolErrorKind::UnknownSkill => "unknown_skill",
+            ToolErrorKind::Interrupted => "interrupted",
         }
     }
 }

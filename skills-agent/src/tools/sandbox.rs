@@ -99,6 +99,23 @@ impl Sandbox {
         return Ok(policy.and(None));
     }
 
+    /// Whether commands can be sandboxed as these settings ask, as far as it can be told
+    /// without starting anything: with the sandbox on (Linux), the program's `main` ran the
+    /// entry line first ([`SandboxError::EntryMissing`] or [`SandboxError::EntryNotFirst`]
+    /// otherwise); [`SandboxMode::Required`] outside Linux is [`SandboxError::Unavailable`].
+    /// Off, or preferred outside Linux, there is nothing to check. [`probe`](Self::probe) also
+    /// asks the kernel.
+    pub fn check_entry(&self) -> Result<(), SandboxError> {
+        let policy = self.policy()?;
+        #[cfg(target_os = "linux")]
+        if let Some(policy) = policy {
+            return policy.check_entry();
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = policy;
+        Ok(())
+    }
+
     /// The sandbox crate's policy for these settings; `None` runs the command unconfined.
     /// Outside Linux there is no sandbox: `None` where it is preferred, an error where it is
     /// required.

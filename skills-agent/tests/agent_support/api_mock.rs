@@ -120,6 +120,18 @@ pub fn tool_use(id: &str, name: &str, input: Value) -> ResponseTemplate {
     )
 }
 
+/// A Chat Completions reply that ends the turn with `text`.
+pub fn openai_text(text: &str) -> ResponseTemplate {
+    json_reply(
+        200,
+        &super::openai_completion(
+            json!({"role": "assistant", "content": text}),
+            "stop",
+            Some(super::openai_usage(100, 10)),
+        ),
+    )
+}
+
 /// An Anthropic reply that ends the turn with `text`.
 pub fn final_text(text: &str) -> ResponseTemplate {
     json_reply(

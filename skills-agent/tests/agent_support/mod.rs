@@ -7,6 +7,7 @@
 pub mod api_mock;
 pub mod logs;
 pub mod mock;
+pub mod otlp;
 pub mod router;
 pub mod screen;
 pub mod task_model;
@@ -15,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use skills_runtime::agent::provider::anthropic::Anthropic;
+use skills_runtime::agent::provider::anthropic::{Anthropic, AnthropicBuilder};
 use skills_runtime::agent::provider::openai::OpenAi;
 use skills_runtime::agent::{HttpOptions, RetryPolicy};
 
@@ -39,21 +40,29 @@ pub fn fast_options() -> (HttpOptions, Arc<Mutex<Vec<Duration>>>) {
 }
 
 pub fn anthropic(base: &str) -> (Anthropic, Arc<Mutex<Vec<Duration>>>) {
+    let (builder, delays) = anthropic_builder(base);
+    (builder.build().unwrap(), delays)
+}
+
+/// [`anthropic`]'s settings, for a test that changes one more.
+pub fn anthropic_builder(base: &str) -> (AnthropicBuilder, Arc<Mutex<Vec<Duration>>>) {
     let (options, delays) = fast_options();
-    let provider =
-        Anthropic::with_options(ANTHROPIC_KEY, "claude-test-model", base, options).unwrap();
-    (provider, delays)
+    let builder = Anthropic::builder(ANTHROPIC_KEY)
+        .model("claude-test-model")
+        .base_url(base)
+        .http(options);
+    (builder, delays)
 }
 
 pub fn openai(base: &str) -> (OpenAi, Arc<Mutex<Vec<Duration>>>) {
     let (options, delays) = fast_options();
-    let provider = OpenAi::new(
-        Some(OPENAI_KEY.to_owned()),
-        "gpt-test-model",
-        &format!("{base}/v1"),
-        options,
-    )
-    .unwrap();
+    let provider = OpenAi::builder()
+        .api_key(OPENAI_KEY)
+        .model("gpt-test-model")
+        .base_url(format!("{base}/v1"))
+        .http(options)
+        .build()
+        .unwrap();
     (provider, delays)
 }
 
@@ -151,6 +160,20 @@ pub fn hostile_site() -> HostileSite {
         outside,
         context,
     }
+}
+
+/// The names of the tools a request offers (either wire format's `tools`).
+pub fn tool_names(request: &Value) -> Vec<String> {
+    request["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["name"].as_str().or(t["function"]["name"].as_str()))
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Whether `pid` runs. Gone, or a zombie waiting to be reaped by whoever inherited it: both are

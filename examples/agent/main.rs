@@ -4,7 +4,7 @@
 //! cargo run --example agent -- [--provider anthropic|openai|demo] [--model M] [--workdir DIR]
 //!                              [--max-turns N] [--context-window TOKENS] [--yes]
 //!                              [--no-sandbox|--require-sandbox] [--session FILE] [--no-stream]
-//!                              [--raw-output] [PROMPT...]
+//!                              [--raw-output] [--otlp-endpoint URL] [PROMPT...]
 //! ```
 //!
 //! (`--help` lists the flags, `--version` prints the version and the SHA-256 of `skills.lock`,
@@ -23,16 +23,31 @@
 //! `MODEL_ID`. Without `--provider`: Anthropic if `ANTHROPIC_API_KEY` is set, else the
 //! OpenAI-compatible API if `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set (a local llama.cpp,
 //! Ollama or vLLM server works), else `demo`, an offline scripted model that still drives the
-//! real loop, `load_skill` and tools ([`skills_demo::scripted`]).
+//! real loop, `load_skill` and tools (`skills_runtime::agent::provider::scripted`).
 //!
 //! With a PROMPT it runs once and prints the answer on stdout as it is generated (replies are
-//! streamed; `--no-stream` reads each reply whole), with a status line per tool call on stderr.
-//! The model's text reaches the terminal with control characters and escape sequences shown
-//! escaped (`--raw-output` prints its bytes as sent);
-//! without one it is an interactive session. A prompt or line that starts with `/name` invokes that skill with the rest as its
-//! arguments, as a person's turn (`context: fork` skills run in a sub-agent, `allowed-tools`
-//! apply); `/` alone lists the skills a person may invoke. `bash`, `write_file` and `edit_file` ask for confirmation unless `--yes` is given
-//! (and are refused when there is no terminal to ask on).
+//! streamed; `--no-stream` reads each reply whole), and on stderr each tool call with the first
+//! lines of its result. The model's text and the tools' output reach the terminal with control
+//! characters and escape sequences shown escaped (`--raw-output` prints the model's bytes as
+//! sent). Without one it is an interactive session: on a terminal a line editor with history
+//! (`prompt`), elsewhere one line of stdin per prompt. Ctrl-C stops the running turn (the model
+//! request and any `bash` call) and returns to the prompt; a second Ctrl-C, or Ctrl-D, leaves.
+//! A prompt or line that starts with `/name` invokes that skill with the rest as its arguments,
+//! as a person's turn (`context: fork` skills run in a sub-agent, `allowed-tools` apply); `/`
+//! alone lists the skills a person may invoke. `bash`, `write_file` and `edit_file` ask first
+//! unless `--yes` is given (`y`, `n`, `a` for the rest of the session, `v` to view all; see
+//! `approve`), and are refused when there is no terminal to ask on. Colours on a terminal, unless
+//! `NO_COLOR` is set.
+//!
+//! `--otlp-endpoint URL` (or `OTEL_EXPORTER_OTLP_ENDPOINT`) sends the run's spans to an
+//! OpenTelemetry collector over OTLP/HTTP.
+
+mod approve;
+mod interrupt;
+mod prompt;
+mod show;
+mod spinner;
+mod style;
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
@@ -40,14 +55,20 @@ use std::sync::{Arc, LazyLock};
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
-use skills_demo::scripted::ScriptedModel;
 use skills_runtime::agent::eval::tasks::{Shard, TaskBaseline, TaskFormat, TaskGates, TaskOptions};
 use skills_runtime::agent::eval::{self, Baseline, EvalOptions, Format, Gates, TriggerRule};
+use skills_runtime::agent::provider::scripted::ScriptedModel;
 use skills_runtime::agent::provider::{self, ProviderKind};
+use skills_runtime::agent::telemetry::{Otlp, OtlpGuard};
 use skills_runtime::agent::{
-    self, Agent, AgentEvent, BashOptions, DEFAULT_MAX_TURNS, HttpOptions, PermissionPolicy,
-    Provider, RunOutput, Sandbox, Session, TerminalEscaper,
+    self, Agent, BashOptions, DEFAULT_MAX_TURNS, HttpOptions, Message, PermissionPolicy, Provider,
+    Sandbox, Session,
 };
+
+use crate::interrupt::Interrupt;
+use crate::show::Printer;
+use crate::spinner::Spinner;
+use crate::style::Style;
 
 // Only the reviewed files of `skills/` compile: `skills.lock` lists their SHA-256 (`skills lock
 // --embed-evals` rewrites it after a review). The trigger cases are compiled in for `--eval`.
@@ -163,6 +184,11 @@ struct Args {
     /// approval prompt)
     #[arg(long)]
     raw_output: bool,
+    /// Send the spans of every run (model requests, tool calls, skills) to this OpenTelemetry
+    /// collector over OTLP/HTTP, e.g. http://127.0.0.1:4318 (default:
+    /// OTEL_EXPORTER_OTLP_ENDPOINT)
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
     /// Run once and print the answer; without it, an interactive session
     #[arg(trailing_var_arg = true)]
     prompt: Vec<String>,
@@ -368,107 +394,6 @@ async fn evaluate(agent: &Agent, args: &Args, endpoint: String) -> ExitCode {
     }
 }
 
-/// Asks on the terminal whether a tool call may run, showing exactly what it will do (escaped,
-/// with `v` to see all of a long text).
-fn approver() -> skills_runtime::agent::Approver {
-    Arc::new(|call| {
-        agent::ask_user(call, std::io::stdin().lock(), std::io::stderr()).unwrap_or(false)
-    })
-}
-
-/// Prints a run as it goes: the assistant's text on stdout as it arrives (escaped, unless
-/// `--raw-output`), and one status line per tool call on stderr when it has its result. What
-/// the model sent and the tool printed is escaped and cut in those lines, so it cannot act on
-/// the terminal.
-struct Printer {
-    /// The escaper of the model's text; `None` prints it raw.
-    escaper: Option<TerminalEscaper>,
-    /// Text was printed since the last line end.
-    mid_line: bool,
-}
-
-impl Printer {
-    fn new(raw_output: bool) -> Self {
-        Printer {
-            escaper: (!raw_output).then(TerminalEscaper::new),
-            mid_line: false,
-        }
-    }
-
-    fn event(&mut self, event: &AgentEvent<'_>) {
-        match event {
-            AgentEvent::TextDelta(text) => {
-                let shown = match &mut self.escaper {
-                    Some(escaper) => escaper.push(text),
-                    None => (*text).to_owned(),
-                };
-                self.print(&shown);
-            }
-            // A tool line or an approval question starts on a line of its own.
-            AgentEvent::ToolCallStarted { .. } | AgentEvent::TurnFinished { .. } => self.end_line(),
-            AgentEvent::ToolResult { call, result, .. } => {
-                self.end_line();
-                let status = if result.is_error { "error" } else { "ok" };
-                eprintln!(
-                    "  [tool] {}({}) -> {status}, {} chars",
-                    agent::terminal_line(&call.name, 80),
-                    agent::terminal_line(&call.input.to_string(), 120),
-                    result.content.len()
-                );
-                if result.is_error {
-                    eprintln!("         {}", agent::terminal_line(&result.content, 300));
-                }
-            }
-            AgentEvent::ContextShortened { cut, .. } => {
-                self.end_line();
-                eprintln!(
-                    "  [context] shortened an earlier {} result ({} -> {} bytes) to fit the window",
-                    agent::terminal_line(&cut.tool, 80),
-                    cut.bytes_before,
-                    cut.bytes_after
-                );
-            }
-            _ => {}
-        }
-    }
-
-    fn print(&mut self, text: &str) {
-        if text.is_empty() {
-            return;
-        }
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(text.as_bytes());
-        let _ = stdout.flush();
-        self.mid_line = !text.ends_with('\n');
-    }
-
-    /// Ends the text so far (what the escaper held back) and its line.
-    fn end_line(&mut self) {
-        if let Some(rest) = self.escaper.as_mut().map(TerminalEscaper::finish) {
-            self.print(&rest);
-        }
-        if std::mem::take(&mut self.mid_line) {
-            let _ = writeln!(std::io::stdout());
-        }
-    }
-}
-
-fn summary(out: &RunOutput) -> String {
-    let skills = if out.skills_loaded.is_empty() {
-        "none".to_owned()
-    } else {
-        out.skills_loaded.join(", ")
-    };
-    format!(
-        "[{} turn(s), {} tool call(s), skills loaded: {skills}, tokens in {} (cache read {}) / out {}]",
-        out.turns,
-        out.tool_calls,
-        out.usage.input_tokens,
-        out.usage.cache_read_tokens,
-        out.usage.output_tokens
-    )
-}
-
 /// `/name arguments`: the skill's name and the rest of the line, or `None` for an ordinary
 /// prompt. `/` alone gives an empty name.
 fn skill_command(prompt: &str) -> Option<(&str, &str)> {
@@ -496,16 +421,25 @@ fn invocable_skills() -> String {
     }
 }
 
+/// How one prompt is shown: the model's text raw or escaped, the colours, the spinner.
+#[derive(Clone)]
+struct Screen {
+    raw_output: bool,
+    style: Style,
+    spinner: Spinner,
+}
+
 /// Runs `prompt` (or the `/name` command), printing the answer as it arrives.
 async fn ask(
     agent: &Agent,
     session: &mut Session,
     prompt: &str,
-    raw_output: bool,
+    screen: &Screen,
 ) -> Result<(), String> {
-    let mut printer = Printer::new(raw_output);
-    let on_event = |event: &AgentEvent<'_>| printer.event(event);
-    let result = match skill_command(prompt) {
+    let mut printer = Printer::new(screen.raw_output, screen.style, screen.spinner.clone());
+    let on_event = |event: &agent::AgentEvent<'_>| printer.event(event);
+    let command = skill_command(prompt);
+    let result = match command {
         Some(("", _)) => {
             println!("{}", invocable_skills());
             return Ok(());
@@ -520,7 +454,10 @@ async fn ask(
     printer.end_line();
     match result {
         Ok(out) => {
-            eprintln!("{}", summary(&out));
+            eprintln!(
+                "{}",
+                show::footer(&out, command.map(|(name, _)| name), screen.style)
+            );
             Ok(())
         }
         // An error can quote what the server sent.
@@ -528,17 +465,159 @@ async fn ask(
     }
 }
 
-fn main() -> ExitCode {
-    // First, before any thread starts: the sandbox of every `bash` call is this binary started
-    // again, and in such a copy this line builds the sandbox and never returns.
-    agent::sandbox::enter();
-    match tokio::runtime::Runtime::new() {
-        Ok(runtime) => runtime.block_on(run()),
-        Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
-            ExitCode::FAILURE
+/// What a resumed session said last, for the person coming back to it: the last few prompts and
+/// answers, one line each, escaped.
+fn recap(session: &Session, style: Style) -> String {
+    const SHOWN: usize = 6;
+    let said: Vec<String> = session
+        .conversation()
+        .messages()
+        .iter()
+        .filter_map(|message| match message {
+            Message::User(text) => Some(style.cyan(&format!(
+                "  you   > {}",
+                agent::terminal_line(text.trim(), 100)
+            ))),
+            Message::Assistant(turn) if !turn.text.trim().is_empty() => Some(format!(
+                "  agent > {}",
+                agent::terminal_line(turn.text.trim(), 100)
+            )),
+            _ => None,
+        })
+        .collect();
+    let start = said.len().saturating_sub(SHOWN);
+    let mut lines = Vec::new();
+    if start > 0 {
+        lines.push(style.dim(&format!("  ({start} earlier lines)")));
+    }
+    lines.extend(said[start..].iter().cloned());
+    lines.join("\n")
+}
+
+/// What became of one line the person typed.
+enum Taken {
+    /// Nothing to do (a blank line), or a turn that ran to its end (its error shown).
+    Done,
+    /// `exit` or `quit`.
+    Quit,
+    /// Ctrl-C stopped the turn.
+    Interrupted,
+}
+
+/// Runs the turn `line` asks for, until its end or Ctrl-C, and shows how it ended.
+async fn take(
+    line: &str,
+    agent: &Agent,
+    session: &mut Session,
+    screen: &Screen,
+    interrupt: &Interrupt,
+) -> Taken {
+    let line = line.trim();
+    if line.is_empty() {
+        return Taken::Done;
+    }
+    if matches!(line, "exit" | "quit") {
+        return Taken::Quit;
+    }
+    let style = screen.style;
+    match interrupt.during(ask(agent, session, line, screen)).await {
+        Some(Ok(())) => println!(),
+        // The session keeps every message; the person can go on.
+        Some(Err(message)) => eprintln!("{}", style.red(&format!("error: {message}"))),
+        None => {
+            screen.spinner.finish_all();
+            eprintln!(
+                "\n{}",
+                style.yellow("interrupted: the turn and its tool calls were stopped")
+            );
+            return Taken::Interrupted;
         }
     }
+    Taken::Done
+}
+
+/// The interactive session on a terminal: the line editor, Ctrl-C for the turn, Ctrl-C again or
+/// Ctrl-D to leave.
+async fn terminal_session(
+    agent: &Agent,
+    session: &mut Session,
+    screen: &Screen,
+    interrupt: &Interrupt,
+) -> ExitCode {
+    let invocable = SKILLS
+        .iter()
+        .filter(|skill| skill.user_invocable())
+        .map(|skill| skill.name().to_owned())
+        .collect();
+    let mut prompt = match prompt::Prompt::new(invocable) {
+        Ok(prompt) => prompt,
+        Err(error) => {
+            eprintln!("error: the line editor: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let leave = screen.style.dim("(Ctrl-C again or Ctrl-D to leave)");
+    // The last thing was a Ctrl-C (at the prompt, or stopping a turn): another one leaves.
+    let mut interrupted = false;
+    loop {
+        let line = match tokio::task::block_in_place(|| prompt.read()) {
+            Ok(prompt::Read::Line(line)) => line,
+            Ok(prompt::Read::Interrupted) if interrupted => break,
+            Ok(prompt::Read::Interrupted) => {
+                eprintln!("{leave}");
+                interrupted = true;
+                continue;
+            }
+            Ok(prompt::Read::End) => break,
+            Err(error) => {
+                eprintln!("error: reading the prompt: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
+        match take(&line, agent, session, screen, interrupt).await {
+            Taken::Done => interrupted = false,
+            Taken::Quit => break,
+            Taken::Interrupted => {
+                eprintln!("{leave}");
+                interrupted = true;
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// The session without a terminal: one line of stdin per prompt, as a script sends them.
+async fn plain(
+    agent: &Agent,
+    session: &mut Session,
+    screen: &Screen,
+    interrupt: &Interrupt,
+) -> ExitCode {
+    let stdin = std::io::stdin();
+    loop {
+        eprint!("> ");
+        let _ = std::io::stderr().flush();
+        let mut line = String::new();
+        match stdin.lock().read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("error: reading stdin: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+        if let Taken::Quit = take(&line, agent, session, screen, interrupt).await {
+            break;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+#[skills_runtime::main]
+async fn main() -> ExitCode {
+    // The attribute runs the sandbox's entry line first, before the runtime starts any thread:
+    // the sandbox of every `bash` call is this binary started again.
+    run().await
 }
 
 async fn run() -> ExitCode {
@@ -568,10 +647,17 @@ async fn run() -> ExitCode {
         }
     };
     let interactive = args.prompt.is_empty();
+    let style = Style::detect();
+    let interrupt = Interrupt::install();
+    let spinner = Spinner::new();
     let policy = if args.yes {
         PermissionPolicy::allow_all()
     } else if std::io::stdin().is_terminal() {
-        PermissionPolicy::new().with_approver(approver())
+        PermissionPolicy::new().with_approver(approve::approver(
+            spinner.clone(),
+            interrupt.clone(),
+            style,
+        ))
     } else {
         // Nobody to ask: risky tools are refused and the model is told so.
         PermissionPolicy::new()
@@ -619,6 +705,23 @@ async fn run() -> ExitCode {
         agent.system_prompt().len(),
         agent.workdir().display()
     );
+    // The spans of every run to a collector, when one is named; sent on the way out.
+    let _traces: Option<OtlpGuard> =
+        match args.otlp_endpoint.clone().or_else(Otlp::endpoint_from_env) {
+            Some(endpoint) => {
+                match Otlp::new(&endpoint, "skills-agent-example").and_then(Otlp::install) {
+                    Ok(guard) => {
+                        eprintln!("traces: OTLP/HTTP to {}", guard.otlp().url());
+                        Some(guard)
+                    }
+                    Err(error) => {
+                        eprintln!("error: {error}");
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            None => None,
+        };
     let mut session = match &args.session {
         Some(path) => match agent.resume(path) {
             Ok(session) => {
@@ -627,6 +730,9 @@ async fn run() -> ExitCode {
                     path.display(),
                     session.conversation().len()
                 );
+                if !session.conversation().is_empty() {
+                    eprintln!("{}", recap(&session, style));
+                }
                 session
             }
             Err(e) => {
@@ -636,14 +742,30 @@ async fn run() -> ExitCode {
         },
         None => agent.session(),
     };
+    let screen = Screen {
+        raw_output: args.raw_output,
+        style,
+        spinner,
+    };
 
     if !interactive {
         let prompt = args.prompt.join(" ");
-        return match ask(&agent, &mut session, &prompt, args.raw_output).await {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(message) => {
+        return match interrupt
+            .during(ask(&agent, &mut session, &prompt, &screen))
+            .await
+        {
+            Some(Ok(())) => ExitCode::SUCCESS,
+            Some(Err(message)) => {
                 eprintln!("error: {message}");
                 ExitCode::FAILURE
+            }
+            None => {
+                screen.spinner.finish_all();
+                eprintln!(
+                    "\n{}",
+                    style.yellow("interrupted: the turn and its tool calls were stopped")
+                );
+                ExitCode::from(interrupt::EXIT)
             }
         };
     }
@@ -652,31 +774,17 @@ async fn run() -> ExitCode {
         "interactive session; type a task, `/name arguments` to invoke a skill (`/` lists them), \
          or `exit` to quit"
     );
-    let stdin = std::io::stdin();
-    loop {
-        eprint!("> ");
-        let _ = std::io::stderr().flush();
-        let mut line = String::new();
-        match stdin.lock().read_line(&mut line) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => {
-                eprintln!("error: reading stdin: {e}");
-                return ExitCode::FAILURE;
-            }
-        }
-        let prompt = line.trim();
-        if prompt.is_empty() {
-            continue;
-        }
-        if matches!(prompt, "exit" | "quit") {
-            break;
-        }
-        match ask(&agent, &mut session, prompt, args.raw_output).await {
-            Ok(()) => println!(),
-            // The session keeps every message; the user can go on.
-            Err(message) => eprintln!("error: {message}"),
-        }
+    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if terminal {
+        eprintln!(
+            "{}",
+            style.dim(
+                "end a line with \\ (or press Alt-Enter) to go on below; Ctrl-C stops a turn, \
+                 Ctrl-C again or Ctrl-D leaves; Up and Down recall earlier prompts"
+            )
+        );
+        terminal_session(&agent, &mut session, &screen, &interrupt).await
+    } else {
+        plain(&agent, &mut session, &screen, &interrupt).await
     }
-    ExitCode::SUCCESS
 }

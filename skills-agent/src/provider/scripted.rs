@@ -1,7 +1,9 @@
-//! A scripted, offline stand-in for a model, for the example agent and its tests.
+//! A scripted, offline stand-in for a model: the example agent's `demo` provider, and the
+//! offline `demo` provider of `skills eval`.
 //!
 //! [`ScriptedModel`] implements [`Provider`] without calling any language model: it lets someone
-//! with no API key and no network watch the real mechanism. It reads the catalog out of the
+//! with no API key and no network watch the real mechanism, and gives trigger evals a
+//! word-overlap baseline that needs no model. It reads the catalog out of the
 //! system prompt it receives, picks the skill whose description shares the most words with the
 //! task, calls the real `load_skill`, lists the working directory with the real `glob`, reads one
 //! file with the real `read_file`, and answers with what happened: which skill was loaded, how
@@ -12,6 +14,10 @@
 //! It is stateless: each step is derived from the conversation it is sent. Token counts in its
 //! usage are estimates (4 characters per token), since no tokenizer runs.
 //!
+//! A person's `/name arguments` reaches it as the skill's text (what
+//! [`Registry::invoke`](skills_bundle::Registry::invoke) renders): it takes the skill as loaded
+//! already and the arguments as the task.
+//!
 //! For the task evals it also stands in for the grader ([`GRADER_LABEL`]): offered only the
 //! `grade` tool, it passes an assertion when every word of it (of four letters or more, stop
 //! words left out) appears in what the agent did (its transcript, answer and changed files),
@@ -19,16 +25,18 @@
 //! numbers say what loading a skill changes in this scripted agent's answer, nothing about a
 //! language model.
 //!
-//! It is example code of this demo package, not part of `skills-runtime`'s API.
+//! It is a demonstration and a baseline, not a model: it understands nothing.
 
 use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
-use skills_runtime::Skill;
-use skills_runtime::agent::{
-    AgentEvent, ApiError, AssistantTurn, BoxFuture, Message, Provider, Request, Response, ToolCall,
-    ToolResult, Usage,
-};
+use skills_bundle::Skill;
+
+use crate::BoxFuture;
+use crate::conversation::{AssistantTurn, Message, ToolCall, ToolResult, Usage};
+use crate::error::ApiError;
+use crate::events::AgentEvent;
+use crate::provider::api::{Provider, Request, Response};
 
 /// The label every answer of the scripted model starts with.
 pub const LABEL: &str = "[demo provider: scripted and offline. No language model was called; \
@@ -91,23 +99,29 @@ impl ScriptedModel {
         let made = |name: &str| calls_made.iter().any(|c| c.name == name);
         let offered = |name: &str| request.tools.contains(name);
         let step = calls_made.len();
+        // A person's `/name arguments`: the skill is there already, its arguments are the task.
+        let task = Invocation::of(prompt).map_or(prompt, |invoked| invoked.task);
 
         if !made("load_skill") && !made("glob") && !made("read_file") {
             if offered("load_skill")
+                && Invocation::of(prompt).is_none()
                 && let Some((skill, _)) = best_skill(request.system, prompt)
             {
                 return call(step, "load_skill", json!({"name": skill}));
             }
             if offered("glob") {
-                return call(step, "glob", json!({"pattern": glob_pattern(prompt)}));
+                return call(step, "glob", json!({"pattern": glob_pattern(task)}));
             }
         }
         if !made("glob") && offered("glob") {
-            return call(step, "glob", json!({"pattern": glob_pattern(prompt)}));
+            return call(step, "glob", json!({"pattern": glob_pattern(task)}));
         }
         if !made("read_file") && offered("read_file") {
-            let listing = result_of(&calls_made, &results, "glob").unwrap_or("");
-            if let Some(path) = pick_file(prompt, listing) {
+            // A failed listing names no file.
+            let listing = result_of(&calls_made, &results, "glob")
+                .filter(|listing| !listing.starts_with("error"))
+                .unwrap_or("");
+            if let Some(path) = pick_file(task, listing) {
                 return call(step, "read_file", json!({"path": path, "limit": 80}));
             }
         }
@@ -127,7 +141,14 @@ impl ScriptedModel {
         results: &[&ToolResult],
     ) -> String {
         let catalog = catalog(request.system);
-        let mut out = format!("{LABEL}\n\nTask: {prompt}\n\n");
+        let invoked = Invocation::of(prompt);
+        let mut out = match &invoked {
+            Some(invoked) => format!(
+                "{LABEL}\n\nYou invoked /{} with the arguments `{}`.\n\n",
+                invoked.skill, invoked.task
+            ),
+            None => format!("{LABEL}\n\nTask: {prompt}\n\n"),
+        };
         out.push_str(&format!(
             "1. The system prompt I was sent is {} characters: a preamble and a catalog of {} \
              skill(s), one line each. No skill's instructions were in it.\n",
@@ -135,7 +156,30 @@ impl ScriptedModel {
             catalog.len()
         ));
         let skill_call = calls.iter().find(|c| c.name == "load_skill");
+        if let Some(invoked) = &invoked {
+            out.push_str(&format!(
+                "2. Your /{} put the skill's instructions ({} characters) into this turn's \
+                 message, so I did not call load_skill: the skill is in the conversation \
+                 already.\n",
+                invoked.skill,
+                prompt.len()
+            ));
+        }
         match (skill_call, result_of(calls, results, "load_skill")) {
+            _ if invoked.is_some() => {}
+            (Some(call), Some(text)) if !text.starts_with('<') && !text.starts_with("error") => {
+                let name = call
+                    .input
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?");
+                out.push_str(&format!(
+                    "2. The task matches \"{name}\" again, so I called load_skill(\"{name}\"); it \
+                     was loaded earlier in this conversation, so the result was a short note ({} \
+                     characters), not its instructions a second time.\n",
+                    text.len()
+                ));
+            }
             (Some(call), Some(text)) if !text.starts_with("error") => {
                 let name = call
                     .input
@@ -287,6 +331,29 @@ impl Provider for ScriptedModel {
                 retries: 0,
             })
         })
+    }
+}
+
+/// A person's `/name arguments` as it reaches the model: the skill's text, as
+/// [`Registry::invoke`](skills_bundle::Registry::invoke) renders it, wrapped in
+/// `<skill name="...">`, with the arguments on a last `ARGUMENTS:` line when the text had no
+/// placeholder for them.
+struct Invocation<'a> {
+    skill: &'a str,
+    /// The arguments, or the whole text when they were substituted into it.
+    task: &'a str,
+}
+
+impl<'a> Invocation<'a> {
+    fn of(prompt: &'a str) -> Option<Invocation<'a>> {
+        let rest = prompt.strip_prefix("<skill name=\"")?;
+        let skill = &rest[..rest.find('"')?];
+        let task = prompt
+            .lines()
+            .rev()
+            .find_map(|line| line.strip_prefix("ARGUMENTS: "))
+            .unwrap_or(prompt);
+        Some(Invocation { skill, task })
     }
 }
 
@@ -526,6 +593,18 @@ mod tests {
     }
 
     #[test]
+    fn an_invocation_is_the_task_and_needs_no_load() {
+        let text = "<skill name=\"code-review\" version=\"1.0\">\nReview it.\n\nARGUMENTS: \
+                    src/lib.rs\n</skill>";
+        let invoked = Invocation::of(text).unwrap();
+        assert_eq!((invoked.skill, invoked.task), ("code-review", "src/lib.rs"));
+        // Arguments substituted into the text: the whole text is the task.
+        let inline = "<skill name=\"fix\">\nFix issue 12.\n</skill>";
+        assert_eq!(Invocation::of(inline).unwrap().task, inline);
+        assert!(Invocation::of("review src/lib.rs").is_none());
+    }
+
+    #[test]
     fn picks_named_file() {
         let listing = "Cargo.toml\nsrc/lib.rs\nsrc/main.rs";
         assert_eq!(pick_file("review main.rs", listing).unwrap(), "src/main.rs");
@@ -542,7 +621,7 @@ mod tests {
     #[test]
     fn the_grader_passes_what_the_material_holds_word_for_word() {
         let tools = {
-            let mut tools = skills_runtime::agent::ToolDefinitions::new();
+            let mut tools = crate::provider::api::ToolDefinitions::new();
             tools
                 .push("grade", "grade", &json!({"type": "object"}))
                 .unwrap();
