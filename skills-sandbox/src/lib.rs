@@ -111,6 +111,7 @@ mod capabilities;
 mod confinement;
 mod entry;
 mod error;
+mod gitconfig;
 #[cfg(target_os = "linux")]
 mod identity;
 #[cfg(target_os = "linux")]
@@ -127,6 +128,7 @@ mod policy;
 mod prepare;
 #[cfg(target_os = "linux")]
 mod probe;
+mod protected;
 #[cfg(target_os = "linux")]
 mod report;
 #[cfg(target_os = "linux")]
@@ -135,6 +137,8 @@ mod root;
 mod seccomp;
 #[cfg(target_os = "linux")]
 mod stage;
+#[cfg(target_os = "linux")]
+mod sys;
 mod threads;
 #[cfg(target_os = "linux")]
 mod wire;
@@ -145,3 +149,4 @@ pub use confinement::{Confinement, Guarantee, LandlockStatus, Level};
 pub use entry::enter;
 pub use error::SandboxError;
 pub use policy::{DEVICES, Entry, Limits, Mode, Policy, SYSTEM_READ_ONLY, VCS_METADATA};
+pub use protected::{COMMAND_KEYS, Protected};

@@ -9,6 +9,9 @@
 pub(crate) const STAGE: &str = "SKILLS_SANDBOX_STAGE";
 /// Environment variable naming the call's private folder.
 pub(crate) const CALL: &str = "SKILLS_SANDBOX_CALL";
+/// Environment variable naming, to the init stage of a root caller, the first stage whose user
+/// namespace the command joins.
+pub(crate) const NOBODY_OWNER: &str = "SKILLS_SANDBOX_NOBODY_OWNER";
 /// The prefix of the variables above, none of which reaches the command.
 pub(crate) const ENV_PREFIX: &str = "SKILLS_SANDBOX_";
 

@@ -2,6 +2,7 @@
 //! the command from a thread that restricts itself first, and reaps until the command ends;
 //! its own exit then makes the kernel kill whatever is left in the namespace.
 
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 
@@ -14,7 +15,9 @@ use crate::identity;
 use crate::landlock_rules;
 use crate::limits;
 use crate::loopback;
-use crate::policy::{SYSTEM_READ_ONLY, VCS_METADATA};
+use crate::names;
+use crate::policy::SYSTEM_READ_ONLY;
+use crate::protected::Protected;
 use crate::report::{Record, ReportFile};
 use crate::root::{Access, Bind, NewRoot};
 use crate::seccomp::{self, FilterFor};
@@ -29,7 +32,19 @@ pub(super) fn run(dir: &Path, report: &ReportFile) -> StageResult {
     set_dumpable_behavior(DumpableBehavior::NotDumpable)
         .step(|| "make the init process non-dumpable".to_owned())?;
     let policy = read_policy(dir)?;
-    build(dir, &policy, report)?;
+    // A root caller's: the first stage, whose user namespace makes the command nobody.
+    let nobody_owner = std::env::var(names::NOBODY_OWNER)
+        .ok()
+        .and_then(|pid| Pid::from_raw(pid.parse().ok()?));
+    let nobody = build(dir, &policy, report, nobody_owner)?;
+    if let Some(userns) = &nobody {
+        identity::join_nobody(userns)?;
+        // A change of user cleared both.
+        set_dumpable_behavior(DumpableBehavior::NotDumpable)
+            .step(|| "make the init process non-dumpable".to_owned())?;
+        die_with_parent(report)?;
+    }
+    report.write(&Record::Nobody(nobody.is_some()));
     setsid().step(|| "start a new session without a terminal".to_owned())?;
     capabilities::drop_all()?;
     // Landlock and seccomp on a thread of their own: this process stays outside the command's
@@ -48,8 +63,14 @@ pub(super) fn run(dir: &Path, report: &ReportFile) -> StageResult {
 }
 
 /// Everything that needs the namespace's capabilities: the new root, the hostname, the
-/// loopback, the limits.
-fn build(dir: &Path, policy: &StagePolicy, report: &ReportFile) -> Result<(), Failure> {
+/// loopback, the limits. For a root caller (`nobody_owner`, the first stage), returns the user
+/// namespace the command is to join, once the writable paths are idmapped through it.
+fn build(
+    dir: &Path,
+    policy: &StagePolicy,
+    report: &ReportFile,
+    nobody_owner: Option<Pid>,
+) -> Result<Option<OwnedFd>, Failure> {
     let root = NewRoot::create(&dir.join(call_dir::ROOT))?;
     let host_passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
     let host_group = std::fs::read_to_string("/etc/group").unwrap_or_default();
@@ -58,20 +79,32 @@ fn build(dir: &Path, policy: &StagePolicy, report: &ReportFile) -> Result<(), Fa
     let (passwd, group) = identity::passwd_and_group(uid, gid, &host_passwd, &host_group);
     root.write_file("/etc/passwd", &passwd)?;
     root.write_file("/etc/group", &group)?;
-    root.tmp(policy.limits.tmp_size)?;
-    root.dev(policy.limits.tmp_size)?;
+    root.dev()?;
+    root.memory(&dir.join(call_dir::MEMORY), policy.limits.memory_files())?;
     let proc = root.proc()?;
     let pid_max = limits::cap_pid_namespace(&proc, policy.limits.processes)?;
     report.write(&Record::PidMax(pid_max));
     root.seal_proc(&proc)?;
-    root.bind_all(binds(policy))?;
+    let userns = match nobody_owner {
+        Some(owner) => identity::nobody_namespace(dir, owner)?,
+        None => None,
+    };
+    let idmapped = root.bind_all(binds(policy), userns.as_ref().map(AsFd::as_fd))?;
+    if !policy.writable_vcs {
+        let protected = Protected::scan_with(&policy.workdir, &policy.git, Protected::MAX_ENTRIES);
+        root.protect(&policy.workdir, protected.paths())?;
+        if let Some(what) = protected.unprotected() {
+            report.write(&Record::Unprotected(what));
+        }
+    }
     root.seal_dev()?;
     root.enter(&policy.workdir)?;
     rustix::system::sethostname(HOSTNAME).step(|| "set the sandbox's hostname".to_owned())?;
     if !policy.allow_network {
         loopback::bring_up()?;
     }
-    limits::apply(&policy.limits)
+    limits::apply(&policy.limits)?;
+    Ok(userns.filter(|_| idmapped))
 }
 
 /// The host paths of the new root.
@@ -98,16 +131,6 @@ fn binds(policy: &StagePolicy) -> Vec<Bind> {
             .map(|p| bind(p.clone(), Access::ReadWrite, false)),
     );
     binds.push(bind(policy.workdir.clone(), Access::ReadWrite, false));
-    if !policy.writable_vcs {
-        for name in VCS_METADATA {
-            let path = policy.workdir.join(name);
-            // A link cannot be mounted over; it leads out of the working directory, where
-            // nothing is writable anyway.
-            if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_symlink()) {
-                binds.push(bind(path, Access::ReadOnly, false));
-            }
-        }
-    }
     binds
 }
 

@@ -35,9 +35,10 @@ pub(super) fn run(dir: &Path, report: &ReportFile) -> StageResult {
     }
     let policy = read_policy(dir)?;
     report.write(&Record::Level(policy.level));
+    let host_root = policy.level == Level::Namespaces && identity::is_host_root();
     let inner = match policy.level {
         Level::Namespaces => {
-            enter_namespaces(&policy)?;
+            enter_namespaces(&policy, host_root)?;
             names::INIT
         }
         // A process group leader cannot start a session: then a stage of its own does.
@@ -48,11 +49,25 @@ pub(super) fn run(dir: &Path, report: &ReportFile) -> StageResult {
     };
     // The same binary again, as the inner stage: it inherits the standard streams and the
     // environment (the command's, and the call folder).
-    let status = Command::new("/proc/self/exe")
+    let mut command = Command::new("/proc/self/exe");
+    command
         .arg0(format!("skills-sandbox-{inner}"))
-        .env(names::STAGE, inner)
-        .status()
-        .step(|| "start the sandbox's inner stage".to_owned())?;
+        .env(names::STAGE, inner);
+    let status = if host_root {
+        // The init stage builds the sandbox as root; this stage, meanwhile, becomes the
+        // namespace in which the command will be nobody to the host.
+        let lock = identity::NobodyLock::take(dir)?;
+        command.env(names::NOBODY_OWNER, getpid().as_raw_nonzero().to_string());
+        let mut child = command
+            .spawn()
+            .step(|| "start the sandbox's inner stage".to_owned())?;
+        // A failure here leaves the command root to the host's files; the init stage says so.
+        let _ = identity::become_nobody(lock);
+        child.wait()
+    } else {
+        command.status()
+    }
+    .step(|| "start the sandbox's inner stage".to_owned())?;
     let told = read_back(report);
     if told.has_failure() {
         std::process::exit(EXIT_SETUP_FAILED);
@@ -82,15 +97,16 @@ pub(super) fn run(dir: &Path, report: &ReportFile) -> StageResult {
 
 /// New user, mount, PID, IPC, UTS and (unless the network is allowed) network namespaces, with
 /// the caller's uid and gid mapped to themselves, and the capabilities the init stage needs
-/// handed on to it.
-fn enter_namespaces(policy: &StagePolicy) -> Result<(), Failure> {
+/// handed on to it. The host's root needs no user namespace to make the others: its command
+/// gets one of its own later (see [`identity`]).
+fn enter_namespaces(policy: &StagePolicy, host_root: bool) -> Result<(), Failure> {
     let uid = geteuid();
     let gid = getegid();
-    let mut flags = UnshareFlags::NEWUSER
-        | UnshareFlags::NEWNS
-        | UnshareFlags::NEWPID
-        | UnshareFlags::NEWIPC
-        | UnshareFlags::NEWUTS;
+    let mut flags =
+        UnshareFlags::NEWNS | UnshareFlags::NEWPID | UnshareFlags::NEWIPC | UnshareFlags::NEWUTS;
+    if !host_root {
+        flags |= UnshareFlags::NEWUSER;
+    }
     if !policy.allow_network {
         flags |= UnshareFlags::NEWNET;
     }
@@ -99,7 +115,10 @@ fn enter_namespaces(policy: &StagePolicy) -> Result<(), Failure> {
     #[expect(deprecated, reason = "safe without CLONE_FILES, which is never passed")]
     rustix::thread::unshare(flags)
         .step(|| "create the user, mount, PID, IPC, UTS and network namespaces".to_owned())?;
-    identity::map_ids(uid, gid)?;
+    if host_root {
+        return Ok(());
+    }
+    identity::map_own_ids(uid, gid)?;
     if !uid.is_root() {
         capabilities::hand_to_init()?;
     }
