@@ -99,8 +99,18 @@ fn main() {
          CPU per round |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|");
-    row("direct (baseline)", &parallel_direct, &parallel_direct, None);
-    row("namespace sandbox", &parallel_sandboxed, &parallel_direct, None);
+    row(
+        "direct (baseline)",
+        &parallel_direct,
+        &parallel_direct,
+        None,
+    );
+    row(
+        "namespace sandbox",
+        &parallel_sandboxed,
+        &parallel_direct,
+        None,
+    );
 }
 
 fn direct(args: &[&str]) {
@@ -160,7 +170,10 @@ fn bwrap_command(workdir: &Path) -> Option<Vec<String>> {
         };
         if meta.is_symlink() {
             let target = std::fs::read_link(path).ok()?;
-            command.extend(["--symlink".to_owned(), target.to_string_lossy().into_owned()]);
+            command.extend([
+                "--symlink".to_owned(),
+                target.to_string_lossy().into_owned(),
+            ]);
         } else {
             command.extend(["--ro-bind".to_owned(), (*path).to_owned()]);
         }

@@ -418,7 +418,10 @@ mod tests {
             ..confinement(Level::Namespaces)
         };
         assert_eq!(gap.lost(), vec![Guarantee::VcsReadOnly]);
-        assert!(gap.to_string().ends_with("not kept read-only: git's settings name /w/.githooks"));
+        assert!(
+            gap.to_string()
+                .ends_with("not kept read-only: git's settings name /w/.githooks")
+        );
     }
 
     #[test]

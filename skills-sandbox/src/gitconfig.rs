@@ -64,10 +64,7 @@ fn split_header(rest: &str) -> (Option<(String, Option<String>)>, Option<&str>) 
     let after = Some(&rest[end + 1..]);
     if let Some((name, quoted)) = header.split_once(char::is_whitespace) {
         let quoted = quoted.trim();
-        let Some(inner) = quoted
-            .strip_prefix('"')
-            .and_then(|q| q.strip_suffix('"'))
-        else {
+        let Some(inner) = quoted.strip_prefix('"').and_then(|q| q.strip_suffix('"')) else {
             return (None, after);
         };
         let subsection = inner.replace("\\\"", "\"").replace("\\\\", "\\");

@@ -41,9 +41,8 @@ const NOBODY_LOCK: &str = "nobody";
 /// is the whole range.
 pub(crate) fn is_host_root() -> bool {
     rustix::process::geteuid().is_root()
-        && fs::read_to_string("/proc/self/uid_map").is_ok_and(|map| {
-            map.split_whitespace().collect::<Vec<_>>() == ["0", "0", "4294967295"]
-        })
+        && fs::read_to_string("/proc/self/uid_map")
+            .is_ok_and(|map| map.split_whitespace().collect::<Vec<_>>() == ["0", "0", "4294967295"])
 }
 
 /// The lock the first stage of a root caller holds until its user namespace is ready.
@@ -88,12 +87,14 @@ pub(crate) fn become_nobody(lock: NobodyLock) -> Result<(), Failure> {
 /// In the init stage of a root caller: waits until the first stage `owner` released its lock
 /// in `dir`, and returns its user namespace, or `None` when it could not make one.
 pub(crate) fn nobody_namespace(dir: &Path, owner: Pid) -> Result<Option<OwnedFd>, Failure> {
-    let file = File::open(dir.join(NOBODY_LOCK)).step(|| "open the user namespace's lock".to_owned())?;
+    let file =
+        File::open(dir.join(NOBODY_LOCK)).step(|| "open the user namespace's lock".to_owned())?;
     flock(&file, FlockOperation::LockShared)
         .step(|| "wait for the command's user namespace".to_owned())?;
     let theirs = File::open(format!("/proc/{}/ns/user", owner.as_raw_nonzero()))
         .step(|| "open the command's user namespace".to_owned())?;
-    let ours = fs::metadata("/proc/self/ns/user").step(|| "look at the user namespace".to_owned())?;
+    let ours =
+        fs::metadata("/proc/self/ns/user").step(|| "look at the user namespace".to_owned())?;
     let theirs_meta = theirs
         .metadata()
         .step(|| "look at the command's user namespace".to_owned())?;

@@ -142,7 +142,8 @@ impl GitSettings {
             files.extend(home.as_ref().map(|h| h.join(".gitconfig")));
         }
         if var("GIT_CONFIG_NOSYSTEM").is_none() {
-            files.push(var("GIT_CONFIG_SYSTEM").map_or_else(|| "/etc/gitconfig".into(), Into::into));
+            files
+                .push(var("GIT_CONFIG_SYSTEM").map_or_else(|| "/etc/gitconfig".into(), Into::into));
         }
         GitSettings { files, home }
     }
@@ -256,14 +257,20 @@ impl Protected {
             *list = kept;
         }
         let paths = self.paths.clone();
-        self.missing.retain(|m| !paths.iter().any(|p| m.starts_with(p)));
-        self.links.retain(|l| !paths.iter().any(|p| l.starts_with(p)));
+        self.missing
+            .retain(|m| !paths.iter().any(|p| m.starts_with(p)));
+        self.links
+            .retain(|l| !paths.iter().any(|p| l.starts_with(p)));
     }
 }
 
 /// Paths for a message, the first few.
 fn list(paths: &[PathBuf]) -> String {
-    let mut shown: Vec<String> = paths.iter().take(5).map(|p| p.display().to_string()).collect();
+    let mut shown: Vec<String> = paths
+        .iter()
+        .take(5)
+        .map(|p| p.display().to_string())
+        .collect();
     if paths.len() > 5 {
         shown.push(format!("and {} more", paths.len() - 5));
     }
@@ -416,13 +423,19 @@ impl Scan {
 
     /// The entries of the configuration file `file` and of the files it includes (kept
     /// read-only when inside), appended to `entries`.
-    fn read_config(&mut self, file: &Path, git: &GitSettings, depth: usize, entries: &mut Vec<Entry>) {
+    fn read_config(
+        &mut self,
+        file: &Path,
+        git: &GitSettings,
+        depth: usize,
+        entries: &mut Vec<Entry>,
+    ) {
         let Some(text) = read_small(file) else {
             return;
         };
         for entry in gitconfig::parse(&text) {
-            let include = entry.key == "path"
-                && (entry.section == "include" || entry.section == "includeif");
+            let include =
+                entry.key == "path" && (entry.section == "include" || entry.section == "includeif");
             if include && depth < MAX_INCLUDE_DEPTH {
                 let base = file.parent().unwrap_or(Path::new("/"));
                 let included = resolve(&entry.value, base, git);
@@ -549,20 +562,38 @@ mod tests {
              [filter \"x\"]\n\tsmudge = scripts/smudge %f\n\
              [alias]\n\tls = log --stat\n\trun = !./bin/run.sh\n",
         );
-        write(&work.join("shared.gitconfig"), "[core]\n\tpager = tools/pager\n");
-        for file in [".husky/pre-commit", "tools/watch.sh", "tools/pager", "scripts/smudge", "bin/run.sh"] {
+        write(
+            &work.join("shared.gitconfig"),
+            "[core]\n\tpager = tools/pager\n",
+        );
+        for file in [
+            ".husky/pre-commit",
+            "tools/watch.sh",
+            "tools/pager",
+            "scripts/smudge",
+            "bin/run.sh",
+        ] {
             write(&work.join(file), "#!/bin/sh\n");
         }
         write(&work.join("sub/.git"), "gitdir: ../.git/modules/sub\n");
-        write(&work.join("deep/er/nested/.git/HEAD"), "ref: refs/heads/main\n");
-        write(&work.join("deep/er/nested/.git/config"), "[core]\n\tpager = ../../pager.sh\n");
+        write(
+            &work.join("deep/er/nested/.git/HEAD"),
+            "ref: refs/heads/main\n",
+        );
+        write(
+            &work.join("deep/er/nested/.git/config"),
+            "[core]\n\tpager = ../../pager.sh\n",
+        );
         write(&work.join("deep/pager.sh"), "x");
         write(&work.join("old/.hg/hgrc"), "");
         write(&work.join("svn/.svn/entries"), "");
         write(&work.join("bare.git/HEAD"), "ref: refs/heads/main\n");
         fs::create_dir_all(work.join("bare.git/objects")).unwrap();
         fs::create_dir_all(work.join("bare.git/refs")).unwrap();
-        write(&work.join(".gitmodules"), "[submodule \"a\"]\n\tpath = sub\n[submodule \"b\"]\n\tpath = vendor/lib\n");
+        write(
+            &work.join(".gitmodules"),
+            "[submodule \"a\"]\n\tpath = sub\n[submodule \"b\"]\n\tpath = vendor/lib\n",
+        );
         fs::create_dir_all(work.join("vendor/lib")).unwrap();
         write(&work.join("src/main.rs"), "");
         let found = scan(&work, &GitSettings::default());
@@ -593,10 +624,23 @@ mod tests {
             ]
         );
         assert_eq!(found.unprotected(), None);
-        for covered in [".git/config", ".husky/new-hook", "x/y/.git/config", "a/.gitmodules", "a/.hg", "tools/pager"] {
+        for covered in [
+            ".git/config",
+            ".husky/new-hook",
+            "x/y/.git/config",
+            "a/.gitmodules",
+            "a/.hg",
+            "tools/pager",
+        ] {
             assert!(found.covers(&work.join(covered)), "{covered}");
         }
-        for free in ["src/main.rs", "tools/other", "gitconfig", ".github/workflows/ci.yml", ".gitignore"] {
+        for free in [
+            "src/main.rs",
+            "tools/other",
+            "gitconfig",
+            ".github/workflows/ci.yml",
+            ".gitignore",
+        ] {
             assert!(!found.covers(&work.join(free)), "{free}");
         }
         assert!(!found.covers(Path::new("/elsewhere/.git/config")));
@@ -606,7 +650,10 @@ mod tests {
     fn the_persons_settings_apply_to_every_repository_and_gaps_are_said() {
         let (temp, work) = site();
         let home = temp.path().join("home");
-        write(&home.join(".gitconfig"), "[core]\n\thooksPath = .githooks\n\teditor = ~/bin/edit\n");
+        write(
+            &home.join(".gitconfig"),
+            "[core]\n\thooksPath = .githooks\n\teditor = ~/bin/edit\n",
+        );
         write(&work.join("a/.git/config"), "");
         write(&work.join("b/.git/config"), "");
         fs::create_dir_all(work.join("a/.githooks")).unwrap();

@@ -196,7 +196,10 @@ impl NewRoot {
             let masked = if meta.is_dir() {
                 mount_tmpfs(
                     &target,
-                    MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+                    MountFlags::RDONLY
+                        | MountFlags::NOSUID
+                        | MountFlags::NODEV
+                        | MountFlags::NOEXEC,
                     "mode=0555,size=4k",
                 )
             } else {
@@ -387,8 +390,7 @@ impl NewRoot {
         pinned.sort_by_key(|folder| folder.components().count());
         for folder in pinned {
             let target = self.base.join(folder.strip_prefix("/").unwrap_or(folder));
-            mount_bind_recursive(&target, &target)
-                .step(|| format!("pin {}", folder.display()))?;
+            mount_bind_recursive(&target, &target).step(|| format!("pin {}", folder.display()))?;
         }
         for path in paths {
             let target = self.base.join(path.strip_prefix("/").unwrap_or(path));

@@ -14,8 +14,10 @@
 //! no file capability (`security.capability`, whose name the filter cannot read) can be set.
 //! Without namespaces, also System V IPC and POSIX message queues, when the network is not
 //! allowed every IPv4 and IPv6 socket, and the calls that change another process's resource
-//! limits, priority, I/O priority, scheduling, CPU affinity or memory placement (allowed on the
-//! caller itself, process id 0): what the namespaces would otherwise keep apart.
+//! limits, priority, I/O priority, scheduling, CPU affinity or memory placement (allowed with
+//! process id 0, the caller itself, and with the command's own id, the shell's `$$`; a child
+//! naming itself by its id, or a thread by its id, is refused): what the namespaces would
+//! otherwise keep apart.
 //!
 //! A system call of another architecture's convention (32-bit `int 0x80`, x32) is refused too:
 //! the filter's numbers are this architecture's.
@@ -35,6 +37,19 @@ use crate::stage::Failure;
 pub(crate) struct FilterFor {
     pub(crate) level: Level,
     pub(crate) allow_network: bool,
+}
+
+impl FilterFor {
+    /// The process id the fallback's calls on other processes may still name: the process
+    /// that applies the filter and becomes the command (the shell's `$$`), beside 0.
+    fn own_pid(self) -> u64 {
+        u64::from(
+            rustix::process::getpid()
+                .as_raw_nonzero()
+                .get()
+                .unsigned_abs(),
+        )
+    }
 }
 
 /// Applies the filter to the calling thread (and so to what it starts). Sets `no_new_privs`.
@@ -86,22 +101,25 @@ fn refused(filter: FilterFor) -> Result<BTreeMap<i64, Vec<SeccompRule>>, Failure
         );
     }
     if filter.level == Level::Fallback {
+        let own = filter.own_pid();
+        // Another process: neither 0 (the caller) nor the command's own id.
+        let other = |arg: u8| [(arg, SeccompCmpOp::Ne, 0), (arg, SeccompCmpOp::Ne, own)];
         for &call in OTHER_PROCESSES_BY_PID {
-            rules.insert(call, vec![rule(&[(0, SeccompCmpOp::Ne, 0)])?]);
+            rules.insert(call, vec![rule(&other(0))?]);
         }
         // `who` 0 is the caller (or its process group); `PRIO_USER` and `IOPRIO_WHO_USER` reach
         // every process of the uid, the agent's included.
         rules.insert(
             libc::SYS_setpriority,
             vec![
-                rule(&[(1, SeccompCmpOp::Ne, 0)])?,
+                rule(&other(1))?,
                 rule(&[(0, SeccompCmpOp::Eq, libc::PRIO_USER as u64)])?,
             ],
         );
         rules.insert(
             libc::SYS_ioprio_set,
             vec![
-                rule(&[(1, SeccompCmpOp::Ne, 0)])?,
+                rule(&other(1))?,
                 rule(&[(0, SeccompCmpOp::Eq, IOPRIO_WHO_USER)])?,
             ],
         );
@@ -182,8 +200,8 @@ const REFUSED_WITHOUT_NAMESPACES: &[i64] = &[
     libc::SYS_mq_getsetattr,
 ];
 
-/// Refused in the fallback unless their first argument, a process id, is 0 (the caller): the
-/// PID namespace would have kept every other process out of reach.
+/// Refused in the fallback unless their first argument, a process id, is 0 (the caller) or the
+/// command's own: the PID namespace would have kept every other process out of reach.
 const OTHER_PROCESSES_BY_PID: &[i64] = &[
     libc::SYS_prlimit64,
     libc::SYS_sched_setaffinity,

@@ -336,7 +336,7 @@ impl Bash {
                 .suggest("run a shorter or narrower command, or pass a larger timeout_ms"));
             }
         };
-        let status = running.finish(status)?;
+        let finished = running.finish(status)?;
         // Every writer of the pipe is gone, so the reader reaches the end promptly; the grace
         // bounds the wait should a process have escaped the sweep (fallback, unconfined).
         let _ = tokio::time::timeout(self.options.drain_grace, done_rx).await;
@@ -344,11 +344,16 @@ impl Bash {
         if output.is_empty() {
             output.push_str("(no output)");
         }
-        match status.code() {
-            Some(0) => Ok(output),
-            Some(code) => Ok(format!("{output}\n[exit code {code}]")),
-            None => Ok(format!("{output}\n[terminated by a signal]")),
+        let mut result = match finished.status.code() {
+            Some(0) => output,
+            Some(code) => format!("{output}\n[exit code {code}]"),
+            None => format!("{output}\n[terminated by a signal]"),
+        };
+        // The person reviews what the model was told: what this call could have changed.
+        if let Some(what) = finished.unprotected {
+            result.push_str(&format!("\n[not kept read-only in this call: {what}]"));
         }
+        Ok(result)
     }
 
     /// The command's environment: the variables of [`BashOptions::env`] the agent has, and

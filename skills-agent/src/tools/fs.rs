@@ -14,6 +14,10 @@
 //!   a FIFO at the target is replaced, not written through. A symlink at the target is followed
 //!   only when it resolves beneath the working directory. Content is capped at
 //!   [`WriteFile::MAX_WRITE_BYTES`]; `edit_file` reads and produces at most that much.
+//! - What the sandbox keeps read-only for `bash` is read-only here too (one policy,
+//!   [`Protected`](crate::sandbox::Protected)): version control metadata at any depth and what
+//!   git's settings make it run. It is judged on the real path of the folder handle the write
+//!   goes through, so no link, however planted, carries a write there; reading stays allowed.
 //! - The work runs on tokio's blocking pool, not on the runtime's threads.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -436,6 +440,7 @@ fn write_atomic(
         };
         let parent = target.parent().unwrap_or(Path::new(""));
         let dir = open_parent(context, parent, path)?;
+        refuse_protected(context, &dir, parent, &name, path)?;
         let permissions = match dir.symlink_metadata(&name) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(fs_error("inspect", path, &e)),
@@ -471,6 +476,48 @@ fn write_atomic(
         ToolErrorKind::Io,
         format!("{path} kept changing while it was written"),
     ))
+}
+
+/// Refuses a write of `name` in `dir` (opened from `parent`) when the policy of the sandbox
+/// keeps that path read-only, unless the context opens version control metadata. The real path
+/// is the handle's own (`/proc/self/fd`), so it is the folder the write would go to whatever
+/// links led there or were swapped in since.
+fn refuse_protected(
+    context: &ToolContext,
+    dir: &Dir,
+    parent: &Path,
+    name: &std::ffi::OsStr,
+    path: &str,
+) -> Result<(), ToolError> {
+    if context.vcs_writable() {
+        return Ok(());
+    }
+    let real_dir = real_path(dir).unwrap_or_else(|| context.workdir().join(parent));
+    let real = real_dir.join(name);
+    if !crate::sandbox::Protected::scan(context.workdir()).covers(&real) {
+        return Ok(());
+    }
+    Err(ToolError::new(
+        ToolErrorKind::Denied,
+        format!(
+            "{path} is version control metadata or a file git runs ({}), which stays \
+             read-only: a change there would run outside the sandbox, with the person's rights, \
+             the next time they use the repository",
+            real.strip_prefix(context.workdir())
+                .unwrap_or(&real)
+                .display()
+        ),
+    )
+    .suggest("leave it to the person, or ask them; commands that only read the repository work"))
+}
+
+/// The path a folder handle has now, links resolved (`None` where `/proc` cannot say).
+fn real_path(dir: &Dir) -> Option<PathBuf> {
+    use std::os::fd::{AsFd, AsRawFd};
+    let fd = dir.as_fd().as_raw_fd();
+    std::fs::read_link(format!("/proc/self/fd/{fd}"))
+        .ok()
+        .filter(|p| p.is_absolute())
 }
 
 /// Creates a temporary file in `dir`, writes and syncs `content`, and renames it to `name`.
