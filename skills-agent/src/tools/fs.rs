@@ -439,8 +439,12 @@ fn write_atomic(
             ));
         };
         let parent = target.parent().unwrap_or(Path::new(""));
+        // Before a missing folder is made (through whatever link is on the way), and again on
+        // the handle the write goes through.
+        refuse_protected(context, &nearest_real(context, &target), path)?;
         let dir = open_parent(context, parent, path)?;
-        refuse_protected(context, &dir, parent, &name, path)?;
+        let real_dir = real_path(&dir).unwrap_or_else(|| context.workdir().join(parent));
+        refuse_protected(context, &real_dir.join(&name), path)?;
         let permissions = match dir.symlink_metadata(&name) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(fs_error("inspect", path, &e)),
@@ -478,22 +482,15 @@ fn write_atomic(
     ))
 }
 
-/// Refuses a write of `name` in `dir` (opened from `parent`) when the policy of the sandbox
-/// keeps that path read-only, unless the context opens version control metadata. The real path
-/// is the handle's own (`/proc/self/fd`), so it is the folder the write would go to whatever
-/// links led there or were swapped in since.
-fn refuse_protected(
-    context: &ToolContext,
-    dir: &Dir,
-    parent: &Path,
-    name: &std::ffi::OsStr,
-    path: &str,
-) -> Result<(), ToolError> {
+/// Refuses a write of the absolute path `real` when the policy of the sandbox keeps it
+/// read-only, unless the context opens version control metadata. The caller resolves the
+/// links: on the handle of the folder the write goes through (`/proc/self/fd`), so that no
+/// link, however planted or swapped in, carries a write there.
+fn refuse_protected(context: &ToolContext, real: &Path, path: &str) -> Result<(), ToolError> {
     if context.vcs_writable() {
         return Ok(());
     }
-    let real_dir = real_path(dir).unwrap_or_else(|| context.workdir().join(parent));
-    let real = real_dir.join(name);
+    let real = real.to_path_buf();
     if !crate::sandbox::Protected::scan(context.workdir()).covers(&real) {
         return Ok(());
     }
@@ -509,6 +506,28 @@ fn refuse_protected(
         ),
     )
     .suggest("leave it to the person, or ask them; commands that only read the repository work"))
+}
+
+/// `relative` as an absolute path with the links of its longest existing part resolved
+/// (beneath the working directory), the rest as written: where a write would go, before the
+/// folders it needs exist.
+fn nearest_real(context: &ToolContext, relative: &Path) -> PathBuf {
+    let mut existing = relative;
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = context.root().canonicalize(or_dot(existing)) {
+            let mut path = context.workdir().join(real);
+            path.extend(rest.iter().rev());
+            return path;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name);
+                existing = parent;
+            }
+            _ => return context.workdir().join(relative),
+        }
+    }
 }
 
 /// The path a folder handle has now, links resolved (`None` where `/proc` cannot say).
