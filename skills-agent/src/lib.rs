@@ -46,8 +46,9 @@
 //!   the cursor or hide a line. [`ask_user`] opens every approval prompt with
 //!   [`APPROVAL_MARKER`], which escaped text cannot draw. The library prints nothing itself: a
 //!   program that wants the model's bytes raw leaves these out.
-//! - File tools open every path beneath the working directory (`openat2` `RESOLVE_BENEATH`);
-//!   every `bash` call runs in a sandbox of its own (new user, network, PID, IPC and mount
+//! - File tools open every path beneath the working directory (`openat2` `RESOLVE_BENEATH`)
+//!   and write nothing the sandbox keeps read-only for `bash` (one policy:
+//!   [`sandbox::Protected`]); every `bash` call runs in a sandbox of its own (new user, network, PID, IPC and mount
 //!   namespaces, seccomp, resource limits and Landlock; [`Sandbox`], [`sandbox`]) with a cleared
 //!   environment, and no process it starts outlives the call ([`Bash`]). The program's `main`
 //!   calls [`sandbox::enter`] first ([below](#the-entry-line)). A failing tool returns an error
@@ -95,8 +96,8 @@
 //! # The entry line
 //!
 //! The sandbox of a `bash` call is built by the program's own binary, started again as a small
-//! entry point (a process with threads cannot create the user namespace, and nothing here uses
-//! `unsafe`). So a program that runs the agent calls [`sandbox::enter`] as the first line of a
+//! entry point (a process with threads cannot create the user namespace, nor fork safely). So a
+//! program that runs the agent calls [`sandbox::enter`] as the first line of a
 //! plain `main`, before any thread starts, and builds its tokio runtime after it:
 //!
 //! ```no_run

@@ -171,8 +171,8 @@ impl Guarantee {
                 "no set-user-ID, set-group-ID bit or file capability on any file it makes"
             }
             Guarantee::HostHidden => {
-                "no home, /run, other users' files, host /proc tables or host daemon's Unix \
-                 socket at a path (docker, D-Bus, ssh-agent) reachable"
+                "the host's folders not there (home, /run, other users' files, host /proc \
+                 tables), nor a Unix socket at a path (docker, D-Bus, ssh-agent) to connect to"
             }
             Guarantee::NoNetwork => {
                 "no network: no TCP, MPTCP, Fast Open, UDP, DNS, ICMP or host abstract socket"

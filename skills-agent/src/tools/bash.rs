@@ -3,8 +3,11 @@
 //! - Each call runs in a sandbox of its own ([`Sandbox`], built by `skills-sandbox`): new user,
 //!   network, PID, IPC, UTS and mount namespaces, a seccomp filter, resource limits and
 //!   Landlock. The command sees the system folders read-only, the working directory read-write
-//!   (its `.git` read-only), a private `/tmp`, no network and nothing else of the host; it holds
-//!   no capability, even when the agent runs as root. Where the kernel refuses unprivileged user
+//!   (its version control metadata and what git runs read-only, as for the file tools), a
+//!   private `/tmp`, no network and nothing else of the host; it holds no capability, and is
+//!   nobody to the host's files when the agent runs as root. It inherits no descriptor but its
+//!   output pipe and `/dev/null` as input. A call whose working directory holds something the
+//!   sandbox could not keep read-only says so at the end of its result. Where the kernel refuses unprivileged user
 //!   namespaces, the fallback (Landlock, seccomp, limits) runs instead and each call logs what
 //!   it loses; [`Sandbox::required`] refuses to run there.
 //! - The environment is cleared to [`BashOptions::env`] (`PATH`, `HOME`, `LANG`, `TERM` by
