@@ -62,7 +62,7 @@ fn main() {
     }
     println!();
 
-    let mut rows: Vec<(&str, Box<dyn Fn() + '_>)> = vec![
+    let mut rows: Vec<Row<'_>> = vec![
         ("direct (baseline)", Box::new(|| direct(&["-c", "true"]))),
         (
             "namespace sandbox",
@@ -198,6 +198,9 @@ fn bwrap_command(workdir: &Path) -> Option<Vec<String>> {
     works.then_some(command)
 }
 
+/// A row of the interleaved table: its name, and one run of it.
+type Row<'a> = (&'static str, Box<dyn Fn() + 'a>);
+
 /// What the runs of one row took.
 struct Sample {
     /// Wall times, sorted.
@@ -208,7 +211,7 @@ struct Sample {
 
 /// `runs` rounds, each running every row once (after a few unmeasured rounds), the order
 /// rotating from round to round.
-fn interleaved(runs: usize, rows: &[(&str, Box<dyn Fn() + '_>)]) -> Vec<Sample> {
+fn interleaved(runs: usize, rows: &[Row<'_>]) -> Vec<Sample> {
     for _ in 0..3 {
         for (_, call) in rows {
             call();
