@@ -269,6 +269,8 @@ async fn check_bad_input(client: &Client) {
         text_of(&result)
     );
 
+    // Arguments that do not fit a tool's schema: a tool error the model reads and can correct,
+    // as the protocol asks since 2025-11-25; an unknown tool is a protocol error.
     for (tool, arguments, hint) in [
         ("load_skill", json!({"name": 42}), "must be a string"),
         ("load_skill", json!({}), "is required"),
@@ -282,16 +284,33 @@ async fn check_bad_input(client: &Client) {
             json!({"skill": "debug-failing-test", "path": "references/flaky-tests.md", "limit": -1}),
             "whole number",
         ),
-        ("no_such_tool", json!({}), "load_skill, read_skill_resource"),
+        (
+            "read_skill_resource",
+            json!({"path": "references/flaky-tests.md"}),
+            "\"skill\" (a string) is required",
+        ),
     ] {
-        let (code, message) = protocol_error(
-            client
-                .call_tool(CallToolRequestParams::new(tool).with_arguments(args(arguments)))
-                .await,
+        let result = client
+            .call_tool(CallToolRequestParams::new(tool).with_arguments(args(arguments)))
+            .await
+            .unwrap();
+        assert_eq!(result.is_error, Some(true), "{tool}");
+        assert!(
+            text_of(&result).contains(hint),
+            "{tool}: {}",
+            text_of(&result)
         );
-        assert_eq!(code, ErrorCode::INVALID_PARAMS, "{tool}");
-        assert!(message.contains(hint), "{tool}: {message}");
     }
+    let (code, message) = protocol_error(
+        client
+            .call_tool(CallToolRequestParams::new("no_such_tool").with_arguments(args(json!({}))))
+            .await,
+    );
+    assert_eq!(code, ErrorCode::INVALID_PARAMS);
+    assert!(
+        message.contains("load_skill, read_skill_resource"),
+        "{message}"
+    );
 
     let (code, message) = protocol_error(
         client
@@ -346,6 +365,41 @@ async fn the_example_serves_streamable_http_statelessly() {
             .expect("handshake over HTTP");
     check_demo(&client).await;
     client.cancel().await.unwrap();
+    child.kill().await.unwrap();
+}
+
+/// A page served from this machine, such as the MCP Inspector's web UI at
+/// `http://localhost:6274`, reaches the example over HTTP; a page of any other origin does not.
+#[tokio::test]
+async fn the_example_serves_the_inspectors_web_ui_and_refuses_foreign_pages() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (mut child, url) = serve_http().await;
+    let authority = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .unwrap()
+        .to_owned();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"browser","version":"1"}}}"#;
+    let status = |origin: &'static str| {
+        let authority = authority.clone();
+        async move {
+            let mut stream = tokio::net::TcpStream::connect(&authority).await.unwrap();
+            let request = format!(
+                "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nOrigin: {origin}\r\n\
+                 Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+                 Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            stream.write_all(request.as_bytes()).await.unwrap();
+            let mut answer = String::new();
+            stream.read_to_string(&mut answer).await.unwrap();
+            answer.split(' ').nth(1).unwrap_or("").to_owned()
+        }
+    };
+    assert_eq!(status("http://localhost:6274").await, "200");
+    assert_eq!(status("http://127.0.0.1:6274").await, "200");
+    assert_eq!(status("http://evil.example").await, "403");
+    assert_eq!(status("null").await, "403");
     child.kill().await.unwrap();
 }
 

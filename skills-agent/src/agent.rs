@@ -11,6 +11,7 @@ use crate::budget::{Budget, SizeCache};
 use crate::conversation::{Conversation, Usage};
 use crate::error::{AgentError, ConfigError};
 use crate::provider::api::{Provider, ToolDefinitions};
+use crate::redact::Redactor;
 use crate::session::Session;
 use crate::session_file::SessionFiles;
 use crate::settings::Settings;
@@ -29,6 +30,8 @@ pub struct Agent {
     pub(crate) model: Option<&'static str>,
     pub(crate) effort: Option<Effort>,
     pub(crate) budget: Budget,
+    /// The provider's key masker, for what the agent reports and keeps.
+    pub(crate) redactor: Redactor,
 }
 
 /// The skills of an agent and the tools that serve them.
@@ -140,6 +143,7 @@ impl Agent {
             &definitions,
         );
         Ok(Agent {
+            redactor: settings.provider.redactor(),
             settings,
             skills,
             definitions,
@@ -185,6 +189,20 @@ impl Agent {
         &*self.settings.provider
     }
 
+    /// What masks the provider's API key in what this agent reports and keeps: its events,
+    /// final answers and transcripts already go through it; a program that shows or stores
+    /// other text of the conversation (a [`Session::conversation`]) can use it too. Masks
+    /// nothing when the key is a placeholder ([`is_placeholder_key`](crate::is_placeholder_key)).
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// `text` the model sent, fit for a log line: the key and key-shaped words masked,
+    /// control characters made spaces ([`redact`](crate::redact)).
+    pub(crate) fn log_text(&self, text: &str) -> String {
+        crate::redact::redact(text, self.redactor.secret())
+    }
+
     /// The canonical working directory.
     pub fn workdir(&self) -> &std::path::Path {
         self.context.workdir()
@@ -212,6 +230,7 @@ impl Agent {
             recorded_active: 0,
             sizes: SizeCache::default(),
             files: SessionFiles::new(self.context.root(), self.settings.max_transcript_bytes),
+            redactor: self.redactor.clone(),
         }
     }
 
@@ -231,7 +250,8 @@ impl Agent {
     pub fn resume(&self, path: impl AsRef<Path>) -> Result<Session, AgentError> {
         let path = path.as_ref();
         let mut session = self.session();
-        let (transcript, replayed) = Transcript::open(path, &session.files)?;
+        let (transcript, replayed) =
+            Transcript::open(path, &session.files, session.redactor.clone())?;
         for line in replayed {
             for name in &line.skills_loaded {
                 match self.skills.skills.get(name) {

@@ -153,8 +153,8 @@ impl Agent {
             Err(error) => (error.to_result_text(), true),
         };
         tracing::info!(
-            tool = %call.name,
-            id = %call.id,
+            tool = %self.log_text(&call.name),
+            id = %self.log_text(&call.id),
             ok = !is_error,
             error_kind = outcome.as_ref().err().map(|e| e.kind.label()).unwrap_or(""),
             result_chars = content.len(),
@@ -283,7 +283,7 @@ impl Agent {
             .any(|entry| entry.permits(&call.name, command));
         if covered {
             if permission == Permission::Ask {
-                tracing::info!(tool = %call.name, "pre-approved by an active skill's allowed-tools");
+                tracing::info!(tool = %self.log_text(&call.name), "pre-approved by an active skill's allowed-tools");
             }
             return Ok(Permission::Allow);
         }

@@ -25,6 +25,7 @@
 //! The enum is `#[non_exhaustive]`: later versions may add events (match with a `_` arm).
 
 use crate::conversation::{AssistantTurn, ToolCall, ToolResult, Usage};
+use crate::redact::{RedactingStream, Redactor};
 
 /// One thing that happened during a run. Borrowed: copy out what you keep.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -91,4 +92,105 @@ pub struct ContextShortened {
     pub lines_before: usize,
     /// The note's size, in bytes.
     pub bytes_after: usize,
+}
+
+/// Passes a run's events on with the provider's key masked in every text the program receives:
+/// the deltas through a [`RedactingStream`] (a key split across two deltas is masked too),
+/// the calls, results, cuts and replies as masked copies. Used only when there is a key to
+/// mask; the conversation itself keeps what the model said.
+pub(crate) struct MaskedEvents<'a> {
+    redactor: Redactor,
+    stream: RedactingStream,
+    on_event: &'a mut (dyn FnMut(&AgentEvent<'_>) + Send),
+}
+
+impl<'a> MaskedEvents<'a> {
+    /// Masks what goes to `on_event` with `redactor`.
+    pub(crate) fn new(
+        redactor: &Redactor,
+        on_event: &'a mut (dyn FnMut(&AgentEvent<'_>) + Send),
+    ) -> Self {
+        MaskedEvents {
+            redactor: redactor.clone(),
+            stream: redactor.stream(),
+            on_event,
+        }
+    }
+
+    /// Passes `event` on, masked. Text held back (a possible start of the key) goes out before
+    /// any other event: a key cannot run across one.
+    pub(crate) fn event(&mut self, event: &AgentEvent<'_>) {
+        if let AgentEvent::TextDelta(text) = event {
+            let shown = self.stream.push(text);
+            if !shown.is_empty() {
+                (self.on_event)(&AgentEvent::TextDelta(&shown));
+            }
+            return;
+        }
+        self.flush();
+        let r = &self.redactor;
+        match *event {
+            AgentEvent::ToolCallStarted { call } => {
+                let call = masked_call(r, call);
+                (self.on_event)(&AgentEvent::ToolCallStarted { call: &call });
+            }
+            AgentEvent::ToolResult { call, result } => {
+                let call = masked_call(r, call);
+                let result = ToolResult {
+                    call_id: r.text(&result.call_id).into_owned(),
+                    name: r.text(&result.name).into_owned(),
+                    content: r.text(&result.content).into_owned(),
+                    is_error: result.is_error,
+                };
+                (self.on_event)(&AgentEvent::ToolResult {
+                    call: &call,
+                    result: &result,
+                });
+            }
+            AgentEvent::ContextShortened { cut } => {
+                let cut = ContextShortened {
+                    call_id: r.text(&cut.call_id).into_owned(),
+                    tool: r.text(&cut.tool).into_owned(),
+                    arguments: r.text(&cut.arguments).into_owned(),
+                    ..cut.clone()
+                };
+                (self.on_event)(&AgentEvent::ContextShortened { cut: &cut });
+            }
+            AgentEvent::TurnFinished { turn, reply, usage } => {
+                let reply = AssistantTurn {
+                    text: r.text(&reply.text).into_owned(),
+                    tool_calls: reply.tool_calls.iter().map(|c| masked_call(r, c)).collect(),
+                    raw: reply.raw.as_ref().map(|(format, value)| {
+                        (*format, r.json(value).unwrap_or_else(|| value.clone()))
+                    }),
+                    stop_reason: reply.stop_reason.as_deref().map(|s| r.text(s).into_owned()),
+                };
+                (self.on_event)(&AgentEvent::TurnFinished {
+                    turn,
+                    reply: &reply,
+                    usage,
+                });
+            }
+            AgentEvent::TextDelta(_) => {}
+        }
+    }
+
+    /// Sends the text held back, if any: the run ended, or another event comes.
+    pub(crate) fn flush(&mut self) {
+        let rest = self.stream.finish();
+        if !rest.is_empty() {
+            (self.on_event)(&AgentEvent::TextDelta(&rest));
+        }
+    }
+}
+
+/// A copy of `call` with the key masked in its id, name and input.
+fn masked_call(redactor: &Redactor, call: &ToolCall) -> ToolCall {
+    ToolCall {
+        id: redactor.text(&call.id).into_owned(),
+        name: redactor.text(&call.name).into_owned(),
+        input: redactor
+            .json(&call.input)
+            .unwrap_or_else(|| call.input.clone()),
+    }
 }

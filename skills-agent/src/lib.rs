@@ -27,7 +27,12 @@
 //!   every turn (Anthropic caches them: the system block carries `cache_control`).
 //! - Requests are retried as the official SDKs do ([`RetryPolicy`]); failures are typed
 //!   ([`ApiError`], [`AgentError`]). Errors and logs never contain the API key: every error
-//!   text and every server string in a log event goes through [`redact`].
+//!   text and every server string in a log event goes through [`redact`]. Should the model
+//!   echo the key, the events, the final answer and the transcript show it masked
+//!   ([`Agent::redactor`]); the conversation keeps what the model said, so its tool calls run
+//!   as written. A placeholder key of a local server ([`is_placeholder_key`]: `ollama`,
+//!   `sk-no-key-required`, anything under [`MIN_SECRET_KEY_CHARS`] characters) is masked
+//!   nowhere.
 //! - A hostile server is bounded ([`provider`]): the key is never sent to another origin
 //!   through a redirect, a response body is read up to a limit, and at most
 //!   [`DEFAULT_MAX_TOOL_CALLS_PER_TURN`] tool calls run per turn (the rest get error results).
@@ -270,7 +275,9 @@ pub use provider::api::{Provider, Request, Response, ToolDefinitions};
 pub use provider::http::{
     DEFAULT_MAX_RESPONSE_BYTES, HttpOptions, MAX_ERROR_BODY_BYTES, MAX_REDIRECTS,
 };
-pub use redact::{MAX_ERROR_TEXT, redact};
+pub use redact::{
+    MAX_ERROR_TEXT, MIN_SECRET_KEY_CHARS, RedactingStream, Redactor, is_placeholder_key, redact,
+};
 pub use retry::{RetryPolicy, Sleeper};
 pub use run::RunOutput;
 pub use session::Session;

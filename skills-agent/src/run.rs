@@ -10,7 +10,7 @@ use skills_bundle::SkillContext;
 use crate::agent::Agent;
 use crate::conversation::{Message, ToolResult, Usage};
 use crate::error::AgentError;
-use crate::events::{AgentEvent, ContextShortened};
+use crate::events::{AgentEvent, ContextShortened, MaskedEvents};
 use crate::provider::api::{Request, Response};
 use crate::session::Session;
 
@@ -47,13 +47,33 @@ impl Agent {
     ///
     /// A request that fails mid-stream ends the run with its error; the conversation keeps the
     /// prompt and nothing of the cut reply, so the session can run again.
+    ///
+    /// The provider's API key is masked (`[redacted]`) in every event and in the output's
+    /// text, should the model ever write it ([`Agent::redactor`]); the conversation keeps the
+    /// reply as the model sent it.
     pub async fn run_with_events(
         &self,
         session: &mut Session,
         prompt: &str,
         mut on_event: impl FnMut(&AgentEvent<'_>) + Send,
     ) -> Result<RunOutput, AgentError> {
-        self.run_loop(session, prompt, &mut on_event).await
+        if !self.redactor.is_active() {
+            return self.run_loop(session, prompt, &mut on_event).await;
+        }
+        let mut masked = MaskedEvents::new(&self.redactor, &mut on_event);
+        let result = self
+            .run_loop(session, prompt, &mut |event| masked.event(event))
+            .await;
+        masked.flush();
+        result.map(|output| self.masked_output(output))
+    }
+
+    /// `output` with the provider's key masked in its text.
+    fn masked_output(&self, output: RunOutput) -> RunOutput {
+        RunOutput {
+            text: self.redactor.text(&output.text).into_owned(),
+            ..output
+        }
     }
 
     async fn run_loop(
@@ -76,7 +96,7 @@ impl Agent {
                 turn,
                 elapsed_ms = started.elapsed().as_millis() as u64,
                 tool_calls = response.turn.tool_calls.len(),
-                stop_reason = response.turn.stop_reason.as_deref().unwrap_or(""),
+                stop_reason = %self.log_text(response.turn.stop_reason.as_deref().unwrap_or("")),
                 "assistant turn"
             );
             // The presence of tool calls decides, not the stop reason: some servers say
@@ -248,14 +268,35 @@ impl Agent {
     }
 
     /// [`invoke`](Self::invoke), reporting to `on_event` as
-    /// [`run_with_events`](Self::run_with_events) does. A forked skill's child session reports
-    /// nothing but its answer, as one text delta: its work stays out of this conversation.
+    /// [`run_with_events`](Self::run_with_events) does (the key masked alike). A forked skill's
+    /// child session reports nothing but its answer, as one text delta: its work stays out of
+    /// this conversation.
     pub async fn invoke_with_events(
         &self,
         session: &mut Session,
         name: &str,
         arguments: &str,
         mut on_event: impl FnMut(&AgentEvent<'_>) + Send,
+    ) -> Result<RunOutput, AgentError> {
+        if !self.redactor.is_active() {
+            return self
+                .invoke_loop(session, name, arguments, &mut on_event)
+                .await;
+        }
+        let mut masked = MaskedEvents::new(&self.redactor, &mut on_event);
+        let result = self
+            .invoke_loop(session, name, arguments, &mut |event| masked.event(event))
+            .await;
+        masked.flush();
+        result.map(|output| self.masked_output(output))
+    }
+
+    async fn invoke_loop(
+        &self,
+        session: &mut Session,
+        name: &str,
+        arguments: &str,
+        on_event: &mut (dyn FnMut(&AgentEvent<'_>) + Send),
     ) -> Result<RunOutput, AgentError> {
         let rendering = self
             .skills
@@ -298,7 +339,7 @@ impl Agent {
         session.activate(skill);
         let first = !session.loader.is_loaded(skill.name());
         skills_bundle::__private::mark_loaded(&mut session.loader, skill);
-        let mut output = self.run_loop(session, &text, &mut on_event).await?;
+        let mut output = self.run_loop(session, &text, on_event).await?;
         if first {
             output.skills_loaded.insert(0, skill.name());
         }

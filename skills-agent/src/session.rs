@@ -12,6 +12,7 @@ use crate::conversation::{Conversation, Message, Usage};
 use crate::error::AgentError;
 use crate::events::ContextShortened;
 use crate::provider::api::ToolDefinitions;
+use crate::redact::Redactor;
 use crate::session_file::SessionFiles;
 use crate::tools::FailureTracker;
 use crate::transcript::Transcript;
@@ -38,6 +39,8 @@ pub struct Session {
     pub(crate) sizes: SizeCache,
     /// How its transcript file is opened and read.
     pub(crate) files: SessionFiles,
+    /// The provider's key, masked in the transcript.
+    pub(crate) redactor: Redactor,
 }
 
 /// A new session id: 128 bits in the form of a UUID, from the process's random hash keys, the
@@ -127,7 +130,11 @@ impl Session {
     /// goes through a symbolic link in the working directory or ends in one, and when a write
     /// fails (which also stops a run).
     pub fn with_transcript(mut self, path: impl AsRef<Path>) -> Result<Session, AgentError> {
-        self.transcript = Some(Transcript::create(path.as_ref(), &self.files)?);
+        self.transcript = Some(Transcript::create(
+            path.as_ref(),
+            &self.files,
+            self.redactor.clone(),
+        )?);
         self.recorded_loaded.clear();
         self.recorded_active = 0;
         let count = self.conversation.len();

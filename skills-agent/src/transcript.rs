@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::conversation::{AssistantTurn, Message, ToolCall, ToolResult, WireFormat};
 use crate::error::AgentError;
 use crate::events::ContextShortened;
+use crate::redact::Redactor;
 use crate::session_file::{Open, SessionFiles};
 
 /// One line of a transcript: a message, the notes of shortened tool results, or the record of
@@ -234,6 +235,8 @@ pub(crate) struct Replayed {
 pub(crate) struct Transcript {
     path: PathBuf,
     file: File,
+    /// Masks the provider's key in what is written.
+    redactor: Redactor,
 }
 
 /// The error of the file system at `path`.
@@ -256,11 +259,17 @@ fn damaged(path: &Path, line: usize, message: String) -> AgentError {
 
 impl Transcript {
     /// Creates `path`, a new file (an existing one is an error: nothing is replaced).
-    pub(crate) fn create(path: &Path, files: &SessionFiles) -> Result<Transcript, AgentError> {
+    /// The provider's key is masked in every line written (`redactor`).
+    pub(crate) fn create(
+        path: &Path,
+        files: &SessionFiles,
+        redactor: Redactor,
+    ) -> Result<Transcript, AgentError> {
         let file = files.open(path, Open::New).map_err(|e| io_error(path, e))?;
         Ok(Transcript {
             path: path.to_owned(),
             file,
+            redactor,
         })
     }
 
@@ -271,6 +280,7 @@ impl Transcript {
     pub(crate) fn open(
         path: &Path,
         files: &SessionFiles,
+        redactor: Redactor,
     ) -> Result<(Transcript, Vec<Replayed>), AgentError> {
         let mut file = files
             .open(path, Open::Existing)
@@ -389,6 +399,7 @@ impl Transcript {
         let mut transcript = Transcript {
             path: path.to_owned(),
             file,
+            redactor,
         };
         if lines.last().is_some_and(|(_, _, complete)| !complete) {
             transcript
@@ -445,9 +456,16 @@ impl Transcript {
         self.write_line(&Line::Shortened { shortened })
     }
 
-    /// Writes one line and syncs it to disk.
+    /// Writes one line, the provider's key masked in it, and syncs it to disk.
     fn write_line(&mut self, line: &Line) -> Result<(), AgentError> {
-        let mut text = serde_json::to_string(line).map_err(|e| io_error(&self.path, e.into()))?;
+        let failed = |e: serde_json::Error| io_error(&self.path, e.into());
+        let mut text = if self.redactor.is_active() {
+            let value = serde_json::to_value(line).map_err(failed)?;
+            let masked = self.redactor.json(&value).unwrap_or(value);
+            serde_json::to_string(&masked).map_err(failed)?
+        } else {
+            serde_json::to_string(line).map_err(failed)?
+        };
         text.push('\n');
         // One write per line, so a crash cuts at most this line.
         self.file

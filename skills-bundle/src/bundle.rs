@@ -484,14 +484,17 @@ impl Skill {
             .unwrap_or(&[])
     }
 
-    /// `metadata`, from the lists of the whole bundle.
-    pub(crate) fn pairs(&self) -> &'static [(&'static str, &'static str)] {
-        let Some((_, count)) = self.record().list_range(Field::Metadata) else {
+    /// A field of `(key, value)` pairs (`Kind::Pairs`), from the lists of the whole bundle.
+    pub(crate) fn pairs(&self, field: Field) -> &'static [(&'static str, &'static str)] {
+        let Some((offset, count)) = self.record().list_range(field) else {
             return &[];
         };
         let lists = self.lists();
         let first = lists.first.get(self.index as usize).map_or(0, |f| f[1]);
-        lists.pairs.get(first..first + count).unwrap_or(&[])
+        lists
+            .pairs
+            .get(first + offset..first + offset + count)
+            .unwrap_or(&[])
     }
 
     fn lists(&self) -> &'static Lists {

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use skills_core::layout::Field;
+use skills_core::layout::{Field, switches};
 
 use crate::bundle::Skill;
 
@@ -17,8 +17,9 @@ impl Skill {
         self.data.name(self.index as usize)
     }
 
-    /// The name to show a person: Claude Code's display `name` (`Agent Development`) when it
-    /// differs from the folder, else [`name`](Self::name).
+    /// The name to show a person: Claude Code's `display-name`, or its display `name` (`Agent
+    /// Development`) when it differs from the folder, or Codex's `interface.display_name` (in
+    /// `agents/openai.yaml`) when `SKILL.md` gives none; else [`name`](Self::name).
     pub fn display_name(&self) -> &'static str {
         self.optional(Field::DisplayName)
             .unwrap_or_else(|| self.name())
@@ -41,7 +42,8 @@ impl Skill {
     }
 
     /// Whether the model may load this skill by itself: `false` with
-    /// `disable-model-invocation: true`. Such a skill is left out of the catalogs, the system
+    /// `disable-model-invocation: true`, or with `allow_implicit_invocation: false` in Codex's
+    /// `agents/openai.yaml`. Such a skill is left out of the catalogs, the system
     /// prompt and the `load_skill` names, but [`Registry::get`](crate::Registry::get) finds it.
     pub fn model_invocable(&self) -> bool {
         !self.record().header().has(Field::NotModelInvocable)
@@ -94,6 +96,43 @@ impl Skill {
     /// Claude Code's `paths`: globs of the files the skill is about, one per entry.
     pub fn paths(&self) -> &'static [&'static str] {
         self.list(Field::Paths)
+    }
+
+    /// Claude Code's `background`, if set (only with `context: fork`, which the build checks):
+    /// whether the fork runs in the background (Claude Code's default) or the caller waits for
+    /// it. Kept as data; the agent's forks always run to their end before the turn goes on.
+    pub fn background(&self) -> Option<bool> {
+        let bits = self.switches();
+        (bits & switches::BACKGROUND_SET != 0).then_some(bits & switches::BACKGROUND != 0)
+    }
+
+    /// Claude Code's `default-enabled` (default `true`): whether the skill starts enabled in a
+    /// host that lets a person turn skills on and off. Kept as data; a registry holds what it
+    /// was built or [restricted](crate::Registry::restrict) with.
+    pub fn default_enabled(&self) -> bool {
+        self.switches() & switches::NOT_DEFAULT_ENABLED == 0
+    }
+
+    /// Claude Code's `fallback` (default `false`): whether the skill yields to a plugin's or an
+    /// MCP server's skill of the same name. Kept as data.
+    pub fn fallback(&self) -> bool {
+        self.switches() & switches::FALLBACK != 0
+    }
+
+    fn switches(&self) -> u32 {
+        self.record()
+            .number(Field::ClaudeSwitches)
+            .map_or(0, |bits| bits as u32)
+    }
+
+    /// The skill's `agents/openai.yaml` (Codex's file), as the build read and checked it, if
+    /// the skill has one.
+    pub fn openai(&self) -> Option<crate::OpenAiYaml> {
+        let pairs = self.pairs(Field::OpenAi);
+        self.record()
+            .header()
+            .has(Field::OpenAi)
+            .then_some(crate::OpenAiYaml { pairs })
     }
 
     /// Claude Code's `shell`, if set.
@@ -165,7 +204,7 @@ impl Skill {
 
     /// `metadata`, as `(key, value)` pairs in source order.
     pub fn metadata(&self) -> &'static [(&'static str, &'static str)] {
-        self.pairs()
+        self.pairs(Field::Metadata)
     }
 
     /// The value of one `metadata` key.

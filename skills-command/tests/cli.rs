@@ -1350,3 +1350,45 @@ fn lock_refuses_a_bundle_that_would_not_compile() {
     assert_contains(&run.stderr, "checked 3 skills: 1 error");
     assert!(!temp.path().join("skills.lock").exists());
 }
+
+/// A skill written for today's Claude Code (every key and spelling of 2.1.186 and 2.1.218)
+/// passes `skills check --compat claude-code`; the `portable` lint names each boolean written as
+/// a word; in strict mode each key is refused, naming the option.
+#[test]
+fn check_compat_claude_code_passes_a_skill_using_every_current_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let skill = dir.path().join("skills/release-notes");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: release-notes\ndescription: Drafts release notes. Use when a release is prepared.\n\
+         display-name: Release Notes\ndefault_enabled: no\nfallback: On\ncontext: fork\n\
+         background: \"false\"\nuser-invocable: 1\n---\nCollect the merged changes.\n",
+    )
+    .unwrap();
+    let run = support::skills_in(
+        dir.path(),
+        &["check", "--compat", "claude-code", "-W", "portable"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    // The six keys hosted uploads refuse, and the four boolean words.
+    assert_ends_with(&run.stdout, "checked 1 skill: 0 errors, 10 warnings\n");
+    for word in [
+        "default_enabled: no",
+        "fallback: On",
+        "background: false",
+        "user-invocable: 1",
+    ] {
+        assert_contains(
+            &run.stdout,
+            &format!("`{word}` is a boolean only to Claude Code"),
+        );
+    }
+    let run = support::skills_in(dir.path(), &["check"]);
+    assert_eq!(run.code, 1);
+    assert_contains(
+        &run.stdout,
+        "`default_enabled` is a Claude Code key (`default-enabled`)",
+    );
+    assert_ends_with(&run.stdout, "checked 1 skill: 6 errors\n");
+}

@@ -531,3 +531,24 @@ fn with_the_lock_only_reviewed_files_are_packaged() {
     assert_mentions(&run.stderr, "skills/report/scripts/run.sh");
     assert!(!project.path().join("dist").exists());
 }
+
+/// Codex's `agents/openai.yaml` is one of the skill's files: the OpenAI zip keeps it, byte for
+/// byte, where Codex reads it.
+#[test]
+fn the_openai_zip_keeps_agents_openai_yaml() {
+    let project = project();
+    let yaml =
+        "interface:\n  display_name: \"Report\"\npolicy:\n  allow_implicit_invocation: true\n";
+    write(
+        &project.path().join("skills/report/agents/openai.yaml"),
+        yaml,
+    );
+    let run = skills_in(project.path(), &["package", "--host", "openai"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let zip = entries(&zip_path(project.path(), "openai", "report"));
+    let kept = zip
+        .iter()
+        .find(|(name, ..)| name == "report/agents/openai.yaml")
+        .unwrap_or_else(|| panic!("{:?}", zip.iter().map(|e| &e.0).collect::<Vec<_>>()));
+    assert_eq!(kept.1, yaml.as_bytes());
+}

@@ -14,6 +14,7 @@ use crate::files::{ReadError, read_limited};
 use crate::links;
 use crate::lint::{self, Level, LintOptions};
 use crate::lock::{self, LockedFile};
+use crate::openai_yaml;
 use crate::options::Options;
 use crate::pack::Pack;
 use crate::resources::{self, ResourceDef, WalkItem};
@@ -355,6 +356,20 @@ fn load_folder(
         path: format!("{shown_dir}/{}", r.path),
         sha256: r.sha256.clone(),
     }));
+    if let Some((_, bytes)) = files
+        .iter()
+        .find(|(resource, _)| resource.path == openai_yaml::OPENAI_YAML)
+    {
+        let paths: Vec<&str> = files.iter().map(|(r, _)| r.path.as_str()).collect();
+        let shown = format!("{shown_dir}/{}", openai_yaml::OPENAI_YAML);
+        result.diagnostics.extend(openai_yaml::read(
+            &shown,
+            bytes,
+            &paths,
+            &mut skill,
+            parse_options.compat,
+        ));
+    }
     skill.tree_sha256 = tree_hash(&skill, &files);
     skill.resources = files.into_iter().map(|(resource, _)| resource).collect();
     result

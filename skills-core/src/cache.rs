@@ -81,6 +81,7 @@ const SOURCES: &[&str] = &[
     include_str!("lint.rs"),
     include_str!("lock.rs"),
     include_str!("mcp.rs"),
+    include_str!("openai_yaml.rs"),
     include_str!("options.rs"),
     include_str!("pack.rs"),
     include_str!("render.rs"),
@@ -745,6 +746,18 @@ impl Encode for Diagnostic {
     }
 }
 
+impl Encode for crate::openai_yaml::OpenAiYaml {
+    fn encode(&self, out: &mut Writer) {
+        let crate::openai_yaml::OpenAiYaml { pairs } = self;
+        encode_list(out, pairs);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        Some(crate::openai_yaml::OpenAiYaml {
+            pairs: decode_list(input)?,
+        })
+    }
+}
+
 impl Encode for LockedFile {
     fn encode(&self, out: &mut Writer) {
         let LockedFile { path, sha256 } = self;
@@ -867,6 +880,10 @@ impl Encode for ClaudeCodeFields {
             paths,
             shell,
             shell_commands,
+            background,
+            default_enabled,
+            fallback,
+            boolean_words,
         } = self;
         encode_option(out, display_name);
         encode_option(out, when_to_use);
@@ -883,6 +900,10 @@ impl Encode for ClaudeCodeFields {
         encode_list(out, paths);
         encode_option(out, shell);
         encode_list(out, shell_commands);
+        encode_option(out, background);
+        encode_option(out, default_enabled);
+        encode_option(out, fallback);
+        encode_list(out, boolean_words);
     }
     fn decode(input: &mut Reader<'_>) -> Option<Self> {
         Some(ClaudeCodeFields {
@@ -901,6 +922,10 @@ impl Encode for ClaudeCodeFields {
             paths: decode_list(input)?,
             shell: decode_option(input)?,
             shell_commands: decode_list(input)?,
+            background: decode_option(input)?,
+            default_enabled: decode_option(input)?,
+            fallback: decode_option(input)?,
+            boolean_words: decode_list(input)?,
         })
     }
 }
@@ -931,6 +956,7 @@ impl Encode for SkillDef {
             triggers,
             tree_sha256,
             frontmatter_json,
+            openai,
         } = self;
         out.str(path);
         out.path(file);
@@ -956,6 +982,7 @@ impl Encode for SkillDef {
         encode_option(out, triggers);
         out.str(tree_sha256);
         out.str(frontmatter_json);
+        encode_option(out, openai);
     }
     fn decode(input: &mut Reader<'_>) -> Option<Self> {
         let path = input.str()?;
@@ -988,6 +1015,7 @@ impl Encode for SkillDef {
             triggers: decode_option(input)?,
             tree_sha256: input.str()?,
             frontmatter_json: input.str()?,
+            openai: decode_option(input)?,
         };
         // The commands' ranges slice the body: a bad one must not get through either.
         let commands = &skill.claude_code.shell_commands;

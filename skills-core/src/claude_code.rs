@@ -1,7 +1,8 @@
 //! Claude Code's dialect: [`Compat`], the option that turns it on, the closed value sets of its
-//! frontmatter fields (`effort`, `context`, `shell`) and the `${CLAUDE_*}` variables of a body,
-//! defined once: the macro checks a value against them at build time and generated code names
-//! the same enums, which `skills-runtime` re-exports.
+//! frontmatter fields (`effort`, `context`, `shell`), the spellings and boolean words it reads,
+//! and the `${CLAUDE_*}` variables of a body, defined once: the macro checks a value against
+//! them at build time and generated code names the same enums, which `skills-runtime`
+//! re-exports.
 
 /// Defines a closed set of values: the enum, its `ALL`, `as_str`, `from_name` and `expected`.
 macro_rules! choices {
@@ -64,6 +65,8 @@ choices! {
         Inherit = "inherit",
         /// `fork`: in a child agent session of its own (optionally the `agent` named).
         Fork = "fork",
+        /// `inline`: what Claude Code's own schema calls the default, the same as `inherit`.
+        Inline = "inline",
     }
 }
 
@@ -102,6 +105,37 @@ impl Compat {
     /// The dialect called `name`.
     pub fn parse(name: &str) -> Option<Compat> {
         Compat::ALL.into_iter().find(|compat| compat.name() == name)
+    }
+}
+
+/// The keys Claude Code reads in kebab-case, snake_case and camelCase alike (since 2.1.186),
+/// each with its other two spellings: the frontmatter may use any one of them, once.
+#[cfg(feature = "validate")]
+const SPELLED_THREE_WAYS: [(&str, [&str; 2]); 2] = [
+    ("display-name", ["display_name", "displayName"]),
+    ("default-enabled", ["default_enabled", "defaultEnabled"]),
+];
+
+/// The kebab-case name of a key Claude Code also reads as `key` (`displayName` is
+/// `display-name`); `None` for any other spelling.
+#[cfg(feature = "validate")]
+pub(crate) fn kebab_case_of(key: &str) -> Option<&'static str> {
+    SPELLED_THREE_WAYS
+        .iter()
+        .find(|(_, others)| others.contains(&key))
+        .map(|(kebab, _)| *kebab)
+}
+
+/// The words Claude Code reads as a boolean besides YAML's `true` and `false` (since 2.1.218),
+/// compared without case and surrounding spaces: `yes`/`no`, `on`/`off`, `1`/`0`, and the
+/// quoted `"true"`/`"false"`. Other hosts and the spec's validator read them as text.
+#[cfg(feature = "validate")]
+pub(crate) fn boolean_word(text: &str) -> Option<bool> {
+    let word = text.trim().to_ascii_lowercase();
+    match word.as_str() {
+        "true" | "yes" | "on" | "1" => Some(true),
+        "false" | "no" | "off" | "0" => Some(false),
+        _ => None,
     }
 }
 
@@ -169,8 +203,37 @@ mod tests {
             Effort::expected(),
             "`low`, `medium`, `high`, `xhigh` or `max`"
         );
-        assert_eq!(SkillContext::expected(), "`inherit` or `fork`");
+        assert_eq!(SkillContext::expected(), "`inherit`, `fork` or `inline`");
         assert_eq!(Shell::from_name("powershell"), Some(Shell::PowerShell));
+    }
+
+    #[cfg(feature = "validate")]
+    #[test]
+    fn three_spellings_and_boolean_words_are_claude_codes() {
+        assert_eq!(kebab_case_of("displayName"), Some("display-name"));
+        assert_eq!(kebab_case_of("display_name"), Some("display-name"));
+        assert_eq!(kebab_case_of("defaultEnabled"), Some("default-enabled"));
+        assert_eq!(kebab_case_of("default_enabled"), Some("default-enabled"));
+        // The kebab-case name is the key itself; other spellings are no key.
+        assert_eq!(kebab_case_of("display-name"), None);
+        assert_eq!(kebab_case_of("DisplayName"), None);
+        assert_eq!(kebab_case_of("display__name"), None);
+        for (word, value) in [
+            ("yes", true),
+            ("YES", true),
+            (" on ", true),
+            ("1", true),
+            ("True", true),
+            ("no", false),
+            ("Off", false),
+            ("0", false),
+            ("false", false),
+        ] {
+            assert_eq!(boolean_word(word), Some(value), "{word:?}");
+        }
+        for word in ["", "y", "n", "2", "enabled", "nope", "10"] {
+            assert_eq!(boolean_word(word), None, "{word:?}");
+        }
     }
 
     #[test]

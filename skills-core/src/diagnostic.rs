@@ -121,6 +121,14 @@ codes! {
     InvalidChoice = "invalid-choice",
     /// `agent` without `context: fork`.
     AgentWithoutFork = "agent-without-fork",
+    /// With `compat = "claude-code"`: `background` without `context: fork`.
+    BackgroundWithoutFork = "background-without-fork",
+    /// A skill's `agents/openai.yaml` (Codex's file) that is not YAML of the shape Codex reads.
+    InvalidOpenaiYaml = "invalid-openai-yaml",
+    /// `agents/openai.yaml` and the frontmatter say different things (a display name, whether
+    /// the model may load the skill), so hosts would show or offer the skill differently (a
+    /// warning).
+    OpenaiYamlDisagrees = "openai-yaml-disagrees",
     /// `hooks` that is not a mapping of event names to lists or mappings.
     InvalidHooks = "invalid-hooks",
     /// An `arguments` name a `$name` placeholder cannot refer to, or one named twice.
@@ -501,6 +509,7 @@ mod tests {
             include_str!("links.rs"),
             include_str!("lint.rs"),
             include_str!("lock.rs"),
+            include_str!("openai_yaml.rs"),
             include_str!("resources.rs"),
             include_str!("skill.rs"),
             include_str!("text.rs"),

@@ -118,7 +118,7 @@ fn at_field(
 /// With `compat = "claude-code"` a `name` may be a display name; an upload takes the name as
 /// the skill's identifier, which must be the folder's.
 fn display_name(skill: &SkillDef, host: Host) -> Option<Diagnostic> {
-    let shown = skill.claude_code.display_name.as_ref()?;
+    let shown = name_as_display_name(skill)?;
     Some(at_field(
         Code::UploadName,
         skill,
@@ -132,10 +132,21 @@ fn display_name(skill: &SkillDef, host: Host) -> Option<Diagnostic> {
     ))
 }
 
+/// The display name `name` itself holds, if it is one (not one from `display-name` or from
+/// Codex's `agents/openai.yaml`, which leave `name` the identifier).
+fn name_as_display_name(skill: &SkillDef) -> Option<&Spanned<String>> {
+    let shown = skill.claude_code.display_name.as_ref()?;
+    skill
+        .keys
+        .iter()
+        .any(|key| key.value == "name" && key.line == shown.line)
+        .then_some(shown)
+}
+
 /// Anthropic's rules on top of the spec's: ASCII only, no reserved word. (The spec's own rules,
 /// which OpenAI follows, the bundle has already checked.)
 fn name(skill: &SkillDef, host: Host) -> Option<Diagnostic> {
-    if host != Host::Anthropic || skill.claude_code.display_name.is_some() {
+    if host != Host::Anthropic || name_as_display_name(skill).is_some() {
         return None;
     }
     let name = &skill.name;

@@ -29,7 +29,7 @@
 /// The version of this format. The generated code asserts at compile time that the runtime it
 /// links reads the version the macro wrote, so a macro and a runtime of different releases are
 /// a compile error, not wrong data.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 
 /// What a [`Field`]'s data is, after the flag bit that says it is present.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,6 +140,58 @@ fields! {
     /// Claude Code's `` !`command` `` and ```` ```! ```` blocks of the body
     /// (`ClaudeCodeFields::shell_commands`), recorded under `compat = "claude-code"`.
     ShellCommands: Commands,
+    /// Claude Code's `background`, `default-enabled` and `fallback`, as the bits of
+    /// [`switches`].
+    ClaudeSwitches: Number,
+    /// The skill's `agents/openai.yaml` (Codex's file), as read and checked: `(key, value)`
+    /// pairs named in [`openai`].
+    OpenAi: Pairs,
+}
+
+/// The bits of [`Field::ClaudeSwitches`].
+pub mod switches {
+    /// `background` is set.
+    pub const BACKGROUND_SET: u32 = 1;
+    /// `background: true`.
+    pub const BACKGROUND: u32 = 1 << 1;
+    /// `default-enabled: false`.
+    pub const NOT_DEFAULT_ENABLED: u32 = 1 << 2;
+    /// `fallback: true`.
+    pub const FALLBACK: u32 = 1 << 3;
+}
+
+/// The keys of [`Field::OpenAi`]'s pairs: one per `interface` field and the policy, then per
+/// product a [`PRODUCT`](openai::PRODUCT) pair, then per tool dependency a
+/// [`TOOL_TYPE`](openai::TOOL_TYPE) pair followed by that tool's other fields.
+pub mod openai {
+    /// `interface.display_name`.
+    pub const DISPLAY_NAME: &str = "display_name";
+    /// `interface.short_description`.
+    pub const SHORT_DESCRIPTION: &str = "short_description";
+    /// `interface.icon_small`.
+    pub const ICON_SMALL: &str = "icon_small";
+    /// `interface.icon_large`.
+    pub const ICON_LARGE: &str = "icon_large";
+    /// `interface.brand_color`.
+    pub const BRAND_COLOR: &str = "brand_color";
+    /// `interface.default_prompt`.
+    pub const DEFAULT_PROMPT: &str = "default_prompt";
+    /// `policy.allow_implicit_invocation`, `true` or `false`.
+    pub const ALLOW_IMPLICIT_INVOCATION: &str = "allow_implicit_invocation";
+    /// One of `policy.products`.
+    pub const PRODUCT: &str = "product";
+    /// `dependencies.tools[].type`: starts a tool.
+    pub const TOOL_TYPE: &str = "type";
+    /// `dependencies.tools[].value`.
+    pub const TOOL_VALUE: &str = "value";
+    /// `dependencies.tools[].description`.
+    pub const TOOL_DESCRIPTION: &str = "description";
+    /// `dependencies.tools[].transport`.
+    pub const TOOL_TRANSPORT: &str = "transport";
+    /// `dependencies.tools[].command`.
+    pub const TOOL_COMMAND: &str = "command";
+    /// `dependencies.tools[].url`.
+    pub const TOOL_URL: &str = "url";
 }
 
 impl Field {

@@ -22,6 +22,8 @@
 //!
 //! [`lock`] writes and checks the lockfile of reviewed files (`lock = "skills.lock"`).
 //!
+//! [`openai_yaml`] reads a skill's `agents/openai.yaml`, Codex's file, and applies it.
+//!
 //! [`hosted`] judges a checked skill against what claude.ai's and the Skills APIs' zip uploads
 //! accept, for `skills package`.
 //!
@@ -82,6 +84,8 @@ mod links;
 pub mod lint;
 #[cfg(feature = "validate")]
 pub mod lock;
+#[cfg(feature = "validate")]
+pub mod openai_yaml;
 #[cfg(feature = "validate")]
 pub mod options;
 #[cfg(feature = "validate")]

@@ -156,7 +156,8 @@ impl Lint {
             Lint::Portable => {
                 "a frontmatter key that hosted uploads (claude.ai, the Anthropic and OpenAI \
                  Skills APIs) refuse (any but `name`, `description`, `license`, \
-                 `compatibility`, `metadata`, `allowed-tools`)"
+                 `compatibility`, `metadata`, `allowed-tools`), or a boolean written as a word \
+                 only Claude Code reads as one (`yes`, `off`, `1`)"
             }
             Lint::McpLimits => {
                 "a skill over the MCP Skills extension's limits of 512 files or 16 MiB"
@@ -408,7 +409,7 @@ fn missing_trigger_cases(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
 /// outside the spec's: a team that ships its bundle there as well can deny the others, and
 /// `skills package` always does.
 fn portable(skill: &SkillDef, level: Level) -> Vec<Diagnostic> {
-    skill
+    let keys = skill
         .keys
         .iter()
         .filter(|key| !PORTABLE_KEYS.contains(&key.value.as_str()))
@@ -426,8 +427,23 @@ fn portable(skill: &SkillDef, level: Level) -> Vec<Diagnostic> {
                 "they accept `name`, `description`, `license`, `compatibility`, `metadata` and \
                  `allowed-tools`; other data can go under `metadata:`",
             )
-        })
-        .collect()
+        });
+    // Claude Code's words for a boolean: other hosts read `yes` or `"true"` as text.
+    let words = skill.claude_code.boolean_words.iter().filter_map(|word| {
+        let (key, written) = &word.value;
+        finding(
+            level,
+            Lint::Portable,
+            skill,
+            Some((word.line, word.column)),
+            format!(
+                "`{key}: {written}` is a boolean only to Claude Code: other hosts and the spec's \
+                 validator may read `{written}` as text"
+            ),
+            "write `true` or `false`, unquoted",
+        )
+    });
+    keys.chain(words).collect()
 }
 
 /// The MCP Skills extension says a server should not serve a skill over its limits; hosts may

@@ -72,11 +72,19 @@ pub enum FrontmatterKey {
     Paths,
     /// Claude Code's `shell`.
     Shell,
+    /// Claude Code's `background` (only with `context: fork`).
+    Background,
+    /// Claude Code's `display-name` (also `display_name`, `displayName`).
+    DisplayName,
+    /// Claude Code's `default-enabled` (also `default_enabled`, `defaultEnabled`).
+    DefaultEnabled,
+    /// Claude Code's `fallback`.
+    Fallback,
 }
 
 impl FrontmatterKey {
     /// Every key, the spec's first, Claude Code's last.
-    pub const ALL: [FrontmatterKey; 24] = [
+    pub const ALL: [FrontmatterKey; 28] = [
         FrontmatterKey::Name,
         FrontmatterKey::Description,
         FrontmatterKey::License,
@@ -101,6 +109,10 @@ impl FrontmatterKey {
         FrontmatterKey::Hooks,
         FrontmatterKey::Paths,
         FrontmatterKey::Shell,
+        FrontmatterKey::Background,
+        FrontmatterKey::DisplayName,
+        FrontmatterKey::DefaultEnabled,
+        FrontmatterKey::Fallback,
     ];
 
     /// The key as written in `SKILL.md`.
@@ -130,6 +142,10 @@ impl FrontmatterKey {
             FrontmatterKey::Hooks => "hooks",
             FrontmatterKey::Paths => "paths",
             FrontmatterKey::Shell => "shell",
+            FrontmatterKey::Background => "background",
+            FrontmatterKey::DisplayName => "display-name",
+            FrontmatterKey::DefaultEnabled => "default-enabled",
+            FrontmatterKey::Fallback => "fallback",
         }
     }
 
@@ -148,6 +164,14 @@ impl FrontmatterKey {
         FrontmatterKey::ALL
             .into_iter()
             .find(|key| key.as_str() == text)
+    }
+
+    /// The key `text` names in `compat`: its own name, or under `compat = "claude-code"` one of
+    /// the snake_case and camelCase spellings Claude Code reads too (`displayName`).
+    pub fn from_spelling(text: &str, compat: Compat) -> Option<FrontmatterKey> {
+        let key = FrontmatterKey::from_name(text)
+            .or_else(|| crate::claude_code::kebab_case_of(text).and_then(Self::from_name))?;
+        key.is_known_in(compat).then_some(key)
     }
 }
 
@@ -235,6 +259,9 @@ pub struct SkillDef {
     /// The whole frontmatter as one compact JSON object, every key the author wrote in the
     /// author's order, read from the same YAML tree as the fields (what the MCP server lists).
     pub frontmatter_json: String,
+    /// Codex's `agents/openai.yaml`, when the skill has one (filled in by
+    /// [`crate::bundle::load`]; its settings are already applied to the fields above).
+    pub openai: Option<crate::openai_yaml::OpenAiYaml>,
 }
 
 /// The fields only `compat = "claude-code"` accepts, as read and checked.
@@ -272,6 +299,15 @@ pub struct ClaudeCodeFields {
     /// The body's `` !`command` `` and ```` ```! ```` blocks, which Claude Code runs when the skill
     /// is invoked (ranges are in the body).
     pub shell_commands: Vec<ShellCommand>,
+    /// `background` (only with `context: fork`): whether the fork runs in the background.
+    pub background: Option<Spanned<bool>>,
+    /// `default-enabled` (default `true`): whether the skill starts enabled.
+    pub default_enabled: Option<Spanned<bool>>,
+    /// `fallback`: whether the skill yields to a plugin's or MCP server's skill of its name.
+    pub fallback: Option<Spanned<bool>>,
+    /// Booleans written as words only Claude Code reads as booleans (`yes`, `off`, `1`, a
+    /// quoted `"true"`): the key and the value as written, at the value.
+    pub boolean_words: Vec<Spanned<(String, String)>>,
 }
 
 impl Default for ClaudeCodeFields {
@@ -292,6 +328,10 @@ impl Default for ClaudeCodeFields {
             paths: Vec::new(),
             shell: None,
             shell_commands: Vec::new(),
+            background: None,
+            default_enabled: None,
+            fallback: None,
+            boolean_words: Vec::new(),
         }
     }
 }
@@ -390,6 +430,7 @@ pub fn parse(
         text: &document.text,
         compat: options.compat,
         diagnostics,
+        boolean_words: Vec::new(),
     };
     let mut skill = reader.read(&root, dir_name, document.body(), options);
     if let (Some(skill), Compat::ClaudeCode) = (&mut skill, options.compat) {
@@ -534,6 +575,8 @@ struct FieldReader<'a> {
     text: &'a str,
     compat: Compat,
     diagnostics: Vec<Diagnostic>,
+    /// Booleans written as words only Claude Code reads (see [`ClaudeCodeFields`]).
+    boolean_words: Vec<Spanned<(String, String)>>,
 }
 
 /// Anything with a place in `SKILL.md` a diagnostic can point at.
@@ -607,6 +650,7 @@ impl FieldReader<'_> {
             sha256: String::new(),
             tree_sha256: String::new(),
             frontmatter_json: json(root),
+            openai: None,
             resources: Vec::new(),
             name: Spanned {
                 value: String::new(),
@@ -634,17 +678,34 @@ impl FieldReader<'_> {
         let (mut has_name, mut has_description) = (false, false);
         // Where a blank `description:` is, which Claude Code reads as no description.
         let mut blank_description: Option<(usize, usize)> = None;
+        // The keys read so far, as written: Claude Code reads `display-name`, `display_name`
+        // and `displayName` as one key, so two of them in a file are one key twice.
+        let mut seen: Vec<(FrontmatterKey, String)> = Vec::new();
+        // Claude Code's `display-name`, which wins over a display `name`.
+        let mut display_name_key: Option<Spanned<String>> = None;
         for (key_node, value) in entries {
-            let key = key_node.value.scalar_text().unwrap_or_default();
-            skill.keys.push(Spanned::new(key.clone(), key_node));
-            let known = FrontmatterKey::from_name(&key).filter(|k| k.is_known_in(self.compat));
-            let Some(known) = known else {
+            let written = key_node.value.scalar_text().unwrap_or_default();
+            skill.keys.push(Spanned::new(written.clone(), key_node));
+            let Some(known) = FrontmatterKey::from_spelling(&written, self.compat) else {
                 if !options.allow_unknown_keys {
-                    self.unknown_key(key_node, &key);
+                    self.unknown_key(key_node, &written);
                 }
                 continue;
             };
-            let key = known.as_str();
+            if let Some((_, first)) = seen.iter().find(|(k, _)| *k == known) {
+                self.error(
+                    Code::DuplicateKey,
+                    key_node,
+                    format!(
+                        "`{written}` is `{first}` again: Claude Code reads kebab-case, snake_case \
+                         and camelCase as one key"
+                    ),
+                    Some(format!("keep one of `{first}` and `{written}`")),
+                );
+                continue;
+            }
+            seen.push((known, written.clone()));
+            let key = written.as_str();
             match known {
                 FrontmatterKey::Name => {
                     has_name = true;
@@ -706,10 +767,19 @@ impl FieldReader<'_> {
                 FrontmatterKey::ConflictsWith => {
                     skill.conflicts_with = self.string_list(value, key)
                 }
-                _ => self.claude_code_field(known, value, &mut skill.claude_code),
+                FrontmatterKey::DisplayName => {
+                    display_name_key = self
+                        .string(value, key)
+                        .filter(|shown| self.check_display_name(shown, key));
+                }
+                _ => self.claude_code_field(known, key, value, &mut skill.claude_code),
             }
         }
-        self.check_agent(&skill.claude_code);
+        if let Some(shown) = display_name_key {
+            skill.claude_code.display_name = (shown.value != dir_name).then_some(shown);
+        }
+        skill.claude_code.boolean_words = std::mem::take(&mut self.boolean_words);
+        self.check_fork_only(&skill.claude_code);
         let opening = OpeningLine;
         if !has_name && self.compat == Compat::ClaudeCode {
             // Claude Code takes the folder as the name when `name` is left out.
@@ -854,11 +924,17 @@ impl FieldReader<'_> {
     fn unknown_key(&mut self, key_node: &Node, key: &str) {
         let compat = self.compat;
         let mut help = String::new();
-        if FrontmatterKey::from_name(key).is_some_and(FrontmatterKey::is_claude_code) {
-            // Only reached in strict mode: under compat the key is known.
+        if let Some(claude) = FrontmatterKey::from_spelling(key, Compat::ClaudeCode)
+            .filter(|k| k.is_claude_code() && compat == Compat::Strict)
+        {
+            let spelling = if claude.as_str() == key {
+                String::new()
+            } else {
+                format!(" (`{}`)", claude.as_str())
+            };
             help.push_str(&format!(
-                "`{key}` is a Claude Code key: `compat = \"claude-code\"` (`--compat claude-code` \
-                 for the `skills` command) accepts it"
+                "`{key}` is a Claude Code key{spelling}: `compat = \"claude-code\"` \
+                 (`--compat claude-code` for the `skills` command) accepts it"
             ));
         } else {
             let known: Vec<&str> = FrontmatterKey::ALL
@@ -1149,39 +1225,52 @@ impl FieldReader<'_> {
             column: name.column,
         };
         self.check_name(&identifier, dir_name);
-        let chars = name.value.chars().count();
-        if name.value.trim().is_empty() || chars > MAX_DISPLAY_NAME_CHARS {
-            self.error(
-                Code::InvalidDisplayName,
-                &name,
-                format!(
-                    "a display `name` must be 1 to {MAX_DISPLAY_NAME_CHARS} characters long and not blank, found {chars}"
-                ),
-                None,
-            );
-        } else if let Some(bad) = name.value.chars().find(|c| c.is_control()) {
-            self.error(
-                Code::InvalidDisplayName,
-                &name,
-                format!(
-                    "a display `name` must be one line without control characters, found {bad:?}"
-                ),
-                None,
-            );
-        } else if name.value != dir_name {
+        if self.check_display_name(&name, "name") && name.value != dir_name {
             fields.display_name = Some(name);
         }
         identifier
+    }
+
+    /// A display name (`name` under compat, or `display-name`): 1 to 64 characters, not blank,
+    /// one line without control characters. Whether it passed.
+    fn check_display_name(&mut self, shown: &Spanned<String>, key: &str) -> bool {
+        let what = if key == "name" {
+            "a display `name`".to_owned()
+        } else {
+            format!("`{key}`")
+        };
+        let chars = shown.value.chars().count();
+        if shown.value.trim().is_empty() || chars > MAX_DISPLAY_NAME_CHARS {
+            self.error(
+                Code::InvalidDisplayName,
+                shown,
+                format!(
+                    "{what} must be 1 to {MAX_DISPLAY_NAME_CHARS} characters long and not blank, found {chars}"
+                ),
+                None,
+            );
+            false
+        } else if let Some(bad) = shown.value.chars().find(|c| c.is_control()) {
+            self.error(
+                Code::InvalidDisplayName,
+                shown,
+                format!("{what} must be one line without control characters, found {bad:?}"),
+                None,
+            );
+            false
+        } else {
+            true
+        }
     }
 
     /// One of Claude Code's keys (the parser reaches it only with `compat = "claude-code"`).
     fn claude_code_field(
         &mut self,
         key: FrontmatterKey,
+        name: &str,
         value: &Node,
         fields: &mut ClaudeCodeFields,
     ) {
-        let name = key.as_str();
         match key {
             FrontmatterKey::WhenToUse => fields.when_to_use = self.non_empty_string(value, name),
             FrontmatterKey::ArgumentHint => fields.argument_hint = self.string(value, name),
@@ -1213,7 +1302,12 @@ impl FieldReader<'_> {
             FrontmatterKey::Shell => {
                 fields.shell = self.choice(value, name, Shell::from_name, Shell::expected);
             }
-            // The spec's and our keys are read in `read`.
+            FrontmatterKey::Background => fields.background = self.spanned_boolean(value, name),
+            FrontmatterKey::DefaultEnabled => {
+                fields.default_enabled = self.spanned_boolean(value, name)
+            }
+            FrontmatterKey::Fallback => fields.fallback = self.spanned_boolean(value, name),
+            // The spec's and our keys, and `display-name`, are read in `read`.
             _ => {}
         }
     }
@@ -1227,25 +1321,42 @@ impl FieldReader<'_> {
         Some(text)
     }
 
+    /// A boolean of Claude Code's (only its keys are booleans): YAML's `true` or `false`, or
+    /// one of the words Claude Code also reads (`yes`, `off`, `1`, a quoted `"true"`), which is
+    /// kept for the `portable` lint: other hosts read such a value as text.
     fn boolean(&mut self, node: &Node, key: &str) -> Option<bool> {
-        match &node.value {
-            Value::Bool(value) => Some(*value),
-            other => {
-                let help = match other {
-                    Value::Str(text) if matches!(text.as_str(), "true" | "false") => {
-                        Some(format!("write it without quotes: `{key}: {text}`"))
-                    }
-                    _ => Some(format!("write `{key}: true` or `{key}: false`")),
-                };
-                self.error(
-                    Code::WrongType,
-                    node,
-                    format!("`{key}` must be `true` or `false`, found {}", other.kind()),
-                    help,
-                );
-                None
-            }
+        if let Value::Bool(value) = node.value {
+            return Some(value);
         }
+        let word = match &node.value {
+            Value::Str(_) | Value::Number(_) => node.value.scalar_text(),
+            _ => None,
+        };
+        if let Some((word, value)) =
+            word.and_then(|w| crate::claude_code::boolean_word(&w).map(|value| (w, value)))
+        {
+            self.boolean_words
+                .push(Spanned::new((key.to_owned(), word), node));
+            return Some(value);
+        }
+        self.error(
+            Code::WrongType,
+            node,
+            format!(
+                "`{key}` must be `true` or `false`, found {}",
+                node.value.kind()
+            ),
+            Some(format!(
+                "write `{key}: true` or `{key}: false` (Claude Code also reads `yes`/`no`, \
+                 `on`/`off` and `1`/`0`)"
+            )),
+        );
+        None
+    }
+
+    fn spanned_boolean(&mut self, node: &Node, key: &str) -> Option<Spanned<bool>> {
+        self.boolean(node, key)
+            .map(|value| Spanned::new(value, node))
     }
 
     /// A value out of a closed set (`effort`, `context`, `shell`).
@@ -1372,18 +1483,34 @@ impl FieldReader<'_> {
         valid.then(|| Spanned::new(json(node), node))
     }
 
-    /// `agent` names the agent of a forked context: without `context: fork` it would be ignored.
-    fn check_agent(&mut self, fields: &ClaudeCodeFields) {
+    /// `agent` names the agent of a forked context and `background` says how the fork runs:
+    /// without `context: fork` either would be ignored.
+    fn check_fork_only(&mut self, fields: &ClaudeCodeFields) {
         let forked = fields
             .context
             .as_ref()
             .is_some_and(|c| c.value == SkillContext::Fork);
-        if let (Some(agent), false) = (&fields.agent, forked) {
+        if forked {
+            return;
+        }
+        if let Some(agent) = &fields.agent {
             self.error(
                 Code::AgentWithoutFork,
                 agent,
                 format!("`agent: {}` only applies with `context: fork`", agent.value),
                 Some("add `context: fork`, or remove `agent`".to_owned()),
+            );
+        }
+        if let Some(background) = &fields.background {
+            self.error(
+                Code::BackgroundWithoutFork,
+                background,
+                format!(
+                    "`background: {}` only applies with `context: fork` (a forked skill runs in \
+                     the background unless it says `background: false`)",
+                    background.value
+                ),
+                Some("add `context: fork`, or remove `background`".to_owned()),
             );
         }
     }

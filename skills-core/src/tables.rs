@@ -337,6 +337,18 @@ mod build {
                 let p = position(Shell::ALL, &shell.value);
                 self.set(Field::Shell, p.into_iter().collect());
             }
+            let switches = claude_switches(claude);
+            if switches != 0 {
+                self.set(Field::ClaudeSwitches, vec![switches]);
+            }
+            if let Some(openai) = skill.openai.as_ref().filter(|o| !o.pairs.is_empty()) {
+                let mut values = vec![openai.pairs.len() as u32];
+                for (key, value) in &openai.pairs {
+                    values.extend(text.span(key));
+                    values.extend(text.span(value));
+                }
+                self.set(Field::OpenAi, values);
+            }
         }
     }
 
@@ -362,6 +374,26 @@ mod build {
             }
             self.set(Field::ShellCommands, values);
         }
+    }
+
+    /// Claude Code's `background`, `default-enabled` and `fallback` as the bits of
+    /// [`crate::layout::switches`].
+    fn claude_switches(claude: &crate::skill::ClaudeCodeFields) -> u32 {
+        use crate::layout::switches;
+        let mut bits = 0;
+        if let Some(background) = &claude.background {
+            bits |= switches::BACKGROUND_SET;
+            if background.value {
+                bits |= switches::BACKGROUND;
+            }
+        }
+        if claude.default_enabled.as_ref().is_some_and(|d| !d.value) {
+            bits |= switches::NOT_DEFAULT_ENABLED;
+        }
+        if claude.fallback.as_ref().is_some_and(|f| f.value) {
+            bits |= switches::FALLBACK;
+        }
+        bits
     }
 
     fn strings(list: &[String]) -> Vec<&str> {

@@ -9,9 +9,9 @@ use rmcp::model::{
     CustomRequest, CustomResult, DiscoverResult, GetPromptRequestParams, GetPromptResponse,
     GetSkillRequestParams, GetSkillResult, InitializeRequestParams, InitializeResult, JsonObject,
     ListPromptsResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
-    ServerConfig,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams,
+    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ResourceContents, ServerConfig,
 };
 use rmcp::service::{MaybeSendFuture, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -24,14 +24,19 @@ use crate::server::SkillsServer;
 use crate::uri::{URI_SCHEME, decode, folder_uri};
 
 impl SkillsServer {
-    fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+    fn read(&self, uri: &str, hints: Hints) -> Result<ReadResourceResult, ErrorData> {
         if uri == claude_index::URI {
             let contents = ResourceContents::text(self.index().claude_index.clone(), uri)
                 .with_mime_type("application/json");
-            return Ok(self.cacheable_read(ReadResourceResult::new(vec![contents])));
+            return Ok(ReadResourceResult::new(vec![contents]).cached(hints));
         }
         let Some(file) = self.index().files.get(uri) else {
-            return Err(ErrorData::resource_not_found(self.why_not_found(uri), None));
+            // The URI in the data too, as the 2026-07-28 revision asks (its code there is
+            // -32602, which rmcp sets for those peers).
+            return Err(ErrorData::resource_not_found(
+                self.why_not_found(uri),
+                Some(serde_json::json!({ "uri": uri })),
+            ));
         };
         let contents = match file.text {
             Some(text) => ResourceContents::text(text, uri),
@@ -44,19 +49,23 @@ impl SkillsServer {
             Some(mime_type) => contents.with_mime_type(mime_type),
             None => contents,
         };
-        Ok(self.cacheable_read(ReadResourceResult::new(vec![contents])))
+        Ok(ReadResourceResult::new(vec![contents]).cached(hints))
     }
 
-    fn cacheable_read(&self, result: ReadResourceResult) -> ReadResourceResult {
-        result
-            .with_ttl_ms(self.options().ttl_ms())
-            .with_cache_scope(CacheScope::Public)
+    /// The caching hints (`ttlMs`, `cacheScope`) for a request: only a peer on the 2026-07-28
+    /// revision or later gets them, the revision that defines them; earlier revisions have no
+    /// such fields, and their hosts are sent nothing they did not negotiate.
+    fn hints(&self, context: &RequestContext<RoleServer>) -> Hints {
+        let negotiated = context.protocol_version()?;
+        (negotiated.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+            .then(|| (self.options().ttl_ms(), CacheScope::Public))
     }
 
     /// The children of the folder at `uri` (a trailing `/` is allowed), a page at a time.
     fn read_directory(
         &self,
         request: &ReadResourceDirectoryRequestParams,
+        hints: Hints,
     ) -> Result<ReadResourceDirectoryResult, ErrorData> {
         let uri = request.uri.as_str();
         let folder = uri.strip_suffix('/').unwrap_or(uri);
@@ -68,9 +77,7 @@ impl SkillsServer {
         let (page, next) = listing.page(children, request.cursor.as_deref())?;
         // Not a cacheable result in the extension's schema, but rmcp fills in hints of its
         // own (0, private) for 2026-07-28 peers: the same as every other listing instead.
-        let mut result = ReadResourceDirectoryResult::with_all_items(page)
-            .with_ttl_ms(self.options().ttl_ms())
-            .with_cache_scope(CacheScope::Public);
+        let mut result = ReadResourceDirectoryResult::with_all_items(page).cached(hints);
         result.next_cursor = next;
         Ok(result)
     }
@@ -78,13 +85,12 @@ impl SkillsServer {
     fn list_skills_page(
         &self,
         request: Option<&PaginatedRequestParams>,
+        hints: Hints,
     ) -> Result<ListSkillsResult, ErrorData> {
         let index = self.index();
         let cursor = request.and_then(|r| r.cursor.as_deref());
         let (page, next) = index.skill_pages.page(&index.skills, cursor)?;
-        let mut result = ListSkillsResult::with_all_items(page)
-            .with_ttl_ms(self.options().ttl_ms())
-            .with_cache_scope(CacheScope::Public);
+        let mut result = ListSkillsResult::with_all_items(page).cached(hints);
         result.next_cursor = next;
         Ok(result)
     }
@@ -92,13 +98,12 @@ impl SkillsServer {
     fn list_resources_page(
         &self,
         request: Option<&PaginatedRequestParams>,
+        hints: Hints,
     ) -> Result<ListResourcesResult, ErrorData> {
         let index = self.index();
         let cursor = request.and_then(|r| r.cursor.as_deref());
         let (page, next) = index.resource_pages.page(&index.resources, cursor)?;
-        let mut result = ListResourcesResult::with_all_items(page)
-            .with_ttl_ms(self.options().ttl_ms())
-            .with_cache_scope(CacheScope::Public);
+        let mut result = ListResourcesResult::with_all_items(page).cached(hints);
         result.next_cursor = next;
         Ok(result)
     }
@@ -106,25 +111,23 @@ impl SkillsServer {
     fn list_tools_page(
         &self,
         request: Option<&PaginatedRequestParams>,
+        hints: Hints,
     ) -> Result<ListToolsResult, ErrorData> {
         if let Some(cursor) = request.and_then(|r| r.cursor.as_deref()) {
             return Err(unpaged("tools/list", cursor));
         }
-        Ok(ListToolsResult::with_all_items(self.index().tools.clone())
-            .with_ttl_ms(self.options().ttl_ms())
-            .with_cache_scope(CacheScope::Public))
+        Ok(ListToolsResult::with_all_items(self.index().tools.clone()).cached(hints))
     }
 
     fn list_prompts_page(
         &self,
         request: Option<&PaginatedRequestParams>,
+        hints: Hints,
     ) -> Result<ListPromptsResult, ErrorData> {
         if let Some(cursor) = request.and_then(|r| r.cursor.as_deref()) {
             return Err(unpaged("prompts/list", cursor));
         }
-        Ok(ListPromptsResult::with_all_items(self.prompts())
-            .with_ttl_ms(self.options().ttl_ms())
-            .with_cache_scope(CacheScope::Public))
+        Ok(ListPromptsResult::with_all_items(self.prompts()).cached(hints))
     }
 
     /// The skill `uri` points into and the percent-decoded path inside it, or why it points
@@ -195,11 +198,9 @@ impl SkillsServer {
 
     /// The skill whose `SKILL.md` is at `uri`, or why there is none (a person-only skill is a
     /// prompt, not a skill of the extension).
-    fn skill(&self, uri: &str) -> Result<GetSkillResult, ErrorData> {
+    fn skill(&self, uri: &str, hints: Hints) -> Result<GetSkillResult, ErrorData> {
         if let Some(skill) = self.index().skills.iter().find(|s| s.uri == uri) {
-            return Ok(GetSkillResult::new(skill.clone())
-                .with_ttl_ms(self.options().ttl_ms())
-                .with_cache_scope(CacheScope::Public));
+            return Ok(GetSkillResult::new(skill.clone()).cached(hints));
         }
         let over = rmcp::model::skill_name_from_uri(uri)
             .filter(|_| uri.starts_with(URI_SCHEME))
@@ -238,34 +239,10 @@ impl SkillsServer {
         let arguments = request.arguments.as_ref().unwrap_or(&empty);
         let text = match &*request.name {
             "load_skill" if self.registry().load_skill_tool_anthropic().is_some() => {
-                let name = string_argument(arguments, "load_skill", "name")?
-                    .ok_or_else(|| missing("load_skill", "name"))?;
-                self.registry().load_skill(name).map_err(|e| e.to_string())
+                self.call_load_skill(arguments)
             }
             "read_skill_resource" if self.registry().read_resource_tool_anthropic().is_some() => {
-                let tool = "read_skill_resource";
-                let skill = string_argument(arguments, tool, "skill")?
-                    .ok_or_else(|| missing(tool, "skill"))?;
-                let path = string_argument(arguments, tool, "path")?
-                    .ok_or_else(|| missing(tool, "path"))?;
-                let offset = count_argument(arguments, tool, "offset")?;
-                let limit = count_argument(arguments, tool, "limit")?;
-                // The model's tool: person-only skills are hidden from it, as in the catalog.
-                if self
-                    .registry()
-                    .get(skill)
-                    .is_some_and(Skill::model_invocable)
-                {
-                    self.registry()
-                        .read_resource(skill, path, offset, limit)
-                        .map_err(|e| e.to_string())
-                } else {
-                    Err(skills_bundle::__private::unknown_skill(
-                        skill,
-                        self.registry().names_with_resources().into_iter(),
-                    )
-                    .to_string())
-                }
+                self.call_read_skill_resource(arguments)
             }
             other => {
                 let offered: Vec<_> = self
@@ -283,19 +260,89 @@ impl SkillsServer {
                 ));
             }
         };
-        // A tool that ran and failed: the model reads the message (closest name, files).
+        // A tool that ran and failed, or was called with arguments that do not fit its schema:
+        // the model reads the message (closest name, files, the argument to fix) and can try
+        // again, as the protocol asks since 2025-11-25. Only an unknown tool is a protocol error.
         Ok(match text {
             Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
             Err(message) => CallToolResult::error(vec![ContentBlock::text(message)]),
         })
     }
+
+    fn call_load_skill(&self, arguments: &JsonObject) -> Result<String, String> {
+        let name = string_argument(arguments, "load_skill", "name")
+            .map_err(message)?
+            .ok_or_else(|| missing("load_skill", "name"))?;
+        self.registry().load_skill(name).map_err(|e| e.to_string())
+    }
+
+    fn call_read_skill_resource(&self, arguments: &JsonObject) -> Result<String, String> {
+        let tool = "read_skill_resource";
+        let skill = string_argument(arguments, tool, "skill")
+            .map_err(message)?
+            .ok_or_else(|| missing(tool, "skill"))?;
+        let path = string_argument(arguments, tool, "path")
+            .map_err(message)?
+            .ok_or_else(|| missing(tool, "path"))?;
+        let offset = count_argument(arguments, tool, "offset")?;
+        let limit = count_argument(arguments, tool, "limit")?;
+        // The model's tool: person-only skills are hidden from it, as in the catalog.
+        if self
+            .registry()
+            .get(skill)
+            .is_some_and(Skill::model_invocable)
+        {
+            self.registry()
+                .read_resource(skill, path, offset, limit)
+                .map_err(|e| e.to_string())
+        } else {
+            Err(skills_bundle::__private::unknown_skill(
+                skill,
+                self.registry().names_with_resources().into_iter(),
+            )
+            .to_string())
+        }
+    }
 }
 
-fn missing(tool: &str, argument: &str) -> ErrorData {
-    ErrorData::invalid_params(
-        format!("{tool}: the argument \"{argument}\" (a string) is required"),
-        None,
-    )
+/// The caching hints of a result for the peer at hand: `None` for a peer on a revision before
+/// 2026-07-28.
+type Hints = Option<(u64, CacheScope)>;
+
+/// A result with the caching hints of the 2026-07-28 revision.
+trait Cached: Sized {
+    fn cached(self, hints: Hints) -> Self;
+}
+
+macro_rules! cached {
+    ($($result:ty),*) => {$(
+        impl Cached for $result {
+            fn cached(mut self, hints: Hints) -> Self {
+                if let Some((ttl_ms, scope)) = hints {
+                    self.ttl_ms = Some(ttl_ms);
+                    self.cache_scope = Some(scope);
+                }
+                self
+            }
+        }
+    )*};
+}
+
+cached!(
+    ListSkillsResult,
+    GetSkillResult,
+    ListResourcesResult,
+    ReadResourceResult,
+    ListToolsResult,
+    ListPromptsResult
+);
+
+fn missing(tool: &str, argument: &str) -> String {
+    format!("{tool}: the argument \"{argument}\" (a string) is required")
+}
+
+fn message(error: ErrorData) -> String {
+    error.message.into_owned()
 }
 
 pub(crate) fn string_argument<'a>(
@@ -316,22 +363,15 @@ pub(crate) fn string_argument<'a>(
     }
 }
 
-fn count_argument(
-    arguments: &JsonObject,
-    tool: &str,
-    name: &str,
-) -> Result<Option<usize>, ErrorData> {
+fn count_argument(arguments: &JsonObject, tool: &str, name: &str) -> Result<Option<usize>, String> {
     match arguments.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) if n.as_u64().is_some() => Ok(Some(
             usize::try_from(n.as_u64().unwrap_or(0)).unwrap_or(usize::MAX),
         )),
-        Some(other) => Err(ErrorData::invalid_params(
-            format!(
-                "{tool}: the argument \"{name}\" must be a whole number of lines (1 or more), not {}",
-                kind(other)
-            ),
-            None,
+        Some(other) => Err(format!(
+            "{tool}: the argument \"{name}\" must be a whole number of lines (1 or more), not {}",
+            kind(other)
         )),
     }
 }
@@ -380,50 +420,53 @@ impl ServerHandler for SkillsServer {
     fn list_skills(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ListSkillsResult, ErrorData>> + MaybeSendFuture + '_ {
-        ready(self.list_skills_page(request.as_ref()))
+        ready(self.list_skills_page(request.as_ref(), self.hints(&context)))
     }
 
     fn get_skill(
         &self,
         request: GetSkillRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<GetSkillResult, ErrorData>> + MaybeSendFuture + '_ {
-        ready(self.skill(&request.uri))
+        ready(self.skill(&request.uri, self.hints(&context)))
     }
 
     fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ListResourcesResult, ErrorData>> + MaybeSendFuture + '_ {
-        ready(self.list_resources_page(request.as_ref()))
+        ready(self.list_resources_page(request.as_ref(), self.hints(&context)))
     }
 
     fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ReadResourceResponse, ErrorData>> + MaybeSendFuture + '_ {
-        ready(self.read(&request.uri).map(Into::into))
+        ready(
+            self.read(&request.uri, self.hints(&context))
+                .map(Into::into),
+        )
     }
 
     fn read_resource_directory(
         &self,
         request: ReadResourceDirectoryRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ReadResourceDirectoryResult, ErrorData>> + MaybeSendFuture + '_
     {
-        ready(self.read_directory(&request))
+        ready(self.read_directory(&request, self.hints(&context)))
     }
 
     fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ListToolsResult, ErrorData>> + MaybeSendFuture + '_ {
-        ready(self.list_tools_page(request.as_ref()))
+        ready(self.list_tools_page(request.as_ref(), self.hints(&context)))
     }
 
     fn call_tool(
@@ -437,9 +480,9 @@ impl ServerHandler for SkillsServer {
     fn list_prompts(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<ListPromptsResult, ErrorData>> + MaybeSendFuture + '_ {
-        ready(self.list_prompts_page(request.as_ref()))
+        ready(self.list_prompts_page(request.as_ref(), self.hints(&context)))
     }
 
     fn get_prompt(

@@ -66,8 +66,10 @@ impl Index {
                 format!("sha256:{}", skill.sha256()),
                 content.len() as u64,
             )];
+            // Named as the Skills extension asks: the frontmatter's name (the skill's
+            // identifier, as `skills/list` gives it), the display name as the title.
             resources.push(
-                McpResource::new(&skill_md, format!("{}/SKILL.md", skill.name()))
+                McpResource::new(&skill_md, skill.name())
                     .with_title(skill.display_name())
                     .with_description(skill.description())
                     .with_mime_type("text/markdown")

@@ -32,8 +32,9 @@
 //! ([`SkillsServer::serve_http`], or [`SkillsServer::http_service`] to mount the tower service
 //! in a router of your own). Over HTTP it stays up under hostile clients
 //! ([`HttpServerOptions`], with defaults): timeouts for headers, bodies and idle connections, a
-//! cap on connections and on the request body bytes held in memory, `Origin` checked (a
-//! foreign one gets `403`), and a failing `accept` (no descriptor left) logged and retried.
+//! cap on connections and on the request body bytes held in memory, `Origin` checked (a page
+//! served from this machine, such as the MCP Inspector's, is served; a foreign one gets `403`),
+//! and a failing `accept` (no descriptor left) logged and retried.
 //!
 //! ```no_run
 //! // static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("skills");
@@ -59,7 +60,7 @@ pub use builder::SkillsServerBuilder;
 pub use http::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_BUFFERED_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REQUEST_BODY_BYTES,
-    HttpServerOptions,
+    HttpServerOptions, LOCALHOST_ORIGINS,
 };
 pub use options::{DEFAULT_PAGE_SIZE, DEFAULT_PROMPT_WORDS, DEFAULT_TTL};
 pub use server::SkillsServer;

@@ -82,12 +82,14 @@ impl SkillsServer {
 
     /// The Streamable HTTP service (stateless: every POST is answered on its own, no session),
     /// as a tower service to mount at a path of an HTTP server (axum, hyper, ...), with the
-    /// `Origin` and `Host` checks of [`HttpServerOptions::default`]: a request with an `Origin`
-    /// header gets `403 Forbidden` (as the MCP transport asks, against DNS rebinding; browsers
-    /// send one, other clients do not), and so does one whose `Host` is not `localhost`,
-    /// `127.0.0.1` or `::1`. Set `config.allowed_origins` and `config.allowed_hosts` of the
-    /// returned service to serve others. Timeouts and body caps are the surrounding server's
-    /// to set; [`serve_http_with`](Self::serve_http_with) sets them.
+    /// `Origin` and `Host` checks of [`HttpServerOptions::default`], against DNS rebinding as the
+    /// MCP transport asks: a request from a web page is served only when its `Origin` is one of
+    /// the [`LOCALHOST_ORIGINS`](crate::LOCALHOST_ORIGINS) (a page served from this machine, such
+    /// as the MCP Inspector's), and any request gets `403 Forbidden` when its `Host` is not
+    /// `localhost`, `127.0.0.1` or `::1`. Programs send no `Origin` and are served. Set
+    /// `config.allowed_origins` and `config.allowed_hosts` of the returned service to serve
+    /// others. Timeouts and body caps are the surrounding server's to set;
+    /// [`serve_http_with`](Self::serve_http_with) sets them.
     pub fn http_service(&self) -> StreamableHttpService<SkillsServer, NeverSessionManager> {
         self.http_service_with(&HttpServerOptions::default())
     }
@@ -104,7 +106,12 @@ impl SkillsServer {
             .with_sse_keep_alive(None)
             .with_max_request_body_bytes(options.max_request_body_bytes)
             .enforce_origin_validation()
-            .with_allowed_origins(options.allowed_origins.iter().cloned());
+            .with_allowed_origins(
+                crate::http::LOCALHOST_ORIGINS
+                    .iter()
+                    .map(|origin| (*origin).to_owned())
+                    .chain(options.allowed_origins.iter().cloned()),
+            );
         if let Some(hosts) = &options.allowed_hosts {
             config = config.with_allowed_hosts(hosts.iter().cloned());
         }
@@ -125,8 +132,8 @@ impl SkillsServer {
     /// `listener`, within the limits of `options`: a client slow to send its headers or its
     /// body, or silent, loses its connection; at most so many connections are served at once
     /// (the others wait in the listener's queue); request bodies are capped one by one and in
-    /// total (`413`, `503`); a request from a foreign `Origin` or to a foreign `Host` gets
-    /// `403`.
+    /// total (`413`, `503`); a request from a foreign `Origin` (not a localhost one, nor one of
+    /// `options`) or to a foreign `Host` gets `403`.
     ///
     /// It runs for as long as it is polled: an `accept` that fails (no descriptor left, no
     /// memory) is logged as a `tracing` warning and tried again after a pause, so the server

@@ -197,17 +197,10 @@ async fn every_cacheable_result_says_how_long_and_for_whom() {
     let server = SkillsServer::builder(&SPEC)
         .ttl(Duration::from_secs(60))
         .build();
-    let mut stateless = RawClient::stateless(server.clone()).await;
-    let mut initialized = RawClient::initialized(server, "2025-06-18").await;
+    let mut stateless = RawClient::stateless(server).await;
     for (method, params) in cacheable_requests() {
         let result = stateless.result(method, params.clone()).await;
         assert_eq!(result["resultType"], "complete", "{method}");
-        assert_eq!(result["ttlMs"], 60_000, "{method}");
-        assert_eq!(result["cacheScope"], "public", "{method}");
-        // A host on an earlier revision gets the hints too (they are only hints there), but not
-        // the 2026-07-28 discriminator, which its revision does not have.
-        let result = initialized.result(method, params).await;
-        assert_eq!(result.get("resultType"), None, "{method}");
         assert_eq!(result["ttlMs"], 60_000, "{method}");
         assert_eq!(result["cacheScope"], "public", "{method}");
     }
@@ -229,6 +222,57 @@ async fn every_cacheable_result_says_how_long_and_for_whom() {
         RawClient::stateless(SkillsServer::builder(&SPEC).ttl(Duration::ZERO).build()).await;
     let result = never.result("skills/list", json!({})).await;
     assert_eq!(result["ttlMs"], 0);
+}
+
+/// The fields of the 2026-07-28 revision (`resultType`, `ttlMs`, `cacheScope`) go only to a peer
+/// that negotiated it: a host that began with `initialize` gets the shape of its own revision,
+/// whatever version it asked for (`initialize` no longer exists in 2026-07-28, so a host asking
+/// for it there is answered with 2025-11-25).
+#[tokio::test]
+async fn the_2026_07_28_fields_go_only_to_peers_on_that_revision() {
+    let server = SkillsServer::new(&SPEC);
+    let fields = ["resultType", "ttlMs", "cacheScope"];
+    for asked in ["2025-06-18", "2025-11-25", "2026-07-28"] {
+        let (mut client, negotiated) = RawClient::initialized_at(server.clone(), asked).await;
+        let expected = if asked == "2026-07-28" {
+            "2025-11-25"
+        } else {
+            asked
+        };
+        assert_eq!(negotiated, expected, "asked {asked}");
+        for (method, params) in cacheable_requests() {
+            let result = client.result(method, params).await;
+            for field in fields {
+                assert_eq!(
+                    result.get(field),
+                    None,
+                    "{method} {field} to a {asked} peer"
+                );
+            }
+        }
+        let result = client
+            .result(
+                "resources/directory/read",
+                json!({"uri": "skill://pdf-processing/templates"}),
+            )
+            .await;
+        for field in fields {
+            assert_eq!(
+                result.get(field),
+                None,
+                "directory read {field} to a {asked} peer"
+            );
+        }
+    }
+    let mut stateless = RawClient::stateless(server).await;
+    let result = stateless
+        .result(
+            "resources/directory/read",
+            json!({"uri": "skill://pdf-processing/templates"}),
+        )
+        .await;
+    assert_eq!(result["ttlMs"], json!(DEFAULT_TTL.as_millis()));
+    assert_eq!(result["cacheScope"], "public");
 }
 
 #[tokio::test]

@@ -15,6 +15,8 @@ use support::{args, check_files, connect, protocol_error, text_of};
 static WITH_RESOURCES: Registry = skills_runtime::embed_skills!("../tests/fixtures/with-resources");
 static INVOCATION: Registry =
     skills_runtime::embed_skills!("../tests/fixtures/invocation", compat = "claude-code");
+/// Two skills with Codex's `agents/openai.yaml`, one of them kept from the model by its policy.
+static OPENAI: Registry = skills_runtime::embed_skills!("../tests/fixtures/openai-yaml");
 /// The server's own skills: frontmatter of many YAML shapes, and two skills with files.
 static OWN: Registry = skills_runtime::embed_skills!("tests/skills", allow_unknown_keys = true);
 
@@ -275,4 +277,51 @@ async fn a_prompt_filled_by_position_keeps_every_word() {
     assert_eq!(release.arguments.unwrap().len(), 2 + 3);
     client.cancel().await.unwrap();
     few.cancel().await.unwrap();
+}
+
+/// A skill's `agents/openai.yaml` is served as the file it is, and its policy keeps the skill
+/// out of the Skills extension's listing and the `load_skill` names, as
+/// `disable-model-invocation` does.
+#[tokio::test]
+async fn openai_yaml_is_served_as_a_file_and_its_policy_is_honoured() {
+    let client = connect(SkillsServer::new(&OPENAI)).await;
+    check_files(&client, &OPENAI, "../tests/fixtures/openai-yaml").await;
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(
+            "skill://deploy/agents/openai.yaml",
+        ))
+        .await
+        .unwrap();
+    let on_disk = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/openai-yaml/deploy/agents/openai.yaml"
+    ))
+    .unwrap();
+    assert!(
+        matches!(&read.contents[0], ResourceContents::TextResourceContents { text, .. } if *text == on_disk)
+    );
+    let listed: Vec<String> = client
+        .list_all_skills()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.frontmatter.name)
+        .collect();
+    assert_eq!(listed, ["lint-fix"]);
+    let tools = client.list_all_tools().await.unwrap();
+    let load_skill = tools.iter().find(|t| t.name == "load_skill").unwrap();
+    let names = &load_skill.input_schema["properties"]["name"]["enum"];
+    assert_eq!(names, &json!(["lint-fix"]));
+    let called = client
+        .call_tool(
+            CallToolRequestParams::new("load_skill")
+                .with_arguments(args(json!({"name": "deploy"}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(called.is_error, Some(true));
+    // Still a prompt a person may invoke.
+    let prompts = client.list_all_prompts().await.unwrap();
+    assert!(prompts.iter().any(|p| p.name == "deploy"));
+    client.cancel().await.unwrap();
 }

@@ -103,8 +103,9 @@ pub use skills_rig as rig;
 
 pub use skills_bundle::{
     CatalogEntry, DEFAULT_READ_LIMIT, DuplicateSkill, EMPTY_CATALOG, Effort, InvokeError, Iter,
-    LOAD_SKILL_TOOL, LoadRendering, Registry, Resource, ResourceError, Shell, Skill, SkillContext,
-    SkillLoad, SkillLoader, TriggerCase, UnknownSkill, build, default_resource_dir, invoke,
+    LOAD_SKILL_TOOL, LoadRendering, OpenAiYaml, Registry, Resource, ResourceError, Shell, Skill,
+    SkillContext, SkillLoad, SkillLoader, ToolDependency, TriggerCase, UnknownSkill, build,
+    default_resource_dir, invoke,
 };
 
 // The generated code's paths (`::skills_runtime::__private::...`): the bundle's.
@@ -138,7 +139,7 @@ pub use skills_bundle::__private;
 /// | `ascii_names = "deny"` | `"allow"` | lint level for a `name` with characters outside ASCII (`café`, `数据-分析`) |
 /// | `missing_trigger_cases = "warn"` | `"allow"` | lint level for a skill with no trigger cases in `evals/triggers.json` |
 /// | `dangling_code_path = "warn"` | `"deny"` | lint level for a path in a code span that names no file of the skill; `"warn"` by default with `compat = "claude-code"` (a Markdown link or image that names no file is an error in every mode) |
-/// | `portable = "deny"` | `"allow"` | lint level for a frontmatter key that hosted uploads (claude.ai, the Anthropic and OpenAI Skills APIs) refuse (any but `name`, `description`, `license`, `compatibility`, `metadata`, `allowed-tools`) |
+/// | `portable = "deny"` | `"allow"` | lint level for a frontmatter key that hosted uploads (claude.ai, the Anthropic and OpenAI Skills APIs) refuse (any but `name`, `description`, `license`, `compatibility`, `metadata`, `allowed-tools`), or a boolean written as a word only Claude Code reads as one (`yes`, `off`, `1`) |
 /// | `mcp_limits = "deny"` | `"warn"` | lint level for a skill over the MCP Skills extension's per-skill limits of 512 files or 16 MiB |
 /// | `allowed_hosts = ["docs.rs"]` | `[]` | hosts (and their subdomains) that the `external_urls` lint accepts |
 /// | `crate = ::my_runtime` | `::skills_runtime` | path of the runtime crate in generated code, for a renamed dependency |

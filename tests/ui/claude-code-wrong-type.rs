@@ -1,4 +1,4 @@
-// With `compat = "claude-code"`, Claude Code's fields are typed: a quoted "true" is not a bool.
+// With `compat = "claude-code"`, Claude Code's fields are typed: `model` is one string, not a list.
 static SKILLS: skills_runtime::Registry =
     skills_runtime::embed_skills!("tests/fixtures/claude-code-wrong-type", compat = "claude-code");
 

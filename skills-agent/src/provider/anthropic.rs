@@ -28,6 +28,7 @@ use crate::BoxFuture;
 use crate::conversation::{AssistantTurn, Message, ToolCall, ToolResult, Usage, WireFormat};
 use crate::error::{ApiError, ApiErrorKind};
 use crate::events::{AgentEvent, EventSink};
+use crate::redact::Redactor;
 
 /// The public endpoint, used when `ANTHROPIC_BASE_URL` is not set.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -134,6 +135,10 @@ impl Provider for Anthropic {
 
     fn max_output_tokens(&self) -> Option<u32> {
         Some(self.max_tokens)
+    }
+
+    fn redactor(&self) -> Redactor {
+        self.http.redactor().clone()
     }
 
     fn complete<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, ApiError>> {

@@ -11,6 +11,7 @@ use crate::BoxFuture;
 use crate::conversation::{AssistantTurn, Message, Usage};
 use crate::error::ApiError;
 use crate::events::EventSink;
+use crate::redact::Redactor;
 
 /// The tools of an agent, rendered once in both wire shapes so every request sends the very same
 /// bytes.
@@ -169,6 +170,13 @@ pub trait Provider: Send + Sync {
     /// [`DEFAULT_REPLY_RESERVE`](crate::budget::DEFAULT_REPLY_RESERVE) free.
     fn max_output_tokens(&self) -> Option<u32> {
         None
+    }
+    /// The masker of this provider's API key, which the agent applies to what it shows or keeps
+    /// for a person (events, the final answer, the transcript). The default masks nothing: a
+    /// provider without a key, or whose key is a placeholder
+    /// ([`is_placeholder_key`](crate::is_placeholder_key)).
+    fn redactor(&self) -> Redactor {
+        Redactor::none()
     }
     /// Produces the next assistant turn.
     fn complete<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, ApiError>>;

@@ -10,10 +10,9 @@ use serde_json::Value;
 use super::api::Response;
 use super::json::server_error;
 use super::sse;
-use crate::conversation::AssistantTurn;
 use crate::error::{ApiError, ApiErrorKind, kind_for_status};
 use crate::events::EventSink;
-use crate::redact::{SCAN_LIMIT, redact, redact_to};
+use crate::redact::{Redactor, SCAN_LIMIT, redact, redact_to};
 use crate::retry::RetryPolicy;
 
 /// The default limit on a response body, in bytes (32 MiB): far above any real reply, far below
@@ -97,8 +96,11 @@ pub(crate) struct Endpoint {
     url: String,
     path: &'static str,
     headers: HeaderMap,
-    /// The API key, masked in anything that ends up in an error (empty when there is none).
-    secret: String,
+    /// Whether requests carry an API key.
+    has_key: bool,
+    /// The API key, masked in anything that ends up in an error or a log (nothing to mask when
+    /// there is no key, or only a placeholder).
+    redactor: Redactor,
     /// The largest 2xx body read.
     max_response_bytes: usize,
 }
@@ -122,7 +124,8 @@ impl Endpoint {
             url: format!("{}{path}", base_url.trim_end_matches('/')),
             path,
             headers,
-            secret,
+            has_key: !secret.is_empty(),
+            redactor: Redactor::for_key(&secret),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         })
     }
@@ -139,7 +142,12 @@ impl Endpoint {
 
     /// Whether requests carry an API key.
     pub(crate) fn has_key(&self) -> bool {
-        !self.secret.is_empty()
+        self.has_key
+    }
+
+    /// The masker of this endpoint's key, for what the agent shows or keeps.
+    pub(crate) fn redactor(&self) -> &Redactor {
+        &self.redactor
     }
 
     /// POSTs the encoded `body` with the retry policy, reads the 2xx answer (whole, or as a
@@ -154,32 +162,13 @@ impl Endpoint {
     ) -> Result<Response, ApiError> {
         let (value, retries) = self.post(body, stream).await?;
         let mut response = parse(value).map_err(|e| {
-            e.redact_secret(&self.secret)
+            e.redact_secret(self.redactor.secret())
                 .with_retries(retries)
                 .with_status(200)
         })?;
         response.retries = retries;
-        self.redact_logged_fields(&mut response.turn);
         log_response(self.provider, model, &response);
         Ok(response)
-    }
-
-    /// The server's strings that the loop writes into `tracing` events (stop reason, tool
-    /// names and ids), through [`redact`]. Real values are short words and come out unchanged.
-    fn redact_logged_fields(&self, turn: &mut AssistantTurn) {
-        let clean = |text: &mut String| {
-            let redacted = redact(text, &self.secret);
-            if redacted != *text {
-                *text = redacted;
-            }
-        };
-        if let Some(stop_reason) = &mut turn.stop_reason {
-            clean(stop_reason);
-        }
-        for call in &mut turn.tool_calls {
-            clean(&mut call.name);
-            clean(&mut call.id);
-        }
     }
 
     /// POSTs `body` with the retry policy; returns the JSON of the 2xx answer (read whole, or
@@ -215,7 +204,7 @@ impl Endpoint {
                         Read::Done(value) => return Ok((value, retry)),
                         Read::Fatal(error) => {
                             return Err(error
-                                .redact_secret(&self.secret)
+                                .redact_secret(self.redactor.secret())
                                 .with_status(status)
                                 .with_retries(retry));
                         }
@@ -245,7 +234,7 @@ impl Endpoint {
     /// One POST: a 2xx answer with its body unread, or what failed and whether to retry. A
     /// non-2xx body is read here (up to [`MAX_ERROR_BODY_BYTES`]) for its message.
     async fn attempt(&self, body: &[u8], streaming: bool, retry: u32) -> Attempt {
-        let (provider, policy, secret) = (self.provider, &self.retry, self.secret.as_str());
+        let (provider, policy, secret) = (self.provider, &self.retry, self.redactor.secret());
         let request = self
             .client
             .post(&self.url)
@@ -317,7 +306,7 @@ impl Endpoint {
     ) -> Read<D> {
         let started = Instant::now();
         match read_body(&mut response, headers, self.max_response_bytes, true).await {
-            Err(e) => Read::Retry(transport_error(self.provider, e, &self.secret)),
+            Err(e) => Read::Retry(transport_error(self.provider, e, self.redactor.secret())),
             Ok(Body::TooLarge { declared, .. }) => Read::Fatal(self.too_large(declared)),
             Ok(Body::Complete(bytes)) => {
                 tracing::debug!(
@@ -463,8 +452,8 @@ impl Endpoint {
         let value = serde_json::from_str::<Value>(&event.data).map_err(|e| {
             self.malformed_stream(format!(
                 "a `{}` event is not valid JSON ({e}); it starts with: {}",
-                redact_to(&event.name, &self.secret, 40),
-                preview(event.data.as_bytes(), &self.secret)
+                redact_to(&event.name, self.redactor.secret(), 40),
+                preview(event.data.as_bytes(), self.redactor.secret())
             ))
         })?;
         if server_error(&value).is_some() {
@@ -472,7 +461,7 @@ impl Endpoint {
                 self.provider,
                 200,
                 event.data.as_bytes(),
-                &self.secret,
+                self.redactor.secret(),
             ));
         }
         decoder.event(&event.name, Some(value), sink)
@@ -485,7 +474,7 @@ impl Endpoint {
     ) -> Result<Option<bytes::Bytes>, ApiError> {
         match tokio::time::timeout(self.timeout, response.chunk()).await {
             Err(_) => Err(self.idle_error()),
-            Ok(Err(e)) => Err(transport_error(self.provider, e, &self.secret)),
+            Ok(Err(e)) => Err(transport_error(self.provider, e, self.redactor.secret())),
             Ok(Ok(chunk)) => Ok(chunk),
         }
     }
@@ -505,7 +494,7 @@ impl Endpoint {
         ApiError::new(
             ApiErrorKind::MalformedResponse,
             self.provider,
-            redact(&message, &self.secret),
+            redact(&message, self.redactor.secret()),
         )
     }
 
@@ -528,16 +517,19 @@ impl Endpoint {
     /// any error body, with the key masked first.
     fn json_answer(&self, status: u16, bytes: &[u8]) -> Result<Value, ApiError> {
         match serde_json::from_slice::<Value>(bytes) {
-            Ok(value) if server_error(&value).is_some() => {
-                Err(status_error(self.provider, status, bytes, &self.secret))
-            }
+            Ok(value) if server_error(&value).is_some() => Err(status_error(
+                self.provider,
+                status,
+                bytes,
+                self.redactor.secret(),
+            )),
             Ok(value) => Ok(value),
             Err(e) => Err(ApiError::new(
                 ApiErrorKind::MalformedResponse,
                 self.provider,
                 format!(
                     "the body is not valid JSON ({e}); it starts with: {}",
-                    preview(bytes, &self.secret)
+                    preview(bytes, self.redactor.secret())
                 ),
             )),
         }

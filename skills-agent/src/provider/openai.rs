@@ -30,6 +30,7 @@ use crate::BoxFuture;
 use crate::conversation::{AssistantTurn, Message, ToolCall, Usage, WireFormat};
 use crate::error::{ApiError, ApiErrorKind};
 use crate::events::{AgentEvent, EventSink};
+use crate::redact::Redactor;
 
 /// The public endpoint, used when `OPENAI_BASE_URL` is not set.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -137,6 +138,10 @@ impl Provider for OpenAi {
 
     fn max_output_tokens(&self) -> Option<u32> {
         self.max_tokens
+    }
+
+    fn redactor(&self) -> Redactor {
+        self.http.redactor().clone()
     }
 
     fn complete<'a>(&'a self, request: Request<'a>) -> BoxFuture<'a, Result<Response, ApiError>> {

@@ -11,6 +11,7 @@ use super::api::Provider;
 use super::http::HttpOptions;
 use super::openai::{self, OpenAi};
 use crate::error::ApiError;
+use crate::redact::is_placeholder_key;
 
 /// The model asked of Anthropic when neither a model nor `MODEL_ID` is given.
 pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
@@ -59,6 +60,9 @@ pub struct Selected {
     pub model: String,
     /// The base URL it sends to.
     pub base_url: String,
+    /// The key set is a placeholder ([`is_placeholder_key`](crate::is_placeholder_key)): sent
+    /// as given, masked nowhere. The [`Display`](fmt::Display) line says so.
+    pub placeholder_key: bool,
 }
 
 impl fmt::Debug for Selected {
@@ -78,7 +82,13 @@ impl fmt::Display for Selected {
             ProviderKind::Anthropic => "anthropic",
             ProviderKind::OpenAi => "openai-compatible",
         };
-        write!(f, "{kind}, model {}, {}", self.model, self.base_url)
+        write!(f, "{kind}, model {}, {}", self.model, self.base_url)?;
+        if self.placeholder_key {
+            f.write_str(
+                " (the API key looks like a placeholder: it is sent, but not treated as a secret)",
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -142,9 +152,11 @@ pub fn select(
             .or_else(|| env("MODEL_ID"))
             .unwrap_or_else(|| default.to_owned())
     };
+    let placeholder_key;
     let (provider, model, base_url): (Arc<dyn Provider>, _, _) = match kind {
         ProviderKind::Anthropic => {
             let key = env("ANTHROPIC_API_KEY").ok_or(SelectError::Missing { kind })?;
+            placeholder_key = is_placeholder_key(&key);
             let base =
                 env("ANTHROPIC_BASE_URL").unwrap_or_else(|| anthropic::DEFAULT_BASE_URL.into());
             let model = model(DEFAULT_ANTHROPIC_MODEL);
@@ -154,6 +166,7 @@ pub fn select(
         }
         ProviderKind::OpenAi => {
             let key = env("OPENAI_API_KEY");
+            placeholder_key = key.as_deref().is_some_and(is_placeholder_key);
             let base = env("OPENAI_BASE_URL");
             if key.is_none() && base.is_none() {
                 return Err(SelectError::Missing { kind });
@@ -170,6 +183,7 @@ pub fn select(
         kind,
         model,
         base_url,
+        placeholder_key,
     })
 }
 
@@ -198,6 +212,47 @@ mod tests {
             ProviderKind::detect(env(&local)),
             Some(ProviderKind::OpenAi)
         );
+    }
+
+    #[test]
+    fn a_placeholder_key_is_said_once_in_the_description() {
+        let base = ("OPENAI_BASE_URL", "http://127.0.0.1:1/v1");
+        for key in ["ollama", "sk-no-key-required", "x"] {
+            let chosen = select(
+                ProviderKind::OpenAi,
+                Some("m"),
+                env(&[base, ("OPENAI_API_KEY", key)]),
+                HttpOptions::default(),
+            )
+            .unwrap();
+            assert!(chosen.placeholder_key, "{key}");
+            assert!(!chosen.provider.redactor().is_active(), "{key}");
+            assert_eq!(
+                chosen
+                    .to_string()
+                    .matches("looks like a placeholder")
+                    .count(),
+                1,
+                "{chosen}"
+            );
+        }
+        let real = select(
+            ProviderKind::Anthropic,
+            None,
+            env(&[("ANTHROPIC_API_KEY", "sk-ant-api03-0123456789abcdefghij")]),
+            HttpOptions::default(),
+        )
+        .unwrap();
+        assert!(!real.placeholder_key && real.provider.redactor().is_active());
+        assert!(!real.to_string().contains("placeholder"));
+        // No key at all (a local server): nothing to say.
+        let none = select(
+            ProviderKind::OpenAi,
+            None,
+            env(&[base]),
+            HttpOptions::default(),
+        );
+        assert!(!none.unwrap().placeholder_key);
     }
 
     #[test]

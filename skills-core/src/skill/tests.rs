@@ -93,6 +93,10 @@ fn known_keys_are_the_names_of_the_key_enum() {
             "hooks",
             "paths",
             "shell",
+            "background",
+            "display-name",
+            "default-enabled",
+            "fallback",
         ]
     );
     let claude: Vec<_> = FrontmatterKey::ALL
@@ -100,7 +104,7 @@ fn known_keys_are_the_names_of_the_key_enum() {
         .filter(|k| k.is_claude_code())
         .collect();
     assert_eq!(claude.first(), Some(&FrontmatterKey::WhenToUse));
-    assert_eq!(claude.len(), 13);
+    assert_eq!(claude.len(), 17);
     assert!(!FrontmatterKey::AllowedTools.is_claude_code());
     for key in FrontmatterKey::ALL {
         assert_eq!(FrontmatterKey::from_name(key.as_str()), Some(key));
@@ -536,7 +540,8 @@ fn every_claude_code_key_is_read_under_compat() {
          user-invocable: false\nallowed-tools: Read, Grep, Bash(git diff:*)\n\
          disallowed-tools: [WebFetch, \"Bash(rm:*)\"]\nmodel: sonnet\neffort: xhigh\ncontext: fork\n\
          agent: Explore\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      timeout: 30\nshell: powershell\n\
-         paths: \"src/**/*.rs, docs/*.md\"\n";
+         paths: \"src/**/*.rs, docs/*.md\"\nbackground: false\ndisplay-name: Agent Dev\n\
+         default-enabled: false\nfallback: true\n";
     let text = skill(front);
     for key in FrontmatterKey::ALL {
         assert!(
@@ -552,7 +557,12 @@ fn every_claude_code_key_is_read_under_compat() {
     let cc = &def.claude_code;
     assert_eq!(def.name.value, "agent-development");
     assert_eq!(def.name.line, 2);
-    assert_eq!(cc.display_name.as_ref().unwrap().value, "Agent Development");
+    // `display-name` wins over a display `name`.
+    assert_eq!(cc.display_name.as_ref().unwrap().value, "Agent Dev");
+    assert_eq!(cc.background.as_ref().map(|b| b.value), Some(false));
+    assert_eq!(cc.default_enabled.as_ref().map(|d| d.value), Some(false));
+    assert_eq!(cc.fallback.as_ref().map(|f| f.value), Some(true));
+    assert!(cc.boolean_words.is_empty());
     assert_eq!(cc.when_to_use.as_ref().unwrap().value, "When asked.");
     assert_eq!(cc.argument_hint.as_ref().unwrap().value, "[topic]");
     assert_eq!(cc.arguments, ["topic", "depth"]);
@@ -630,8 +640,28 @@ fn unknown_keys_stay_errors_under_compat() {
 #[test]
 fn claude_code_types_are_checked_at_the_value() {
     for (front, code, line) in [
-        ("disable-model-invocation: \"true\"\n", Code::WrongType, 4),
-        ("user-invocable: 1\n", Code::WrongType, 4),
+        ("disable-model-invocation: \"maybe\"\n", Code::WrongType, 4),
+        ("user-invocable: 2\n", Code::WrongType, 4),
+        ("user-invocable: [yes]\n", Code::WrongType, 4),
+        ("background: true\n", Code::BackgroundWithoutFork, 4),
+        (
+            "context: inline\nbackground: false\n",
+            Code::BackgroundWithoutFork,
+            5,
+        ),
+        ("background: sometimes\n", Code::WrongType, 4),
+        ("default-enabled: 10\n", Code::WrongType, 4),
+        ("fallback: {a: b}\n", Code::WrongType, 4),
+        ("display-name: \"  \"\n", Code::InvalidDisplayName, 4),
+        ("displayName: \"a\\nb\"\n", Code::InvalidDisplayName, 4),
+        ("display_name: [x]\n", Code::WrongType, 4),
+        ("display-name: A\ndisplayName: B\n", Code::DuplicateKey, 5),
+        (
+            "default_enabled: true\ndefaultEnabled: true\n",
+            Code::DuplicateKey,
+            5,
+        ),
+        ("DisplayName: A\n", Code::UnknownKey, 4),
         ("effort: extreme\n", Code::InvalidChoice, 4),
         ("context: forked\n", Code::InvalidChoice, 4),
         ("shell: zsh\n", Code::InvalidChoice, 4),
@@ -996,5 +1026,64 @@ fn the_frontmatter_as_json_keeps_every_key_in_order_with_its_yaml_type() {
     assert_eq!(
         def.frontmatter_json,
         r#"{"description":"Keys in the author's order.","name":"order","version":"1.0","tags":["x","y"],"metadata":{"k":"v"},"count":3,"plus":"+1","hex":"0x1f","ratio":1.5,"flag":true,"nothing":null,"quoted":"3","folded":"two lines\n"}"#
+    );
+}
+
+/// Claude Code reads `display-name`, `default-enabled` (and `fallback`) in kebab-case,
+/// snake_case and camelCase, and booleans written `yes`/`no`/`on`/`off`/`1`/`0`; each such
+/// boolean is kept for the `portable` lint.
+#[test]
+fn claude_code_spellings_and_boolean_words() {
+    for (front, display, enabled) in [
+        (
+            "display-name: Shown\ndefault-enabled: false\n",
+            "Shown",
+            false,
+        ),
+        ("display_name: Shown\ndefault_enabled: no\n", "Shown", false),
+        (
+            "displayName: Shown\ndefaultEnabled: \"off\"\n",
+            "Shown",
+            false,
+        ),
+        ("displayName: Shown\ndefaultEnabled: 0\n", "Shown", false),
+        ("display_name: Shown\ndefault-enabled: YES\n", "Shown", true),
+    ] {
+        let (def, diagnostics) =
+            parse_compat("a", &skill(&format!("name: a\ndescription: A.\n{front}")));
+        assert!(diagnostics.is_empty(), "{front}: {diagnostics:?}");
+        let cc = def.unwrap().claude_code;
+        assert_eq!(cc.display_name.unwrap().value, display, "{front}");
+        assert_eq!(cc.default_enabled.unwrap().value, enabled, "{front}");
+    }
+    let front = "name: a\ndescription: A.\ndisable-model-invocation: yes\nuser-invocable: \"false\"\n\
+                 context: fork\nbackground: On\nfallback: 1\n";
+    let (def, diagnostics) = parse_compat("a", &skill(front));
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let cc = def.unwrap().claude_code;
+    assert!(!cc.model_invocable && !cc.user_invocable);
+    assert!(cc.background.unwrap().value);
+    assert!(cc.fallback.unwrap().value);
+    let words: Vec<(&str, &str, usize)> = cc
+        .boolean_words
+        .iter()
+        .map(|w| (w.value.0.as_str(), w.value.1.as_str(), w.line))
+        .collect();
+    assert_eq!(
+        words,
+        [
+            ("disable-model-invocation", "yes", 4),
+            ("user-invocable", "false", 5),
+            ("background", "On", 7),
+            ("fallback", "1", 8),
+        ]
+    );
+    // In strict mode the spellings are Claude Code keys, and the error says so.
+    let errors = errors_of("a", &skill("name: a\ndescription: A.\ndisplayName: A\n"));
+    let help = errors[0].help().unwrap();
+    assert!(
+        help.contains("`displayName` is a Claude Code key (`display-name`)")
+            && help.contains("compat"),
+        "{help}"
     );
 }

@@ -22,7 +22,7 @@ use idle::Idle;
 pub use options::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_BUFFERED_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REQUEST_BODY_BYTES,
-    HttpServerOptions,
+    HttpServerOptions, LOCALHOST_ORIGINS,
 };
 
 /// The stateless MCP service of a server `S`.

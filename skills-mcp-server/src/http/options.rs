@@ -15,6 +15,13 @@ pub const DEFAULT_MAX_REQUEST_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// Default [`HttpServerOptions::max_buffered_body_bytes`]: 64 MiB.
 pub const DEFAULT_MAX_BUFFERED_BODY_BYTES: usize = 64 * 1024 * 1024;
 
+/// The browser origins always served, on any port: pages served from this machine itself, such
+/// as the MCP Inspector's web UI (`http://localhost:6274`). The MCP transport asks a server to
+/// refuse *foreign* origins, against DNS rebinding (a page of another site whose name resolves
+/// to 127.0.0.1 sends its own origin, never one of these).
+pub const LOCALHOST_ORIGINS: [&str; 3] =
+    ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
+
 /// How [`SkillsServer::serve_http_with`](crate::SkillsServer::serve_http_with) serves: timeouts
 /// for slow or silent clients, caps on connections and on the request bodies held in memory,
 /// and the `Origin` and `Host` values accepted. [`Default`] gives the documented defaults; each
@@ -96,10 +103,11 @@ impl HttpServerOptions {
         self
     }
 
-    /// The browser origins whose requests are served, as `scheme://host:port` (`:*` for any
-    /// port; `null` for `Origin: null`). A request without `Origin` is always served, as the MCP
-    /// transport asks; one whose `Origin` is not listed gets `403 Forbidden`. Default: none,
-    /// so every request a web page sends is refused.
+    /// More browser origins to serve besides the [`LOCALHOST_ORIGINS`], as
+    /// `scheme://host:port` (`:*` for any port; `null` for `Origin: null`). A request without
+    /// `Origin` is always served (it comes from a program, not a web page); one whose `Origin` is
+    /// neither a localhost origin nor listed gets `403 Forbidden`. Default: none, so a page of
+    /// any other site, and a sandboxed page (`Origin: null`), is refused.
     pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
     where
         I: IntoIterator<Item = S>,

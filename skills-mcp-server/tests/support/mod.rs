@@ -278,6 +278,11 @@ impl RawClient {
     /// A client of `server` that began with `initialize` at `version` (as hosts of the
     /// earlier revisions do, Claude Code among them).
     pub async fn initialized(server: SkillsServer, version: &'static str) -> RawClient {
+        Self::initialized_at(server, version).await.0
+    }
+
+    /// [`initialized`](Self::initialized), and the version the server answered with.
+    pub async fn initialized_at(server: SkillsServer, version: &str) -> (RawClient, String) {
         let mut client = Self::start(server, None).await;
         let answer = client
             .request(
@@ -289,11 +294,14 @@ impl RawClient {
                 }),
             )
             .await;
-        assert!(answer.get("result").is_some(), "{answer}");
+        let negotiated = answer["result"]["protocolVersion"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{answer}"))
+            .to_owned();
         client
             .notify("notifications/initialized", serde_json::json!({}))
             .await;
-        client
+        (client, negotiated)
     }
 
     async fn start(server: SkillsServer, inline_version: Option<&'static str>) -> RawClient {
