@@ -315,6 +315,8 @@ impl Scan {
             for entry in listing {
                 read += 1;
                 if read > max_entries {
+                    // Whatever fills the folder, its own metadata is looked for by name.
+                    self.names_in(&dir);
                     self.protected.stopped_at = Some((dir, max_entries));
                     return;
                 }
@@ -347,6 +349,25 @@ impl Scan {
                 } else if kind.is_dir() {
                     queue.push_back(path);
                 }
+            }
+        }
+    }
+
+    /// The metadata names of `dir`, looked up one by one (where its listing is too long to
+    /// read to the end).
+    fn names_in(&mut self, dir: &Path) {
+        for name in VCS_METADATA.iter().chain(&[GITMODULES]) {
+            let path = dir.join(name);
+            let Ok(meta) = fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if meta.is_symlink() {
+                self.protected.links.push(path.clone());
+            }
+            if *name == ".git" {
+                self.repository_at(dir, true);
+            } else {
+                self.protect(&path);
             }
         }
     }
@@ -676,13 +697,15 @@ mod tests {
         for i in 0..50 {
             fs::create_dir_all(work.join(format!("d{i:02}"))).unwrap();
         }
+        // However many entries come first in the listing, the top folder's own are found.
+        write(&work.join(".git/config"), "");
         write(&work.join("d49/deep/.git/config"), "");
         let found = Protected::scan_with(&work, &GitSettings::default(), 20);
-        assert!(found.paths().is_empty());
+        assert_eq!(found.paths(), [work.join(".git")]);
         let said = found.unprotected().unwrap();
-        assert!(said.contains("stopped after"), "{said}");
+        assert!(said.contains("stopped after 20 entries"), "{said}");
         let all = scan(&work, &GitSettings::default());
-        assert_eq!(all.paths(), [work.join("d49/deep/.git")]);
+        assert_eq!(all.paths(), [work.join(".git"), work.join("d49/deep/.git")]);
     }
 
     #[test]
