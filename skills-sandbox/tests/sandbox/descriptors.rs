@@ -22,7 +22,7 @@ pub fn tests() -> Vec<Trial> {
     ]
 }
 
-/// The numbers the launcher leaves the descriptors at, as the attack found them.
+/// The numbers the launcher leaves the descriptors at, as a hostile review found them.
 const LEAKED: [u32; 4] = [20, 21, 22, 23];
 
 /// What the command tries with every descriptor above 2: list them, write to each, read from
