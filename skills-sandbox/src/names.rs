@@ -9,16 +9,11 @@
 pub(crate) const STAGE: &str = "SKILLS_SANDBOX_STAGE";
 /// Environment variable naming the call's private folder.
 pub(crate) const CALL: &str = "SKILLS_SANDBOX_CALL";
-/// Environment variable naming, to the init stage of a root caller, the first stage whose user
-/// namespace the command joins.
-pub(crate) const NOBODY_OWNER: &str = "SKILLS_SANDBOX_NOBODY_OWNER";
 /// The prefix of the variables above, none of which reaches the command.
 pub(crate) const ENV_PREFIX: &str = "SKILLS_SANDBOX_";
 
 /// [`STAGE`] of the first stage, which the caller spawns.
 pub(crate) const OUTER: &str = "outer";
-/// [`STAGE`] of the second stage with namespaces, the first process of the PID namespace.
-pub(crate) const INIT: &str = "init";
 /// [`STAGE`] of the second stage without namespaces, which becomes the command.
 pub(crate) const FALLBACK: &str = "fallback";
 

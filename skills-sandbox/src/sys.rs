@@ -1,7 +1,8 @@
-//! The two system calls the sandbox needs that rustix does not wrap, and the crate's only
-//! `unsafe` code: `close_range` (rustix leaves closing descriptors it does not own to `unsafe`
-//! code, since it would break the ownership of any object holding one) and `mount_setattr`
-//! (for an idmapped mount).
+//! The system calls the sandbox needs that rustix does not wrap, and the crate's only `unsafe`
+//! code: `close_range` (rustix leaves closing descriptors it does not own to `unsafe` code,
+//! since it would break the ownership of any object holding one), `mount_setattr` (for an
+//! idmapped mount), and `fork` of the single-threaded first stage (rustix leaves it to `unsafe`
+//! code, since a child of a process with other threads may find their locks held forever).
 
 #![allow(unsafe_code)]
 
@@ -63,5 +64,28 @@ pub(crate) fn idmap(tree: BorrowedFd<'_>, userns: BorrowedFd<'_>) -> io::Result<
         Ok(())
     } else {
         Err(io::Error::last_os_error())
+    }
+}
+
+/// Which side of a [`fork`] this is.
+pub(crate) enum Forked {
+    /// The new process.
+    Child,
+    /// This process, with the child's id.
+    Parent(rustix::process::Pid),
+}
+
+/// Forks this process, which must have a single thread: the child is a copy whose every object
+/// is as consistent as in the parent, since no other thread held a lock or was midway through
+/// a change. The first stage checks that it has one thread before anything else.
+pub(crate) fn fork() -> io::Result<Forked> {
+    debug_assert_eq!(crate::threads::thread_count(), 1);
+    // SAFETY: a single-threaded process may fork and go on running any code in the child.
+    match unsafe { libc::fork() } {
+        -1 => Err(io::Error::last_os_error()),
+        0 => Ok(Forked::Child),
+        pid => rustix::process::Pid::from_raw(pid)
+            .map(Forked::Parent)
+            .ok_or_else(|| io::Error::other("fork returned a negative process id")),
     }
 }

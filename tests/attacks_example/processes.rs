@@ -238,7 +238,7 @@ async fn processes_the_agents_limits_and_priority_are_out_of_reach() {
                    ionice -c 3 -p $PPID 2>/dev/null; echo ionice=$?; \
                    taskset -p 1 $PPID >/dev/null 2>&1; echo taskset=$?; \
                    renice -n 19 -u $(id -u) >/dev/null 2>&1; echo user=$?; \
-                   tr '\\0' ' ' < /proc/$PPID/cmdline 2>/dev/null; echo";
+                   cat /proc/$PPID/comm 2>/dev/null; echo";
     for caller in Caller::ALL {
         let site = Site::new(caller);
         let calls = vec![bash("control", command)];
@@ -248,7 +248,7 @@ async fn processes_the_agents_limits_and_priority_are_out_of_reach() {
         let out = run.result("control");
         if run.namespaces() {
             assert!(
-                out.trim_end().ends_with("skills-sandbox-init"),
+                out.trim_end().ends_with("sandbox-init"),
                 "{}: {out}",
                 caller.label()
             );

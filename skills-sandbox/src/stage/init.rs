@@ -1,4 +1,5 @@
-//! The init stage: the first process of the call's PID namespace. It builds the sandbox, starts
+//! The init stage: the first process of the call's PID namespace, forked by the first stage. It
+//! builds the sandbox, starts
 //! the command from a thread that restricts itself first, and reaps until the command ends;
 //! its own exit then makes the kernel kill whatever is left in the namespace.
 
@@ -8,14 +9,13 @@ use std::process::{Child, Command};
 
 use rustix::process::{DumpableBehavior, Pid, WaitOptions, set_dumpable_behavior, setsid, wait};
 
-use super::{Failure, StageResult, Step, command_env, die_with_parent, not_started, read_policy};
+use super::{Failure, StageResult, Step, command_env, not_started};
 use crate::call_dir;
 use crate::capabilities;
 use crate::identity;
 use crate::landlock_rules;
 use crate::limits;
 use crate::loopback;
-use crate::names;
 use crate::policy::SYSTEM_READ_ONLY;
 use crate::protected::Protected;
 use crate::report::{Record, ReportFile};
@@ -26,23 +26,28 @@ use crate::wire::StagePolicy;
 /// The hostname inside the sandbox.
 const HOSTNAME: &[u8] = b"sandbox";
 
-pub(super) fn run(dir: &Path, report: &ReportFile) -> StageResult {
-    die_with_parent(report)?;
+/// Runs the init stage in the process the first stage forked (in the new namespaces), with the
+/// call's `policy`; `parent` is the first stage's pidfd, `nobody_owner` its id when the caller
+/// is the host's root.
+pub(super) fn run(
+    dir: &Path,
+    policy: &StagePolicy,
+    report: &ReportFile,
+    parent: &OwnedFd,
+    nobody_owner: Option<Pid>,
+) -> StageResult {
+    let _ = rustix::thread::set_name(c"sandbox-init");
+    die_with(parent)?;
     // Its memory and `/proc` entries stay closed to the command, which shares its uid.
     set_dumpable_behavior(DumpableBehavior::NotDumpable)
         .step(|| "make the init process non-dumpable".to_owned())?;
-    let policy = read_policy(dir)?;
-    // A root caller's: the first stage, whose user namespace makes the command nobody.
-    let nobody_owner = std::env::var(names::NOBODY_OWNER)
-        .ok()
-        .and_then(|pid| Pid::from_raw(pid.parse().ok()?));
-    let nobody = build(dir, &policy, report, nobody_owner)?;
+    let nobody = build(dir, policy, report, nobody_owner)?;
     if let Some(userns) = &nobody {
         identity::join_nobody(userns)?;
         // A change of user cleared both.
         set_dumpable_behavior(DumpableBehavior::NotDumpable)
             .step(|| "make the init process non-dumpable".to_owned())?;
-        die_with_parent(report)?;
+        die_with(parent)?;
     }
     report.write(&Record::Nobody(nobody.is_some()));
     setsid().step(|| "start a new session without a terminal".to_owned())?;
@@ -51,7 +56,7 @@ pub(super) fn run(dir: &Path, report: &ReportFile) -> StageResult {
     // Landlock domain, so the command cannot signal it or read its memory.
     let spawned = std::thread::scope(|scope| {
         scope
-            .spawn(|| restrict_and_spawn(&policy, report))
+            .spawn(|| restrict_and_spawn(policy, report))
             .join()
             .unwrap_or_else(|_| Err(Failure::message("the spawning thread panicked".to_owned())))
     })?;
@@ -60,6 +65,25 @@ pub(super) fn run(dir: &Path, report: &ReportFile) -> StageResult {
         std::process::exit(0);
     };
     reap_until(child, report)
+}
+
+/// Takes the parent-death signal, so that this stage dies with the first stage (a pidfd of which
+/// is `parent`), and stops if that one is gone already: nobody would wait for this one.
+fn die_with(parent: &OwnedFd) -> Result<(), Failure> {
+    use rustix::event::{PollFd, PollFlags, poll};
+    use rustix::process::{Signal, set_parent_process_death_signal};
+    set_parent_process_death_signal(Some(Signal::KILL))
+        .step(|| "take the parent-death signal".to_owned())?;
+    // A pidfd is readable once its process has ended.
+    let mut fds = [PollFd::new(parent, PollFlags::IN)];
+    let zero = rustix::event::Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    if poll(&mut fds, Some(&zero)).step(|| "look at the first stage".to_owned())? > 0 {
+        std::process::exit(crate::names::EXIT_SETUP_FAILED);
+    }
+    Ok(())
 }
 
 /// Everything that needs the namespace's capabilities: the new root, the hostname, the

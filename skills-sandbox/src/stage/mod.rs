@@ -62,7 +62,6 @@ pub(crate) fn run(stage: &OsStr) -> ! {
     }
     let result = match stage.to_str() {
         Some(names::OUTER) => outer::run(dir, &report),
-        Some(names::INIT) => init::run(dir, &report),
         Some(names::FALLBACK) => fallback::run(dir, &report),
         _ => Err(Failure::message(format!(
             "unknown sandbox stage {}",
