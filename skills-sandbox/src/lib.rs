@@ -22,10 +22,10 @@
 //! # The entry line
 //!
 //! A process with threads cannot create a user namespace (nor fork safely), so the sandbox is
-//! built by the program's own binary started again (`/proc/self/exe`) as a
-//! small entry point, in two stages: the first creates the namespaces, the second is the first
-//! process of the new PID namespace (the only kind of process that can mount its `/proc`), and
-//! it starts the command. The program makes that possible with one line, first in a plain
+//! built by the program's own binary started again (`/proc/self/exe`) as a small entry point, in
+//! two stages: the first, single-threaded, creates the namespaces and forks the second, the
+//! first process of the new PID namespace (the only kind of process that can mount its
+//! `/proc`), which starts the command. The program makes that possible with one line, first in a plain
 //! `main`, before any thread starts (so before `#[tokio::main]`'s runtime):
 //!
 //! ```no_run
