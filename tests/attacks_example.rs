@@ -254,3 +254,27 @@ fn the_example_asks_through_the_library() {
     assert!(show.contains("let escaped = agent::terminal_text(line);"));
     assert!(show.contains("agent::terminal_line(&argument, 80)"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readme_lists_every_guarantee_the_fallback_warns_it_loses() {
+    use attacks_example::support::{Caller, Site, bash, run};
+    let test = "the_readme_lists_every_guarantee_the_fallback_warns_it_loses";
+    let readme = include_str!("../README.md");
+    let site = Site::new(Caller::NamespacesRefused);
+    let calls = vec![bash("x", "true")];
+    let Some(run) = run(test, Caller::NamespacesRefused, &site, calls, || {}).await else {
+        return;
+    };
+    let lost: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter_map(|line| line.trim_start().strip_prefix("does not hold: "))
+        .collect();
+    assert!(!lost.is_empty(), "{}", run.stderr);
+    for line in lost {
+        assert!(
+            readme.contains(&format!("- does not hold: {line}\n")),
+            "the README does not list \"{line}\""
+        );
+    }
+}

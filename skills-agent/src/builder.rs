@@ -24,6 +24,7 @@ pub struct AgentBuilder {
     only_tools: Option<Vec<String>>,
     workdir: PathBuf,
     allow_hard_links: bool,
+    writable_vcs: bool,
 }
 
 impl fmt::Debug for AgentBuilder {
@@ -55,6 +56,7 @@ impl AgentBuilder {
             only_tools: None,
             workdir: PathBuf::from("."),
             allow_hard_links: false,
+            writable_vcs: false,
         }
     }
 
@@ -92,8 +94,11 @@ impl AgentBuilder {
     /// [`BashOptions::unconfined`] switches it off,
     /// [`Sandbox::required`](crate::Sandbox::required) refuses to run without the namespaces).
     /// Replaces the `bash` tool in the list, or adds it when absent. The program's `main` calls
-    /// [`sandbox::enter`](crate::sandbox::enter) first.
+    /// [`sandbox::enter`](crate::sandbox::enter) first. Its
+    /// [`Sandbox::writable_vcs`](crate::Sandbox::writable_vcs) applies to the file tools too
+    /// ([`ToolContext::writable_vcs`]): one policy for every tool.
     pub fn bash(mut self, options: BashOptions) -> Self {
+        self.writable_vcs = options.sandbox.writable_vcs;
         self.settings.tools.retain(|t| t.name() != "bash");
         self.settings.tools.push(Arc::new(Bash::new(options)));
         self
@@ -280,13 +285,15 @@ impl AgentBuilder {
             only_tools,
             workdir,
             allow_hard_links,
+            writable_vcs,
         } = self;
         let context = ToolContext::new(&workdir)
             .map_err(|source| ConfigError::Workdir {
                 path: workdir.clone(),
                 source,
             })?
-            .allow_hard_links(allow_hard_links);
+            .allow_hard_links(allow_hard_links)
+            .writable_vcs(writable_vcs);
         let mut offer = SkillOffer {
             load_skill,
             read_resource: load_skill,

@@ -50,8 +50,9 @@
 //!   the cursor or hide a line. [`ask_user`] opens every approval prompt with
 //!   [`APPROVAL_MARKER`], which escaped text cannot draw. The library prints nothing itself: a
 //!   program that wants the model's bytes raw leaves these out.
-//! - File tools open every path beneath the working directory (`openat2` `RESOLVE_BENEATH`);
-//!   every `bash` call runs in a sandbox of its own (new user, network, PID, IPC and mount
+//! - File tools open every path beneath the working directory (`openat2` `RESOLVE_BENEATH`)
+//!   and write nothing the sandbox keeps read-only for `bash` (one policy:
+//!   [`sandbox::Protected`]); every `bash` call runs in a sandbox of its own (new user, network, PID, IPC and mount
 //!   namespaces, seccomp, resource limits and Landlock; [`Sandbox`], [`sandbox`]) with a cleared
 //!   environment, and no process it starts outlives the call ([`Bash`]). The program's `main`
 //!   calls [`sandbox::enter`] first ([below](#the-entry-line)). A failing tool returns an error
@@ -117,10 +118,11 @@
 //! # The entry line
 //!
 //! The sandbox of a `bash` call is built by the program's own binary, started again as a small
-//! entry point (a process with threads cannot create the user namespace, and nothing here uses
-//! `unsafe`, which running code before `main` would take). So the program's `main` runs the
-//! entry line, [`sandbox::enter`], before any thread starts: `#[skills_runtime::main]` in place
-//! of `#[tokio::main]` runs it and then starts the tokio runtime,
+//! entry point (a process with threads cannot create the user namespace, nor fork safely, and
+//! nothing here uses `unsafe`, which running code before `main` would take). So the program's
+//! `main` runs the entry line, [`sandbox::enter`], before any thread starts:
+//! `#[skills_runtime::main]` in place of `#[tokio::main]` runs it and then starts the tokio
+//! runtime,
 //!
 //! ```no_run
 //! #[skills_runtime::main]

@@ -432,3 +432,176 @@ async fn read_file_shows_text_only_and_says_where_it_stopped() {
         .unwrap_err();
     assert_eq!(err.kind, ToolErrorKind::InvalidInput, "{err}");
 }
+
+/// A repository as a person has it: its `.git`, a hooks folder in the worktree
+/// (`core.hooksPath`, as husky sets it), a script git runs as its pager, a nested repository and
+/// a submodule's `.git` file; and the links a command planted to reach them.
+fn repository(work: &Path) {
+    let write = |path: &str, text: &str| {
+        let path = work.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        ".git/config",
+        "[core]\n\thooksPath = .husky\n\tpager = ./tools/pager.sh\n",
+    );
+    write(".git/HEAD", "ref: refs/heads/main\n");
+    write(".husky/pre-commit", "#!/bin/sh\n");
+    write("tools/pager.sh", "#!/bin/sh\ncat\n");
+    write("nested/.git/config", "[core]\n");
+    write("sub/.git", "gitdir: ../.git/modules/sub\n");
+    write(".git/modules/sub/config", "[core]\n");
+    std::os::unix::fs::symlink(".git/config", work.join("cfg")).unwrap();
+    std::os::unix::fs::symlink(".git", work.join("meta")).unwrap();
+    std::os::unix::fs::symlink(".husky", work.join("hooks")).unwrap();
+}
+
+/// Every file under `dir` with its content.
+fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let entry = entry.unwrap();
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                pending.push(entry.path());
+            } else if kind.is_file() {
+                files.push((entry.path(), std::fs::read(entry.path()).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[tokio::test]
+async fn the_file_tools_write_nothing_git_runs_whatever_the_path() {
+    let (work, _outside, context) = setup();
+    repository(work.path());
+    let protected = [".git", ".husky", "tools", "nested", "sub"].map(|p| work.path().join(p));
+    let before: Vec<_> = protected.iter().map(|p| snapshot(p)).collect();
+    // Straight in, through a planted link to a file or to a folder, into a nested repository,
+    // into a submodule's `.git` file, into a folder git runs hooks from, into a file git runs,
+    // and into a repository that does not exist yet.
+    for target in [
+        ".git/config",
+        ".git/hooks/pre-commit",
+        "cfg",
+        "meta/config",
+        "meta/hooks/post-checkout",
+        "nested/.git/config",
+        "sub/.git",
+        ".husky/pre-commit",
+        ".husky/post-checkout",
+        "hooks/pre-push",
+        "tools/pager.sh",
+        "new/.git/config",
+        "deep/.gitmodules",
+    ] {
+        let written = WriteFile
+            .call(
+                &json!({"path": target, "content": "[core]\n\tfsmonitor = touch pwned\n"}),
+                &context,
+            )
+            .await;
+        let error = written.expect_err(target);
+        assert_eq!(error.kind, ToolErrorKind::Denied, "{target}: {error}");
+        assert!(error.message.contains("read-only"), "{error}");
+        let edited = EditFile
+            .call(
+                &json!({"path": target, "old_text": "[core]", "new_text": "[core]\n\tfsmonitor = x"}),
+                &context,
+            )
+            .await;
+        assert!(edited.is_err(), "{target}: {edited:?}");
+    }
+    let after: Vec<_> = protected.iter().map(|p| snapshot(p)).collect();
+    assert_eq!(before, after);
+    assert!(!work.path().join("new").exists());
+    // Reading stays allowed, and so does the rest of the working directory.
+    let config = ReadFile
+        .call(&json!({"path": "cfg"}), &context)
+        .await
+        .unwrap();
+    assert!(config.contains("hooksPath"), "{config}");
+    WriteFile
+        .call(
+            &json!({"path": "src/lib.rs", "content": "fn x() {}\n"}),
+            &context,
+        )
+        .await
+        .unwrap();
+    WriteFile
+        .call(
+            &json!({"path": ".github/ci.yml", "content": "on: push\n"}),
+            &context,
+        )
+        .await
+        .unwrap();
+    // Opened by the policy (`Sandbox::writable_vcs`), the same writes land.
+    let open = context.clone().writable_vcs(true);
+    WriteFile
+        .call(&json!({"path": "cfg", "content": "[core]\n"}), &open)
+        .await
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(work.path().join(".git/config")).unwrap(),
+        "[core]\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_folder_swapped_for_a_link_into_git_during_a_write_never_carries_it_there() {
+    let (work, _outside, context) = setup();
+    repository(work.path());
+    let config = std::fs::read(work.path().join(".git/config")).unwrap();
+    // The racer swaps `flip`, a folder of its own, with a link to `.git`, atomically
+    // (`RENAME_EXCHANGE`), as fast as it can.
+    std::fs::create_dir(work.path().join("flip")).unwrap();
+    std::os::unix::fs::symlink(".git", work.path().join("other")).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let racer = {
+        let (stop, work) = (stop.clone(), work.path().to_owned());
+        std::thread::spawn(move || {
+            use rustix::fs::{CWD, RenameFlags, renameat_with};
+            let (flip, other) = (work.join("flip"), work.join("other"));
+            while !stop.load(Ordering::Relaxed) {
+                let _ = renameat_with(CWD, &flip, CWD, &other, RenameFlags::EXCHANGE);
+            }
+        })
+    };
+    let (mut landed, mut refused, mut calls) = (0, 0, 0);
+    let started = Instant::now();
+    while (calls < 300 || landed == 0 || refused == 0)
+        && started.elapsed() < Duration::from_secs(20)
+    {
+        calls += 1;
+        match WriteFile
+            .call(
+                &json!({"path": "flip/config", "content": "PWNED"}),
+                &context,
+            )
+            .await
+        {
+            Ok(_) => landed += 1,
+            Err(error) if error.kind == ToolErrorKind::Denied => refused += 1,
+            Err(_) => {}
+        }
+        assert_eq!(
+            std::fs::read(work.path().join(".git/config")).unwrap(),
+            config
+        );
+    }
+    stop.store(true, Ordering::Relaxed);
+    racer.join().unwrap();
+    assert!(
+        landed > 0 && refused > 0,
+        "the race did not run: {landed} writes landed, {refused} refused in {calls} calls"
+    );
+    assert_eq!(
+        std::fs::read(work.path().join(".git/config")).unwrap(),
+        config
+    );
+}

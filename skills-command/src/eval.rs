@@ -109,9 +109,7 @@ pub fn run(
             String::new(),
         ),
     };
-    let mut builder = Agent::builder(model)
-        .skills(registry)
-        .stream(args.stream);
+    let mut builder = Agent::builder(model).skills(registry).stream(args.stream);
     if let Some(preamble) = &args.preamble {
         builder = builder.preamble(preamble.as_str());
     }

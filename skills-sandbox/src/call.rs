@@ -8,7 +8,7 @@ use std::fs;
 use std::io;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
-use std::process::{Command, ExitStatus};
+use std::process::{Command, ExitStatus, Stdio};
 
 use crate::call_dir::{self, CallDir};
 use crate::confinement::{Confinement, LandlockStatus, Level};
@@ -25,8 +25,8 @@ use crate::wire::StagePolicy;
 /// `tokio::process::Command`), and [`call`](Prepared::call) reads the outcome once it has
 /// ended.
 ///
-/// What may be set on `command`: standard input, output and error (they reach the sandboxed
-/// command unchanged), environment variables (the command gets exactly these, starting from
+/// What may be set on `command`: standard input (`/dev/null` unless set), output and error
+/// (they reach the sandboxed command unchanged; no other descriptor does), environment variables (the command gets exactly these, starting from
 /// an empty environment, plus `TMPDIR`; names starting with `SKILLS_SANDBOX_` are the
 /// sandbox's own and do not reach it), and the process group. Add variables, but do not clear
 /// them (`env_clear`): the sandbox's own tell the stages what they are, and without them the
@@ -109,6 +109,8 @@ impl Policy {
         let mut command = Command::new(&entry);
         command
             .arg0(names::OUTER_ARG0)
+            // The caller's terminal or input never reaches the command unless it says so.
+            .stdin(Stdio::null())
             .env_clear()
             .env(names::STAGE, names::OUTER)
             .env(names::CALL, dir.path(""));
@@ -201,6 +203,8 @@ impl Call {
             network_allowed: self.network_allowed,
             vcs_writable: self.vcs_writable,
             caller_is_root: is_root(),
+            nobody: report.nobody,
+            unprotected: report.unprotected.clone(),
             fallback_reason: self.fallback_reason.clone(),
         }
     }

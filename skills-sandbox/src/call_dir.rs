@@ -23,6 +23,9 @@ pub(crate) const POLICY: &str = "policy";
 pub(crate) const REPORT: &str = "report";
 /// The mount point of the new root (namespaces only).
 pub(crate) const ROOT: &str = "root";
+/// Where the init stage mounts the call's memory files before binding their folders into the
+/// new root (namespaces only; made by that stage, and empty on the host).
+pub(crate) const MEMORY: &str = "memory";
 /// The fallback's private `TMPDIR` (the fallback only).
 pub(crate) const TMP: &str = "tmp";
 /// An empty working directory for probes.

@@ -1,9 +1,7 @@
-//! Capabilities: the few the init stage needs handed on to it, and none at all for the
-//! command, also when it is uid 0.
+//! Capabilities: none at all for the command, also when it is uid 0.
 //!
-//! A process that creates a user namespace holds every capability in it, but the init stage is
-//! started by `execve`, which clears them for a uid other than 0 unless they are in the
-//! ambient set. Before the command starts, everything goes: the bounding set (so no later
+//! The init stage holds every capability of the call's namespaces (it is a fork of the process
+//! that created them). Before the command starts, everything goes: the bounding set (so no later
 //! `execve` of a set-user-ID or file-capability program can grant any), the ambient,
 //! inheritable, permitted and effective sets, and locked securebits so that uid 0 gets nothing
 //! back at `execve` either; then `no_new_privs`.
@@ -11,30 +9,11 @@
 use rustix::io::Errno;
 use rustix::thread::{
     CapabilitiesSecureBits, CapabilitySet, CapabilitySets, capabilities,
-    clear_ambient_capability_set, configure_capability_in_ambient_set,
-    remove_capability_from_bounding_set, set_capabilities, set_capabilities_secure_bits,
-    set_no_new_privs,
+    clear_ambient_capability_set, remove_capability_from_bounding_set, set_capabilities,
+    set_capabilities_secure_bits, set_no_new_privs,
 };
 
 use crate::stage::{Failure, Step};
-
-/// What the init stage needs in the user namespace: mounts, `pivot_root`, `sethostname` and
-/// `pid_max` (SYS_ADMIN), the loopback (NET_ADMIN), the bounding set and securebits (SETPCAP).
-const FOR_INIT: CapabilitySet = CapabilitySet::SYS_ADMIN
-    .union(CapabilitySet::NET_ADMIN)
-    .union(CapabilitySet::SETPCAP);
-
-/// Makes [`FOR_INIT`] ambient, so that the init stage started next holds them.
-pub(crate) fn hand_to_init() -> Result<(), Failure> {
-    let mut sets = capabilities(None).step(|| "read the capabilities".to_owned())?;
-    sets.inheritable |= FOR_INIT;
-    set_capabilities(None, sets).step(|| "make capabilities inheritable".to_owned())?;
-    for capability in FOR_INIT.iter() {
-        configure_capability_in_ambient_set(capability, true)
-            .step(|| format!("make {capability:?} ambient"))?;
-    }
-    Ok(())
-}
 
 /// Drops every capability of the calling thread for good, and sets `no_new_privs`. Threads and
 /// processes it starts afterwards inherit this.

@@ -5,22 +5,27 @@
 //! over anything outside, and none inside even as uid 0; no network but a private loopback
 //! (unless [`Policy::allow_network`]); a PID namespace whose end kills every process the
 //! command started; a fresh root with the system folders read-only, the working directory
-//! read-write (`nodev`, `nosuid`, its `.git`, `.hg` and `.svn` read-only), a private
-//! size-capped `/tmp`, a minimal `/dev`, its own `/proc`, and nothing else of the host. A
-//! seccomp filter refuses what no shell command needs, [`Limits`] cap its resources, and
-//! Landlock restricts it again. Where the kernel refuses unprivileged user namespaces, the
-//! fallback (Landlock, seccomp, limits, no capabilities, `no_new_privs`) runs instead, and the
-//! [`Confinement`] report says which [`Guarantee`]s it loses; [`Mode::Required`] refuses to run
-//! there. It knows nothing of agents: a [`Policy`], a program and its arguments in, a
+//! read-write (`nodev`, `nosuid`, with version control metadata at any depth and what git's
+//! settings make it run read-only: [`Protected`]), a private `/tmp` and `/dev/shm` under one
+//! size cap, a minimal `/dev`, its own `/proc` with the host-wide tables masked, and nothing
+//! else of the host. A caller that is root gives a command that is nobody to the host's files
+//! (the working directory idmapped, so what it writes is still root's). No descriptor above the
+//! standard streams reaches the command, its input is `/dev/null` unless the caller sets it,
+//! and it has no controlling terminal. A seccomp filter refuses what no shell command needs (set-id
+//! bits and file capabilities among it), [`Limits`] cap its resources, and Landlock restricts it
+//! again. Where the kernel refuses unprivileged user namespaces, the fallback (Landlock,
+//! seccomp, limits, no capabilities, `no_new_privs`) runs instead, and the [`Confinement`]
+//! report says which [`Guarantee`]s it loses; [`Mode::Required`] refuses to run there. It knows
+//! nothing of agents: a [`Policy`], a program and its arguments in, a
 //! [`std::process::Command`] out.
 //!
 //! # The entry line
 //!
-//! A process with threads cannot create a user namespace, and `unsafe_code` is forbidden, so
-//! the sandbox is built by the program's own binary started again (`/proc/self/exe`) as a
-//! small entry point, in two stages: the first creates the namespaces, the second is the first
-//! process of the new PID namespace (the only kind of process that can mount its `/proc`), and
-//! it starts the command. The program makes that possible with one line, first in a plain
+//! A process with threads cannot create a user namespace (nor fork safely), so the sandbox is
+//! built by the program's own binary started again (`/proc/self/exe`) as a small entry point, in
+//! two stages: the first, single-threaded, creates the namespaces and forks the second, the
+//! first process of the new PID namespace (the only kind of process that can mount its
+//! `/proc`), which starts the command. The program makes that possible with one line, first in a plain
 //! `main`, before any thread starts (so before `#[tokio::main]`'s runtime):
 //!
 //! ```no_run
@@ -97,10 +102,13 @@
 //!
 //! # What is not covered
 //!
-//! File descriptors the caller leaks without close-on-exec reach the command (the standard
-//! library and tokio open every descriptor with it); Landlock still applies to files opened
-//! through them. A `.git` that does not exist when the call starts can be created, and one that
-//! is a symbolic link is not mounted over (it leads out of the working directory).
+//! A repository a command creates during the call is its own (git runs nothing of it from the
+//! person's other repositories); a path git's settings name that does not exist when the call
+//! starts, a `.git` that is a symbolic link, and a tree larger than [`Protected`]'s walk are
+//! said by [`Confinement::unprotected`], not mounted over. Files the person later runs by hand
+//! (a `Makefile`, a `package.json` script) are theirs to review. A root caller's command
+//! reopening a standard stream that is a file or a terminal of the caller's (`> /dev/stdout`)
+//! is refused, as it would be to any other user (pipes are handed over).
 
 #[cfg(target_os = "linux")]
 mod call;
@@ -111,6 +119,7 @@ mod capabilities;
 mod confinement;
 mod entry;
 mod error;
+mod gitconfig;
 #[cfg(target_os = "linux")]
 mod identity;
 #[cfg(target_os = "linux")]
@@ -127,6 +136,7 @@ mod policy;
 mod prepare;
 #[cfg(target_os = "linux")]
 mod probe;
+mod protected;
 #[cfg(target_os = "linux")]
 mod report;
 #[cfg(target_os = "linux")]
@@ -135,6 +145,8 @@ mod root;
 mod seccomp;
 #[cfg(target_os = "linux")]
 mod stage;
+#[cfg(target_os = "linux")]
+mod sys;
 mod threads;
 #[cfg(target_os = "linux")]
 mod wire;
@@ -145,3 +157,4 @@ pub use confinement::{Confinement, Guarantee, LandlockStatus, Level};
 pub use entry::enter;
 pub use error::SandboxError;
 pub use policy::{DEVICES, Entry, Limits, Mode, Policy, SYSTEM_READ_ONLY, VCS_METADATA};
+pub use protected::{COMMAND_KEYS, Protected};

@@ -14,8 +14,6 @@ pub(crate) const ENV_PREFIX: &str = "SKILLS_SANDBOX_";
 
 /// [`STAGE`] of the first stage, which the caller spawns.
 pub(crate) const OUTER: &str = "outer";
-/// [`STAGE`] of the second stage with namespaces, the first process of the PID namespace.
-pub(crate) const INIT: &str = "init";
 /// [`STAGE`] of the second stage without namespaces, which becomes the command.
 pub(crate) const FALLBACK: &str = "fallback";
 

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 /// System paths the command may read and execute from, mounted read-only at the same place (in
 /// the fallback, Landlock allows reading them). A path that does not exist on a machine is
 /// skipped; a symbolic link among them (`/bin -> usr/bin` on merged-`/usr` systems) is recreated
-/// as the same link.
+/// as the same link. Of `/etc/ssl` and `/etc/pki` only what TLS clients read (the certificate
+/// authorities, OpenSSL's configuration), never the private keys beside them.
 pub const SYSTEM_READ_ONLY: &[&str] = &[
     "/bin",
     "/sbin",
@@ -24,13 +25,19 @@ pub const SYSTEM_READ_ONLY: &[&str] = &[
     "/etc/hosts",
     "/etc/resolv.conf",
     "/etc/gai.conf",
-    "/etc/ssl",
+    "/etc/ssl/certs",
+    "/etc/ssl/cert.pem",
+    "/etc/ssl/openssl.cnf",
     "/etc/ca-certificates",
+    "/etc/pki/tls/certs",
+    "/etc/pki/tls/cert.pem",
+    "/etc/pki/tls/openssl.cnf",
+    "/etc/pki/ca-trust/extracted",
 ];
 
 /// The device files the command gets, readable and writable. Nothing else is under `/dev` but
-/// the `fd`, `stdin`, `stdout` and `stderr` links into `/proc/self/fd` and a private `shm`
-/// (`tmpfs`, for POSIX semaphores and shared memory).
+/// the `fd`, `stdin`, `stdout` and `stderr` links into `/proc/self/fd` and a private `shm` (for
+/// POSIX semaphores and shared memory, in the call's memory files with `/tmp`).
 pub const DEVICES: &[&str] = &[
     "/dev/null",
     "/dev/zero",
@@ -40,9 +47,12 @@ pub const DEVICES: &[&str] = &[
     "/dev/tty",
 ];
 
-/// Folders of version control metadata that are read-only inside the working directory unless
-/// [`Policy::writable_vcs`]: a hook or `core.fsmonitor` planted there would run outside the
-/// sandbox the next time the person uses the repository.
+/// Names of version control metadata, read-only at any depth of the working directory unless
+/// [`Policy::writable_vcs`] (with what git's settings make it run: see [`Protected`]): a hook
+/// or `core.fsmonitor` planted there would run outside the sandbox the next time the person
+/// uses the repository.
+///
+/// [`Protected`]: crate::Protected
 pub const VCS_METADATA: &[&str] = &[".git", ".hg", ".svn"];
 
 /// How strictly to sandbox.
@@ -94,8 +104,13 @@ pub struct Limits {
     /// CPU time of each process, in seconds (`RLIMIT_CPU`; default 1,800); the kernel kills a
     /// process that uses it up. Wall time is the caller's timeout.
     pub cpu_seconds: Option<u64>,
-    /// Size of the private `/tmp`, and of the private `/dev/shm`, in bytes (default 1 GiB each).
-    /// Not enforced by the fallback, whose `TMPDIR` is a folder on the host.
+    /// Memory for the call's files, in bytes (default 1 GiB): the private `/tmp` and `/dev/shm`
+    /// are two folders of one `tmpfs` of this size, lowered to
+    /// [`address_space`](Limits::address_space) when that is smaller, so that what a call keeps
+    /// in memory files is bounded as a whole and never more than one of its processes may
+    /// allocate. Memory a file system holds counts against no process's address space, so
+    /// this is the cap on it: N calls at once hold at most N times this in files. Not enforced
+    /// by the fallback, whose `TMPDIR` is a folder on the host's disk.
     pub tmp_size: u64,
 }
 
@@ -110,8 +125,15 @@ impl Limits {
     pub const DEFAULT_FILE_SIZE: u64 = 8 << 30;
     /// The default CPU time per process: 1,800 s.
     pub const DEFAULT_CPU_SECONDS: u64 = 1800;
-    /// The default size of `/tmp` and `/dev/shm`: 1 GiB.
+    /// The default memory for `/tmp` and `/dev/shm` together: 1 GiB.
     pub const DEFAULT_TMP_SIZE: u64 = 1 << 30;
+
+    /// The size of the call's memory file system: [`tmp_size`](Limits::tmp_size), at most the
+    /// address space of one process.
+    pub fn memory_files(&self) -> u64 {
+        self.address_space
+            .map_or(self.tmp_size, |limit| self.tmp_size.min(limit))
+    }
 }
 
 impl Default for Limits {
@@ -146,8 +168,8 @@ pub struct Policy {
     pub read_write: Vec<PathBuf>,
     /// Keep the host's network (default: a network namespace with only a private loopback).
     pub allow_network: bool,
-    /// Let the command write [`VCS_METADATA`] folders of the working directory (default:
-    /// read-only).
+    /// Let the command write the working directory's version control metadata and what git's
+    /// settings make it run (default: read-only; see [`Protected`](crate::Protected)).
     pub writable_vcs: bool,
     /// Resource limits.
     pub limits: Limits,

@@ -44,6 +44,7 @@ impl Policy {
             allow_network: self.allow_network,
             writable_vcs: self.writable_vcs,
             limits: self.limits,
+            git: crate::protected::GitSettings::from_env(),
         };
         self.prepare_stage(new_call_dir(level)?, stage, fallback_reason)
     }

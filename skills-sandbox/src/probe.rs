@@ -85,6 +85,7 @@ impl Policy {
             allow_network: self.allow_network,
             writable_vcs: self.writable_vcs,
             limits: self.limits,
+            git: crate::protected::GitSettings::from_env(),
         };
         let Prepared { mut command, call } = self.prepare_stage(dir, stage, fallback_reason)?;
         let status = command

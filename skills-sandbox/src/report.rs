@@ -26,6 +26,11 @@ pub(crate) enum Record {
     Landlock(LandlockStatus),
     /// Whether the PID namespace's `pid_max` caps the processes.
     PidMax(bool),
+    /// Whether the command is nobody to the host's files (a root caller's command, mapped to
+    /// the overflow id).
+    Nobody(bool),
+    /// What the working directory's read-only part could not cover.
+    Unprotected(String),
     /// A probe: the sandbox is built and no command is started.
     Ready,
     /// A setup step failed with `errno` (0: no system error).
@@ -45,6 +50,9 @@ impl Record {
             Record::Level(level) => format!("level {}", level.as_str()),
             Record::Landlock(status) => format!("landlock {}", status.as_str()),
             Record::PidMax(on) => format!("pid-max {}", if *on { "yes" } else { "no" }),
+            Record::Nobody(on) => format!("nobody {}", if *on { "yes" } else { "no" }),
+            // Paths, which may hold a newline: one record stays one line.
+            Record::Unprotected(what) => format!("unprotected {}", what.replace('\n', " ")),
             Record::Ready => "ready".to_owned(),
             // A step names paths, which may hold a newline: one record stays one line.
             Record::Failed { errno, step } => format!("failed {errno} {}", step.replace('\n', " ")),
@@ -63,6 +71,8 @@ impl Record {
             "level" => Record::Level(Level::parse(rest)?),
             "landlock" => Record::Landlock(LandlockStatus::parse(rest)?),
             "pid-max" => Record::PidMax(rest == "yes"),
+            "nobody" => Record::Nobody(rest == "yes"),
+            "unprotected" => Record::Unprotected(rest.to_owned()),
             "ready" => Record::Ready,
             "failed" => {
                 let (errno, step) = rest.split_once(' ').unwrap_or((rest, ""));
@@ -105,6 +115,8 @@ pub(crate) struct Report {
     pub(crate) level: Option<Level>,
     pub(crate) landlock: Option<LandlockStatus>,
     pub(crate) pid_max: bool,
+    pub(crate) nobody: bool,
+    pub(crate) unprotected: Option<String>,
     pub(crate) ready: bool,
     /// The first failure: later records may only be its consequences.
     pub(crate) failed: Option<(i32, String)>,
@@ -122,6 +134,8 @@ impl Report {
                 Record::Level(level) => report.level = Some(level),
                 Record::Landlock(status) => report.landlock = Some(status),
                 Record::PidMax(on) => report.pid_max = on,
+                Record::Nobody(on) => report.nobody = on,
+                Record::Unprotected(what) => report.unprotected = Some(what),
                 Record::Ready => report.ready = true,
                 Record::Failed { errno, step } => {
                     report.failed.get_or_insert((errno, step));
@@ -176,6 +190,8 @@ mod tests {
             Record::Landlock(LandlockStatus::Partial),
             Record::PidMax(true),
             Record::PidMax(false),
+            Record::Nobody(true),
+            Record::Unprotected("a b; c".to_owned()),
             Record::Ready,
             Record::Failed {
                 errno: 1,

@@ -1,15 +1,19 @@
 //! The new root of a namespace sandbox, built by the init stage in its own mount namespace.
 //!
 //! An empty `tmpfs` is mounted on the call's `root` folder; into it go the synthesized
-//! `/etc/passwd` and `/etc/group`, a private size-capped `/tmp`, a `/dev` holding only
+//! `/etc/passwd` and `/etc/group`, a private `/tmp` and `/dev/shm` (two folders of one size-capped
+//! `tmpfs`, so that what a call keeps in memory files is capped as a whole), a `/dev` holding only
 //! [`DEVICES`] (bind mounts of the host's nodes: device files on a filesystem mounted inside a
-//! user namespace never work) and a private `/dev/shm`, a fresh `/proc` of the new PID namespace
-//! with `sys`, `sysrq-trigger`, `irq` and `bus` read-only, then bind mounts of the host paths the
-//! policy names at their own paths, parents before children: read-only ones with `ro`,
-//! writable ones (the working directory) with `nodev,nosuid`, and the working directory's
-//! version control metadata read-only over them. Small system files (`/etc/ld.so.cache`,
-//! `/etc/hosts`, ...) are copied instead, into the root that becomes read-only. Then `pivot_root` makes it the root, the
-//! host's root is detached, and the new root itself becomes read-only.
+//! user namespace never work), a fresh `/proc` of the new PID namespace with `sys`,
+//! `sysrq-trigger`, `irq`, `bus` and `fs` read-only and what container runtimes mask hidden
+//! ([`PROC_MASKED`]), then bind mounts of the host paths the policy names at their own paths,
+//! parents before children: read-only ones with `ro`, writable ones (the working directory) with
+//! `nodev,nosuid` (idmapped when the command is nobody to the host), and what the working
+//! directory keeps read-only ([`Protected`](crate::Protected)) bound over itself read-only, each
+//! folder above it bound over itself so that it cannot be renamed away. Small system files
+//! (`/etc/ld.so.cache`, `/etc/hosts`, ...) are copied instead, into the root that becomes
+//! read-only. Then `pivot_root` makes it the root, the host's root is detached, and the new root
+//! itself becomes read-only.
 //!
 //! A remount keeps the flags of the mount it copies (the kernel refuses to clear `nosuid`,
 //! `nodev`, `noexec` or the atime mode of a mount from a more privileged namespace), adding
@@ -18,10 +22,12 @@
 use std::ffi::{CString, OsStr, OsString};
 use std::fs::{self, File};
 use std::io::{self, Read};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::ffi::OsStringExt;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
 
-use rustix::fs::{StatVfsMountFlags, statvfs};
+use rustix::fs::{CWD, StatVfsMountFlags, statvfs};
 use rustix::mount::{
     MountFlags, MountPropagationFlags, UnmountFlags, mount, mount_bind, mount_bind_recursive,
     mount_change, mount_remount, unmount,
@@ -33,7 +39,27 @@ use crate::stage::{Failure, Step};
 /// Parts of `/proc` that are the host's whatever the namespace (kernel settings, interrupts,
 /// buses, the magic SysRq key): read-only, so that even a root caller's command cannot change
 /// them through the uid they share with the host's root.
-const PROC_READ_ONLY: &[&str] = &["sys", "sysrq-trigger", "irq", "bus"];
+const PROC_READ_ONLY: &[&str] = &["sys", "sysrq-trigger", "irq", "bus", "fs"];
+
+/// What container runtimes (runc's defaults, Docker's) mask in `/proc`, and the kernel's other
+/// host-wide tables: files read as empty (`/dev/null` over them), folders as empty read-only
+/// folders. Keys and their owners, the kernel's symbols and core, slab and timer statistics,
+/// the scheduler's view of every host task, interrupts, ACPI, sound and SCSI devices.
+const PROC_MASKED: &[&str] = &[
+    "keys",
+    "key-users",
+    "kcore",
+    "kallsyms",
+    "slabinfo",
+    "timer_list",
+    "timer_stats",
+    "sched_debug",
+    "latency_stats",
+    "interrupts",
+    "acpi",
+    "asound",
+    "scsi",
+];
 
 /// Links of `/dev` into `/proc/self/fd`, which shells use (`<(...)`, `> /dev/stderr`).
 const DEV_LINKS: &[(&str, &str)] = &[
@@ -59,6 +85,13 @@ pub(crate) struct Bind {
     /// and a small file is copied into the new root rather than bound (a mount costs more, and
     /// the copy is as read-only as the root it is in).
     pub(crate) system: bool,
+}
+
+/// The user namespace the writable binds are idmapped through, while they are.
+struct Idmap<'a> {
+    userns: Option<BorrowedFd<'a>>,
+    /// Whether one was idmapped already.
+    done: bool,
 }
 
 /// The largest system file copied rather than bound.
@@ -95,20 +128,9 @@ impl NewRoot {
         fs::write(&target, contents).step(|| format!("write {at}"))
     }
 
-    /// A private `tmpfs` of `size` bytes at `/tmp`.
-    pub(crate) fn tmp(&self, size: u64) -> Result<(), Failure> {
-        let target = self.make_path(Path::new("/tmp"), true)?;
-        mount_tmpfs(
-            &target,
-            MountFlags::NOSUID | MountFlags::NODEV,
-            &format!("mode=1777,size={size}"),
-        )
-        .step(|| "mount the private /tmp".to_owned())
-    }
-
-    /// `/dev` with only [`DEVICES`], the [`DEV_LINKS`], and a private `/dev/shm` of `size`
-    /// bytes. [`NewRoot::seal_dev`] makes it read-only once nothing more goes under it.
-    pub(crate) fn dev(&self, shm_size: u64) -> Result<(), Failure> {
+    /// `/dev` with only [`DEVICES`] and the [`DEV_LINKS`]. [`NewRoot::seal_dev`] makes it
+    /// read-only once nothing more goes under it.
+    pub(crate) fn dev(&self) -> Result<(), Failure> {
         let dev = self.make_path(Path::new("/dev"), true)?;
         let sealed = MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC;
         mount_tmpfs(&dev, sealed, "mode=0755,size=64k").step(|| "mount /dev".to_owned())?;
@@ -120,9 +142,33 @@ impl NewRoot {
             std::os::unix::fs::symlink(link, dev.join(name))
                 .step(|| format!("link /dev/{name}"))?;
         }
-        let shm = self.make_path(Path::new("/dev/shm"), true)?;
-        mount_tmpfs(&shm, sealed, &format!("mode=1777,size={shm_size}"))
-            .step(|| "mount the private /dev/shm".to_owned())
+        Ok(())
+    }
+
+    /// The call's memory files: one `tmpfs` of `size` bytes, mounted at `staging` (a folder
+    /// outside the new root, detached with the host's root), whose two folders are bound at
+    /// `/tmp` and `/dev/shm` (after [`NewRoot::dev`]).
+    pub(crate) fn memory(&self, staging: &Path, size: u64) -> Result<(), Failure> {
+        let step = || "mount the private /tmp and /dev/shm".to_owned();
+        fs::create_dir(staging).step(step)?;
+        mount_tmpfs(
+            staging,
+            MountFlags::NOSUID | MountFlags::NODEV,
+            &format!("mode=0700,size={size}"),
+        )
+        .step(step)?;
+        for (folder, at, noexec) in [("tmp", "/tmp", false), ("shm", "/dev/shm", true)] {
+            let source = staging.join(folder);
+            fs::create_dir(&source).step(step)?;
+            // Everyone's, sticky, whatever the umask.
+            fs::set_permissions(&source, fs::Permissions::from_mode(0o1777)).step(step)?;
+            let target = self.make_path(Path::new(at), true)?;
+            mount_bind(&source, &target).step(step)?;
+            if noexec {
+                remount(&target, MountFlags::NOEXEC)?;
+            }
+        }
+        Ok(())
     }
 
     /// The `/proc` of the PID namespace this process is the first of.
@@ -139,8 +185,28 @@ impl NewRoot {
         Ok(target)
     }
 
-    /// Makes [`PROC_READ_ONLY`] read-only (after the init stage has set what it sets there).
+    /// Makes [`PROC_READ_ONLY`] read-only (after the init stage has set what it sets there) and
+    /// hides [`PROC_MASKED`].
     pub(crate) fn seal_proc(&self, proc: &Path) -> Result<(), Failure> {
+        for part in PROC_MASKED {
+            let target = proc.join(part);
+            let Ok(meta) = fs::symlink_metadata(&target) else {
+                continue;
+            };
+            let masked = if meta.is_dir() {
+                mount_tmpfs(
+                    &target,
+                    MountFlags::RDONLY
+                        | MountFlags::NOSUID
+                        | MountFlags::NODEV
+                        | MountFlags::NOEXEC,
+                    "mode=0555,size=4k",
+                )
+            } else {
+                mount_bind("/dev/null", &target)
+            };
+            masked.step(|| format!("mask /proc/{part}"))?;
+        }
         for part in PROC_READ_ONLY {
             let target = proc.join(part);
             if fs::symlink_metadata(&target).is_err() {
@@ -157,8 +223,15 @@ impl NewRoot {
 
     /// Binds `binds` into the new root at their own paths, parents before children (a later
     /// bind of a path wins). A symbolic link is recreated as the same link when its target is
-    /// inside another bind (`/bin -> usr/bin`), else its target is bound at its path.
-    pub(crate) fn bind_all(&self, mut binds: Vec<Bind>) -> Result<(), Failure> {
+    /// inside another bind (`/bin -> usr/bin`), else its target is bound at its path. With
+    /// `userns`, the writable binds are idmapped through it (see [`NewRoot::idmapped`]); returns
+    /// whether they are, which they are not where the kernel or the file system of the first
+    /// refuses it (then none is).
+    pub(crate) fn bind_all(
+        &self,
+        mut binds: Vec<Bind>,
+        userns: Option<BorrowedFd<'_>>,
+    ) -> Result<bool, Failure> {
         binds.sort_by_key(|bind| bind.path.components().count());
         let covered: Vec<PathBuf> = binds
             .iter()
@@ -173,10 +246,14 @@ impl NewRoot {
             .and_then(|mut file| file.read_to_end(&mut mountinfo))
             .step(|| "read the mount table".to_owned())?;
         let host_mounts = mount_points(&mountinfo);
+        let mut idmap = Idmap {
+            userns,
+            done: false,
+        };
         for bind in &binds {
-            self.bind(bind, &covered, &host_mounts)?;
+            self.bind(bind, &covered, &host_mounts, &mut idmap)?;
         }
-        Ok(())
+        Ok(idmap.done && idmap.userns.is_some())
     }
 
     fn bind(
@@ -184,6 +261,7 @@ impl NewRoot {
         bind: &Bind,
         covered: &[PathBuf],
         host_mounts: &[PathBuf],
+        idmap: &mut Idmap<'_>,
     ) -> Result<(), Failure> {
         let path = &bind.path;
         let meta = match fs::symlink_metadata(path) {
@@ -208,13 +286,40 @@ impl NewRoot {
         }
         let source_meta = fs::metadata(&source).step(|| format!("look at {}", source.display()))?;
         if bind.system && source_meta.is_file() && source_meta.len() <= COPY_LIMIT {
-            let contents = fs::read(&source).step(|| format!("read {}", source.display()))?;
+            let contents = match fs::read(&source) {
+                // Not this stage's to read, so not the command's either.
+                Err(error) if error.kind() == io::ErrorKind::PermissionDenied => return Ok(()),
+                other => other.step(|| format!("read {}", source.display()))?,
+            };
             let target = self.make_path(path, false)?;
-            return fs::write(target, contents).step(|| format!("copy {}", path.display()));
+            fs::write(&target, contents).step(|| format!("copy {}", path.display()))?;
+            // The copy is as readable as the original, no more.
+            return fs::set_permissions(&target, source_meta.permissions())
+                .step(|| format!("copy the mode of {}", path.display()));
         }
         let target = self.make_path(path, source_meta.is_dir())?;
-        mount_bind_recursive(&source, &target)
-            .step(|| format!("bind {} into the sandbox", path.display()))?;
+        let idmapped = match (bind.access, idmap.userns) {
+            (Access::ReadWrite, Some(userns)) => {
+                let done = self.idmapped(&source, &target, userns)?;
+                if !done && idmap.done {
+                    return Err(Failure::message(format!(
+                        "{} cannot be idmapped like the working directory (another file system)",
+                        path.display()
+                    )));
+                }
+                if done {
+                    idmap.done = true;
+                } else {
+                    idmap.userns = None;
+                }
+                done
+            }
+            _ => false,
+        };
+        if !idmapped {
+            mount_bind_recursive(&source, &target)
+                .step(|| format!("bind {} into the sandbox", path.display()))?;
+        }
         let restrict = match bind.access {
             Access::ReadOnly => MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV,
             Access::ReadWrite => MountFlags::NOSUID | MountFlags::NODEV,
@@ -226,6 +331,75 @@ impl NewRoot {
         {
             let relative = beneath.strip_prefix(&source).unwrap_or(beneath);
             remount(&target.join(relative), restrict)?;
+        }
+        Ok(())
+    }
+
+    /// Mounts a copy of the host folder `source` at `target`, idmapped through the user
+    /// namespace `userns`: the owners files have on disk are seen, and given to new files,
+    /// through its id map, so that a command that is nobody to the host owns there what the
+    /// caller owns. `false`, with nothing mounted, where the kernel or the file system refuses
+    /// idmapped mounts.
+    fn idmapped(
+        &self,
+        source: &Path,
+        target: &Path,
+        userns: BorrowedFd<'_>,
+    ) -> Result<bool, Failure> {
+        use rustix::mount::{MoveMountFlags, OpenTreeFlags, move_mount, open_tree};
+        let Ok(tree) = open_tree(
+            CWD,
+            source,
+            OpenTreeFlags::OPEN_TREE_CLONE
+                | OpenTreeFlags::OPEN_TREE_CLOEXEC
+                | OpenTreeFlags::AT_RECURSIVE,
+        ) else {
+            return Ok(false);
+        };
+        if crate::sys::idmap(tree.as_fd(), userns).is_err() {
+            return Ok(false);
+        }
+        move_mount(
+            &tree,
+            "",
+            CWD,
+            target,
+            MoveMountFlags::MOVE_MOUNT_F_EMPTY_PATH,
+        )
+        .step(|| format!("bind {} into the sandbox, idmapped", source.display()))?;
+        Ok(true)
+    }
+
+    /// Keeps `paths` (inside the working directory, bound already; none inside another)
+    /// read-only: each is bound over itself and made read-only, after every folder between the
+    /// working directory and it is bound over itself as it is (a mount point cannot be renamed
+    /// or removed, so none can be moved away and replaced by a writable copy).
+    pub(crate) fn protect(&self, workdir: &Path, paths: &[PathBuf]) -> Result<(), Failure> {
+        let mut pinned: Vec<&Path> = Vec::new();
+        for path in paths {
+            let folders = path
+                .ancestors()
+                .skip(1)
+                .take_while(|folder| folder.starts_with(workdir) && *folder != workdir);
+            for folder in folders {
+                if !pinned.contains(&folder) {
+                    pinned.push(folder);
+                }
+            }
+        }
+        pinned.sort_by_key(|folder| folder.components().count());
+        for folder in pinned {
+            let target = self.base.join(folder.strip_prefix("/").unwrap_or(folder));
+            mount_bind_recursive(&target, &target).step(|| format!("pin {}", folder.display()))?;
+        }
+        for path in paths {
+            let target = self.base.join(path.strip_prefix("/").unwrap_or(path));
+            mount_bind_recursive(&target, &target)
+                .step(|| format!("bind {} read-only", path.display()))?;
+            remount(
+                &target,
+                MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV,
+            )?;
         }
         Ok(())
     }

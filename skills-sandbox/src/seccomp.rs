@@ -1,14 +1,23 @@
-//! The system call filter, one BPF program: what no shell command needs is refused with `EPERM`
-//! (`ENOSYS` for `clone3`, so that the C library falls back to `clone`, whose flags a filter can
-//! read).
+//! The system call filter, one BPF program: what no shell command needs is refused with `EPERM`;
+//! a few calls get another answer a program knows how to take (`ENOSYS` for `clone3` and
+//! `openat2`, so that the C library falls back to `clone` and `openat`, whose arguments a filter
+//! can read; `EOPNOTSUPP` for setting extended attributes, as a file system without them
+//! answers, so that `cp -a`, `tar` and `rsync` carry on).
 //!
 //! Refused everywhere: keyrings, `ptrace` and cross-process memory access, `bpf`,
 //! `perf_event_open`, `userfaultfd`, `io_uring`, kernel modules and `kexec`, every mount call,
 //! `chroot`, file handles, `unshare`, `setns`, `clone` with a namespace flag, terminal input
-//! injection (`TIOCSTI`, `TIOCLINUX`), and sockets of any family but Unix, IPv4, IPv6 and
-//! netlink route, or of the MPTCP and SCTP protocols. Without namespaces, also System V IPC and
-//! POSIX message queues, and, when the network is not allowed, every IPv4 and IPv6 socket: what
-//! the namespaces would otherwise keep apart.
+//! injection (`TIOCSTI`, `TIOCLINUX`), sockets of any family but Unix, IPv4, IPv6 and netlink
+//! route, or of the MPTCP and SCTP protocols; a set-user-ID or set-group-ID bit in the mode of
+//! `chmod`, `fchmod`, `fchmodat`, `fchmodat2`, `mknod`, `mknodat`, `mkdir`, `mkdirat`, and of
+//! `open`, `openat` and `creat` when they create; and every extended attribute write, so that
+//! no file capability (`security.capability`, whose name the filter cannot read) can be set.
+//! Without namespaces, also System V IPC and POSIX message queues, when the network is not
+//! allowed every IPv4 and IPv6 socket, and the calls that change another process's resource
+//! limits, priority, I/O priority, scheduling, CPU affinity or memory placement (allowed with
+//! process id 0, the caller itself, and with the command's own id, the shell's `$$`; a child
+//! naming itself by its id, or a thread by its id, is refused): what the namespaces would
+//! otherwise keep apart.
 //!
 //! A system call of another architecture's convention (32-bit `int 0x80`, x32) is refused too:
 //! the filter's numbers are this architecture's.
@@ -28,6 +37,19 @@ use crate::stage::Failure;
 pub(crate) struct FilterFor {
     pub(crate) level: Level,
     pub(crate) allow_network: bool,
+}
+
+impl FilterFor {
+    /// The process id the fallback's calls on other processes may still name: the process
+    /// that applies the filter and becomes the command (the shell's `$$`), beside 0.
+    fn own_pid(self) -> u64 {
+        u64::from(
+            rustix::process::getpid()
+                .as_raw_nonzero()
+                .get()
+                .unsigned_abs(),
+        )
+    }
 }
 
 /// Applies the filter to the calling thread (and so to what it starts). Sets `no_new_privs`.
@@ -59,7 +81,7 @@ fn program(filter: FilterFor) -> Result<BpfProgram, Failure> {
     )
     .and_then(BpfProgram::try_from)
     .map_err(|error| Failure::message(format!("build the system call filter: {error}")))?;
-    let mut program = enosys_prefix();
+    let mut program = prefix();
     program.extend(refused);
     Ok(program)
 }
@@ -77,6 +99,36 @@ fn refused(filter: FilterFor) -> Result<BTreeMap<i64, Vec<SeccompRule>>, Failure
                 .iter()
                 .map(|&call| (call, Vec::new())),
         );
+    }
+    if filter.level == Level::Fallback {
+        let own = filter.own_pid();
+        // Another process: neither 0 (the caller) nor the command's own id.
+        let other = |arg: u8| [(arg, SeccompCmpOp::Ne, 0), (arg, SeccompCmpOp::Ne, own)];
+        for &call in OTHER_PROCESSES_BY_PID {
+            rules.insert(call, vec![rule(&other(0))?]);
+        }
+        // `who` 0 is the caller (or its process group); `PRIO_USER` and `IOPRIO_WHO_USER` reach
+        // every process of the uid, the agent's included.
+        rules.insert(
+            libc::SYS_setpriority,
+            vec![
+                rule(&other(1))?,
+                rule(&[(0, SeccompCmpOp::Eq, libc::PRIO_USER as u64)])?,
+            ],
+        );
+        rules.insert(
+            libc::SYS_ioprio_set,
+            vec![
+                rule(&other(1))?,
+                rule(&[(0, SeccompCmpOp::Eq, IOPRIO_WHO_USER)])?,
+            ],
+        );
+    }
+    for &(call, mode) in MODE_ARGUMENT {
+        rules.insert(call, set_id_rules(mode, None)?);
+    }
+    for &(call, flags, mode) in CREATING_OPEN {
+        rules.insert(call, set_id_rules(mode, Some(flags))?);
     }
     rules.insert(libc::SYS_clone, clone_rules()?);
     rules.insert(libc::SYS_socket, socket_rules(filter)?);
@@ -147,6 +199,73 @@ const REFUSED_WITHOUT_NAMESPACES: &[i64] = &[
     libc::SYS_mq_notify,
     libc::SYS_mq_getsetattr,
 ];
+
+/// Refused in the fallback unless their first argument, a process id, is 0 (the caller) or the
+/// command's own: the PID namespace would have kept every other process out of reach.
+const OTHER_PROCESSES_BY_PID: &[i64] = &[
+    libc::SYS_prlimit64,
+    libc::SYS_sched_setaffinity,
+    libc::SYS_sched_setscheduler,
+    libc::SYS_sched_setparam,
+    libc::SYS_sched_setattr,
+    libc::SYS_migrate_pages,
+    libc::SYS_move_pages,
+];
+
+/// `ioprio_set`'s "every process of this user".
+const IOPRIO_WHO_USER: u64 = 3;
+
+/// `fchmodat2`, the same number on every architecture (as every call numbered 424 and up).
+const SYS_FCHMODAT2: i64 = 452;
+/// `setxattrat`, the same number on every architecture.
+const SYS_SETXATTRAT: i64 = 463;
+
+/// The calls that set a file's mode, with the argument that holds it: refused with a
+/// set-user-ID or set-group-ID bit in it. (`mkdir` ignores both for the folder itself, but a
+/// set-group-ID folder passes its group on.)
+const MODE_ARGUMENT: &[(i64, u8)] = &[
+    #[cfg(target_arch = "x86_64")]
+    (libc::SYS_chmod, 1),
+    (libc::SYS_fchmod, 1),
+    (libc::SYS_fchmodat, 2),
+    (SYS_FCHMODAT2, 2),
+    #[cfg(target_arch = "x86_64")]
+    (libc::SYS_mkdir, 1),
+    (libc::SYS_mkdirat, 2),
+    #[cfg(target_arch = "x86_64")]
+    (libc::SYS_mknod, 1),
+    (libc::SYS_mknodat, 2),
+    #[cfg(target_arch = "x86_64")]
+    (libc::SYS_creat, 1),
+];
+
+/// The calls that create a file when their flags say so (`O_CREAT`, `O_TMPFILE`), with the
+/// arguments of the flags and of the mode.
+const CREATING_OPEN: &[(i64, u8, u8)] = &[
+    #[cfg(target_arch = "x86_64")]
+    (libc::SYS_open, 1, 2),
+    (libc::SYS_openat, 2, 3),
+];
+
+/// A set-user-ID or set-group-ID bit in argument `mode`, when the flags in argument `flags`
+/// (if any) create a file: one rule per bit and creating flag.
+fn set_id_rules(mode: u8, flags: Option<u8>) -> Result<Vec<SeccompRule>, Failure> {
+    let mut rules = Vec::new();
+    for bit in [libc::S_ISUID, libc::S_ISGID] {
+        let set_id = (mode, SeccompCmpOp::MaskedEq(u64::from(bit)), u64::from(bit));
+        match flags {
+            None => rules.push(rule(&[set_id])?),
+            Some(flags) => {
+                for create in [libc::O_CREAT, libc::O_TMPFILE] {
+                    let create = create as u64;
+                    let creating = (flags, SeccompCmpOp::MaskedEq(create), create);
+                    rules.push(rule(&[creating, set_id.clone()])?);
+                }
+            }
+        }
+    }
+    Ok(rules)
+}
 
 /// `clone` with any namespace flag (in its first argument on every architecture here).
 /// `CLONE_NEWTIME` shares its bit with the exit signal in `clone`, and only `clone3` and
@@ -224,29 +343,59 @@ fn filter_error(error: seccompiler::BackendError) -> Failure {
     Failure::message(format!("build the system call filter: {error}"))
 }
 
-/// The instructions before seccompiler's program: `clone3` refused with `ENOSYS` (so that the
-/// C library falls back to `clone`, whose flags the rules can read), and on x86-64 the system
-/// calls of the x32 convention (numbers with bit 30 set), which would go around rules that name
-/// x86-64 numbers. seccompiler has no rule for either. They read only the system call number; a
-/// call of another architecture goes on to seccompiler's check, which kills the process.
-fn enosys_prefix() -> BpfProgram {
+/// The calls refused with another error than seccompiler's `EPERM`, whatever their arguments.
+const OTHER_ANSWERS: &[(i64, i32)] = &[
+    // The C library falls back to `clone`, whose flags the rules can read.
+    (libc::SYS_clone3, libc::ENOSYS),
+    // Its mode is behind a pointer; the C library and runtimes fall back to `openat`.
+    (libc::SYS_openat2, libc::ENOSYS),
+    // The name of the attribute (`security.capability`) is behind a pointer: every write is
+    // refused, with the answer of a file system that has no extended attributes.
+    (libc::SYS_setxattr, libc::EOPNOTSUPP),
+    (libc::SYS_lsetxattr, libc::EOPNOTSUPP),
+    (libc::SYS_fsetxattr, libc::EOPNOTSUPP),
+    (SYS_SETXATTRAT, libc::EOPNOTSUPP),
+];
+
+/// The instructions before seccompiler's program, which has one answer for every rule: the
+/// calls of [`OTHER_ANSWERS`], and on x86-64 the system calls of the x32 convention (numbers
+/// with bit 30 set, refused with `ENOSYS`), which would go around rules that name x86-64
+/// numbers. They read only the system call number; a call of another architecture goes on to
+/// seccompiler's check, which kills the process.
+fn prefix() -> BpfProgram {
     const LOAD_WORD: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
     const JUMP_IF_EQUAL: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
     const JUMP_IF_AT_LEAST: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
+    const JUMP: u16 = 0x05; // BPF_JMP | BPF_JA
     const RETURN: u16 = 0x06; // BPF_RET | BPF_K
     const NR_OFFSET: u32 = 0; // seccomp_data.nr
     const X32_SYSCALL_BIT: u32 = 0x4000_0000;
     let op = |code, jt, jf, k| sock_filter { code, jt, jf, k };
-    let mut prefix = vec![op(LOAD_WORD, 0, 0, NR_OFFSET)];
+    let mut answers: Vec<i32> = Vec::new();
+    let mut tests: Vec<(u16, u32, usize)> = Vec::new();
+    let mut answer = |errno: i32| match answers.iter().position(|&a| a == errno) {
+        Some(at) => at,
+        None => {
+            answers.push(errno);
+            answers.len() - 1
+        }
+    };
     if cfg!(target_arch = "x86_64") {
-        // To the return two instructions on.
-        prefix.push(op(JUMP_IF_AT_LEAST, 1, 0, X32_SYSCALL_BIT));
+        tests.push((JUMP_IF_AT_LEAST, X32_SYSCALL_BIT, answer(libc::ENOSYS)));
     }
-    prefix.extend([
-        // The return, or past it.
-        op(JUMP_IF_EQUAL, 0, 1, libc::SYS_clone3 as u32),
-        op(RETURN, 0, 0, libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
-    ]);
+    for &(call, errno) in OTHER_ANSWERS {
+        tests.push((JUMP_IF_EQUAL, call as u32, answer(errno)));
+    }
+    let mut prefix = vec![op(LOAD_WORD, 0, 0, NR_OFFSET)];
+    // A test jumps over the tests after it and the jump past the answers, to its answer.
+    for (i, &(code, k, to)) in tests.iter().enumerate() {
+        let jump = tests.len() - i + to;
+        prefix.push(op(code, jump as u8, 0, k));
+    }
+    prefix.push(op(JUMP, 0, 0, answers.len() as u32));
+    for errno in answers {
+        prefix.push(op(RETURN, 0, 0, libc::SECCOMP_RET_ERRNO | errno as u32));
+    }
     prefix
 }
 
@@ -263,7 +412,7 @@ mod tests {
                     allow_network,
                 })
                 .unwrap();
-                assert!(program.len() > enosys_prefix().len() && program.len() < 4096);
+                assert!(program.len() > prefix().len() && program.len() < 4096);
             }
         }
     }

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use crate::confinement::Level;
 use crate::policy::Limits;
+use crate::protected::GitSettings;
 
 /// The first bytes of a policy file.
 const HEADER: &[u8] = concat!("skills-sandbox policy ", env!("CARGO_PKG_VERSION"), "\n").as_bytes();
@@ -29,6 +30,8 @@ pub(crate) struct StagePolicy {
     pub(crate) allow_network: bool,
     pub(crate) writable_vcs: bool,
     pub(crate) limits: Limits,
+    /// The caller's git settings, for what the working directory keeps read-only.
+    pub(crate) git: GitSettings,
 }
 
 impl StagePolicy {
@@ -57,6 +60,8 @@ impl StagePolicy {
             out.option(limit);
         }
         out.u64(limits.tmp_size);
+        out.list(self.git.files.iter().map(|p| p.as_os_str().as_bytes()));
+        out.list(self.git.home.iter().map(|p| p.as_os_str().as_bytes()));
         out.0
     }
 
@@ -85,6 +90,10 @@ impl StagePolicy {
                 file_size: input.option()?,
                 cpu_seconds: input.option()?,
                 tmp_size: input.u64()?,
+            },
+            git: GitSettings {
+                files: input.list(Decoder::path)?,
+                home: input.list(Decoder::path)?.pop(),
             },
         };
         input.0.is_empty().then_some(policy)
@@ -192,6 +201,10 @@ mod tests {
             limits: Limits {
                 cpu_seconds: None,
                 ..Limits::default()
+            },
+            git: GitSettings {
+                files: vec![PathBuf::from("/home/a/.gitconfig")],
+                home: Some(PathBuf::from("/home/a")),
             },
         }
     }

@@ -12,10 +12,12 @@
 //! ignored with the reason where they cannot run.
 
 mod sandbox {
+    pub mod descriptors;
     pub mod entry_and_errors;
     pub mod fallback;
     pub mod filesystem;
     pub mod harness;
+    pub mod host_identity;
     pub mod host_listeners;
     pub mod limits;
     pub mod local_services;
@@ -28,8 +30,8 @@ mod sandbox {
 }
 
 use sandbox::{
-    entry_and_errors, fallback, filesystem, harness, limits, local_services, network, processes,
-    root_powers, support, syscalls, working,
+    descriptors, entry_and_errors, fallback, filesystem, harness, host_identity, limits,
+    local_services, network, processes, root_powers, support, syscalls, working,
 };
 
 use support::{Outcome, passed, skipped, trial};
@@ -42,6 +44,8 @@ fn main() {
         network::tests(),
         local_services::tests(),
         root_powers::tests(),
+        host_identity::tests(),
+        descriptors::tests(),
         processes::tests(),
         filesystem::tests(),
         syscalls::tests(),

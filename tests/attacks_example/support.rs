@@ -257,6 +257,19 @@ pub async fn run(
     calls: Vec<Value>,
     during: impl FnOnce() + Send + 'static,
 ) -> Option<Run> {
+    run_launched(test, caller, site, calls, during, &[]).await
+}
+
+/// [`run`], with the example started by `launcher` (a program and its arguments, to which the
+/// example's path and arguments are appended; it ends by executing them), as the caller.
+pub async fn run_launched(
+    test: &str,
+    caller: Caller,
+    site: &Site,
+    calls: Vec<Value>,
+    during: impl FnOnce() + Send + 'static,
+    launcher: &[&str],
+) -> Option<Run> {
     let program = match prepare_caller(caller) {
         Ok(program) => program,
         Err(reason) => {
@@ -276,7 +289,7 @@ pub async fn run(
             .mount(&server)
             .await;
     }
-    let mut command = program.command();
+    let mut command = program.command(launcher);
     command
         .args(["--provider", "openai", "--yes", "--workdir"])
         .arg(&site.work)
@@ -349,30 +362,36 @@ enum Program {
 }
 
 impl Program {
-    fn command(&self) -> Command {
-        match self {
-            Program::Direct => Command::new(example_binary()),
+    /// The example as this caller, started through `launcher` (empty: directly).
+    fn command(&self, launcher: &[&str]) -> Command {
+        let (mut command, agent) = match self {
+            Program::Direct => {
+                let Some((first, rest)) = launcher.split_first() else {
+                    return Command::new(example_binary());
+                };
+                let mut command = Command::new(first);
+                command.args(rest).arg(example_binary());
+                return command;
+            }
             Program::Nobody(folder) => {
                 let mut command = Command::new("setpriv");
-                command
-                    .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-                    .arg(folder.path().join("agent"));
-                command
+                command.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+                (command, folder.path().join("agent"))
             }
             Program::Refused => {
                 let mut command = Command::new("unshare");
-                command
-                    .args([
-                        "--user",
-                        "--map-root-user",
-                        "sh",
-                        "-c",
-                        "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$0\" \"$@\"",
-                    ])
-                    .arg(example_binary());
-                command
+                command.args([
+                    "--user",
+                    "--map-root-user",
+                    "sh",
+                    "-c",
+                    "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$0\" \"$@\"",
+                ]);
+                (command, example_binary())
             }
-        }
+        };
+        command.args(launcher).arg(agent);
+        command
     }
 }
 

@@ -3,8 +3,11 @@
 //! - Each call runs in a sandbox of its own ([`Sandbox`], built by `skills-sandbox`): new user,
 //!   network, PID, IPC, UTS and mount namespaces, a seccomp filter, resource limits and
 //!   Landlock. The command sees the system folders read-only, the working directory read-write
-//!   (its `.git` read-only), a private `/tmp`, no network and nothing else of the host; it holds
-//!   no capability, even when the agent runs as root. Where the kernel refuses unprivileged user
+//!   (its version control metadata and what git runs read-only, as for the file tools), a
+//!   private `/tmp`, no network and nothing else of the host; it holds no capability, and is
+//!   nobody to the host's files when the agent runs as root. It inherits no descriptor but its
+//!   output pipe and `/dev/null` as input. A call whose working directory holds something the
+//!   sandbox could not keep read-only says so at the end of its result. Where the kernel refuses unprivileged user
 //!   namespaces, the fallback (Landlock, seccomp, limits) runs instead and each call logs what
 //!   it loses; [`Sandbox::required`] refuses to run there.
 //! - The environment is cleared to [`BashOptions::env`] (`PATH`, `HOME`, `LANG`, `TERM` by
@@ -242,6 +245,16 @@ impl Tool for Bash {
     }
 }
 
+/// How a command run by [`Bash::execute`] ended.
+pub(crate) struct Executed {
+    /// Its output, cut as the tool cuts it.
+    pub(crate) output: String,
+    /// Its exit code; `None` when a signal ended it.
+    pub(crate) code: Option<i32>,
+    /// What the sandbox could not keep read-only in the working directory for this call.
+    pub(crate) unprotected: Option<String>,
+}
+
 /// Output collected from the pipe: the head, a rolling tail, and the total size.
 #[derive(Default)]
 struct Captured {
@@ -254,23 +267,29 @@ impl Bash {
     async fn run(&self, input: &Value, context: &ToolContext) -> Result<String, ToolError> {
         let command = str_arg(input, "command")?;
         let timeout = uint_arg(input, "timeout_ms")?.map(Duration::from_millis);
-        let (output, status) = self.execute(command, timeout, context).await?;
-        match status {
-            Some(0) => Ok(output),
-            Some(code) => Ok(format!("{output}\n[exit code {code}]")),
-            None => Ok(format!("{output}\n[terminated by a signal]")),
+        let executed = self.execute(command, timeout, context).await?;
+        let output = executed.output;
+        let mut result = match executed.code {
+            Some(0) => output,
+            Some(code) => format!("{output}\n[exit code {code}]"),
+            None => format!("{output}\n[terminated by a signal]"),
+        };
+        // The person reviews what the model was told: what this call could have changed.
+        if let Some(what) = executed.unprotected {
+            result.push_str(&format!("\n[not kept read-only in this call: {what}]"));
         }
+        Ok(result)
     }
 
     /// Runs `command` as a call of the tool does (deny list, sandbox, timeout, output cap) and
-    /// returns its output and exit code (`None`: ended by a signal), apart: what the task evals'
-    /// `command` checks read, which the text of a result could forge.
+    /// returns its output, exit code and what it could not keep read-only, apart: what the task
+    /// evals' `command` checks read, which the text of a result could forge.
     pub(crate) async fn execute(
         &self,
         command: &str,
         timeout: Option<Duration>,
         context: &ToolContext,
-    ) -> Result<(String, Option<i32>), ToolError> {
+    ) -> Result<Executed, ToolError> {
         if command.trim().is_empty() {
             return Err(ToolError::new(
                 ToolErrorKind::InvalidInput,
@@ -357,7 +376,7 @@ impl Bash {
                 .suggest("run a shorter or narrower command, or pass a larger timeout_ms"));
             }
         };
-        let status = running.finish(status)?;
+        let finished = running.finish(status)?;
         // Every writer of the pipe is gone, so the reader reaches the end promptly; the grace
         // bounds the wait should a process have escaped the sweep (fallback, unconfined).
         let _ = tokio::time::timeout(self.options.drain_grace, done_rx).await;
@@ -365,7 +384,11 @@ impl Bash {
         if output.is_empty() {
             output.push_str("(no output)");
         }
-        Ok((output, status.code()))
+        Ok(Executed {
+            output,
+            code: finished.status.code(),
+            unprotected: finished.unprotected,
+        })
     }
 
     /// The command's environment: the variables of [`BashOptions::env`] the agent has, and

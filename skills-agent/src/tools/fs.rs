@@ -14,6 +14,10 @@
 //!   a FIFO at the target is replaced, not written through. A symlink at the target is followed
 //!   only when it resolves beneath the working directory. Content is capped at
 //!   [`WriteFile::MAX_WRITE_BYTES`]; `edit_file` reads and produces at most that much.
+//! - What the sandbox keeps read-only for `bash` is read-only here too (one policy,
+//!   [`Protected`](crate::sandbox::Protected)): version control metadata at any depth and what
+//!   git's settings make it run. It is judged on the real path of the folder handle the write
+//!   goes through, so no link, however planted, carries a write there; reading stays allowed.
 //! - The work runs on tokio's blocking pool, not on the runtime's threads.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -435,7 +439,12 @@ fn write_atomic(
             ));
         };
         let parent = target.parent().unwrap_or(Path::new(""));
+        // Before a missing folder is made (through whatever link is on the way), and again on
+        // the handle the write goes through.
+        refuse_protected(context, &nearest_real(context, &target), path)?;
         let dir = open_parent(context, parent, path)?;
+        let real_dir = real_path(&dir).unwrap_or_else(|| context.workdir().join(parent));
+        refuse_protected(context, &real_dir.join(&name), path)?;
         let permissions = match dir.symlink_metadata(&name) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(fs_error("inspect", path, &e)),
@@ -471,6 +480,63 @@ fn write_atomic(
         ToolErrorKind::Io,
         format!("{path} kept changing while it was written"),
     ))
+}
+
+/// Refuses a write of the absolute path `real` when the policy of the sandbox keeps it
+/// read-only, unless the context opens version control metadata. The caller resolves the
+/// links: on the handle of the folder the write goes through (`/proc/self/fd`), so that no
+/// link, however planted or swapped in, carries a write there.
+fn refuse_protected(context: &ToolContext, real: &Path, path: &str) -> Result<(), ToolError> {
+    if context.vcs_writable() {
+        return Ok(());
+    }
+    let real = real.to_path_buf();
+    if !crate::sandbox::Protected::scan(context.workdir()).covers(&real) {
+        return Ok(());
+    }
+    Err(ToolError::new(
+        ToolErrorKind::Denied,
+        format!(
+            "{path} is version control metadata or a file git runs ({}), which stays \
+             read-only: a change there would run outside the sandbox, with the person's rights, \
+             the next time they use the repository",
+            real.strip_prefix(context.workdir())
+                .unwrap_or(&real)
+                .display()
+        ),
+    )
+    .suggest("leave it to the person, or ask them; commands that only read the repository work"))
+}
+
+/// `relative` as an absolute path with the links of its longest existing part resolved
+/// (beneath the working directory), the rest as written: where a write would go, before the
+/// folders it needs exist.
+fn nearest_real(context: &ToolContext, relative: &Path) -> PathBuf {
+    let mut existing = relative;
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = context.root().canonicalize(or_dot(existing)) {
+            let mut path = context.workdir().join(real);
+            path.extend(rest.iter().rev());
+            return path;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name);
+                existing = parent;
+            }
+            _ => return context.workdir().join(relative),
+        }
+    }
+}
+
+/// The path a folder handle has now, links resolved (`None` where `/proc` cannot say).
+fn real_path(dir: &Dir) -> Option<PathBuf> {
+    use std::os::fd::{AsFd, AsRawFd};
+    let fd = dir.as_fd().as_raw_fd();
+    std::fs::read_link(format!("/proc/self/fd/{fd}"))
+        .ok()
+        .filter(|p| p.is_absolute())
 }
 
 /// Creates a temporary file in `dir`, writes and syncs `content`, and renames it to `name`.

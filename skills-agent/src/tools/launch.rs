@@ -22,6 +22,13 @@ use crate::sandbox::SandboxError;
 pub(crate) const ENTRY_FIX: &str = "call `skills_runtime::agent::sandbox::enter()` as the first \
 line of a plain `main`, or put `#[skills_runtime::main]` in place of `#[tokio::main]`";
 
+/// How a command ended.
+pub(crate) struct Finished {
+    pub(crate) status: ExitStatus,
+    /// What the sandbox could not keep read-only in the working directory for this call.
+    pub(crate) unprotected: Option<String>,
+}
+
 /// A running command.
 pub(crate) enum Launched {
     /// In the namespace sandbox: the kernel contains every process of the call.
@@ -150,10 +157,11 @@ impl Launched {
         }
     }
 
-    /// The command's exit status, given the status [`Launched::wait`] returned; an error if the
-    /// sandbox could not be built or could not start `bash`. Logs a warning when the call ran
-    /// in the fallback, naming what it lost.
-    pub(crate) fn finish(self, status: ExitStatus) -> Result<ExitStatus, ToolError> {
+    /// The command's exit status, given the status [`Launched::wait`] returned, and what the
+    /// sandbox could not keep read-only in the working directory this time, if anything; an
+    /// error if the sandbox could not be built or could not start `bash`. Logs a warning when
+    /// the call lost a guarantee (the fallback, a gap in what stays read-only), naming it.
+    pub(crate) fn finish(self, status: ExitStatus) -> Result<Finished, ToolError> {
         #[cfg(target_os = "linux")]
         let call = match self {
             Launched::Contained { call, .. } => Some(call),
@@ -162,20 +170,28 @@ impl Launched {
         #[cfg(target_os = "linux")]
         if let Some(call) = call {
             let finished = call.finish(status).map_err(sandbox_error)?;
-            let lost = finished.confinement.lost();
+            let confinement = &finished.confinement;
+            let lost = confinement.lost();
             if !lost.is_empty() {
                 let lost: Vec<&str> = lost.iter().map(|g| g.describe()).collect();
                 tracing::warn!(
-                    level = ?finished.confinement.level(),
+                    level = ?confinement.level(),
                     lost = %lost.join("; "),
+                    unprotected = confinement.unprotected().unwrap_or(""),
                     "bash ran without some of the sandbox's guarantees"
                 );
             }
-            return Ok(finished.status);
+            return Ok(Finished {
+                status: finished.status,
+                unprotected: confinement.unprotected().map(str::to_owned),
+            });
         }
         #[cfg(not(target_os = "linux"))]
         let _ = self;
-        Ok(status)
+        Ok(Finished {
+            status,
+            unprotected: None,
+        })
     }
 }
 

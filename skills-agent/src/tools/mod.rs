@@ -47,6 +47,7 @@ pub struct ToolContext {
     workdir: PathBuf,
     root: Arc<cap_std::fs::Dir>,
     allow_hard_links: bool,
+    writable_vcs: bool,
 }
 
 impl ToolContext {
@@ -59,7 +60,24 @@ impl ToolContext {
             workdir,
             root: Arc::new(root),
             allow_hard_links: false,
+            writable_vcs: false,
         })
+    }
+
+    /// Whether `write_file` and `edit_file` may write what the sandbox keeps read-only in the
+    /// working directory for `bash` (default no): version control metadata at any depth and
+    /// what git's settings make it run ([`sandbox::Protected`](crate::sandbox::Protected)). The
+    /// same policy decides for both, and [`Sandbox::writable_vcs`](crate::Sandbox::writable_vcs)
+    /// opens both ([`AgentBuilder::bash`](crate::AgentBuilder::bash) passes it on).
+    pub fn writable_vcs(mut self, writable: bool) -> Self {
+        self.writable_vcs = writable;
+        self
+    }
+
+    /// Whether the file tools may write version control metadata (see
+    /// [`writable_vcs`](Self::writable_vcs)).
+    pub fn vcs_writable(&self) -> bool {
+        self.writable_vcs
     }
 
     /// Whether `read_file` and `edit_file` may open a file that has more than one hard link

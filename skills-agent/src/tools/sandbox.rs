@@ -31,8 +31,8 @@ pub enum SandboxMode {
 }
 
 /// The sandbox of the `bash` tool. [`Sandbox::default`] is [`SandboxMode::Preferred`], no
-/// extra paths, no network, `.git`, `.hg` and `.svn` read-only, the default [`Limits`], and the
-/// running program as the [`Entry`].
+/// extra paths, no network, version control metadata read-only, the default [`Limits`], and
+/// the running program as the [`Entry`].
 ///
 /// The command sees the system folders ([`sandbox::SYSTEM_READ_ONLY`](crate::sandbox::SYSTEM_READ_ONLY))
 /// and [`read_only`](Sandbox::read_only) read-only, the working directory and
@@ -50,14 +50,16 @@ pub struct Sandbox {
     pub read_write: Vec<PathBuf>,
     /// Keep the host's network (default: none, only a private loopback).
     pub allow_network: bool,
-    /// Let the command write the working directory's `.git`, `.hg` and `.svn` (default:
-    /// read-only, so that no hook or `core.fsmonitor` planted there runs outside the sandbox
-    /// the next time the person uses the repository; `git commit` and other writing git
-    /// commands then fail inside).
+    /// Let the command, and the file tools, write the working directory's version control
+    /// metadata at any depth and what git's settings make it run (default: read-only, so that
+    /// no hook, `core.fsmonitor` or filter planted there runs outside the sandbox the next time
+    /// the person uses the repository; `git commit` and other writing git commands then fail
+    /// inside). See [`sandbox::Protected`](crate::sandbox::Protected).
     pub writable_vcs: bool,
     /// Resource limits per call (defaults: [`Limits::default`]: 8 GiB of address space, 4,096
     /// processes and threads, 4,096 open files, 8 GiB per file, 1,800 CPU seconds per process,
-    /// 1 GiB of `/tmp`). Wall time is [`BashOptions::timeout`](crate::BashOptions::timeout).
+    /// 1 GiB of memory files for `/tmp` and `/dev/shm` together). Wall time is
+    /// [`BashOptions::timeout`](crate::BashOptions::timeout).
     pub limits: Limits,
     /// The program that builds the sandbox (default: this program, whose `main` must call
     /// [`sandbox::enter`](crate::sandbox::enter) first).

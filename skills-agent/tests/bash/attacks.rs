@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use libtest_mimic::Trial;
 use serde_json::json;
 use skills_runtime::agent::sandbox::{Guarantee, Limits, SandboxError};
-use skills_runtime::agent::{Bash, BashOptions, Sandbox, Tool, ToolErrorKind};
+use skills_runtime::agent::{Bash, BashOptions, Sandbox, Tool, ToolErrorKind, WriteFile};
 
 use crate::agent_support::{SECRET, hostile_site as site, logs, process_alive};
 use crate::skip_if;
@@ -48,6 +48,10 @@ pub fn tests() -> Vec<Trial> {
             extra_paths,
         ),
         trial("git_metadata_is_read_only_unless_opened", vcs_metadata),
+        trial(
+            "one_policy_what_bash_cannot_keep_read_only_is_said_and_refused_to_the_file_tools",
+            one_policy,
+        ),
         trial("limits_reach_the_sandbox", limits),
         trial(
             "required_refuses_to_run_where_namespaces_are_refused",
@@ -394,6 +398,54 @@ fn vcs_metadata() -> Outcome {
         let out = run(&opened, &site.context, command).await;
         assert_eq!(out, "rc=0\nrc=0");
         assert!(git.join("hooks/pre-commit").exists());
+        passed()
+    })
+}
+
+/// `core.hooksPath` names a folder that does not exist: the sandbox cannot mount it
+/// read-only, so the call's result says a command could create it, and the file tools, under
+/// the same policy, refuse to.
+fn one_policy() -> Outcome {
+    skip_if!(without(Guarantee::VcsReadOnly));
+    block_on(async {
+        let site = site();
+        std::fs::create_dir_all(site.work.join(".git")).unwrap();
+        std::fs::write(
+            site.work.join(".git/config"),
+            "[core]\n\thooksPath = .githooks\n",
+        )
+        .unwrap();
+        let out = run(&Bash::default(), &site.context, "echo ran").await;
+        assert!(
+            out.starts_with("ran\n[not kept read-only in this call: "),
+            "{out}"
+        );
+        assert!(out.contains(".githooks"), "{out}");
+        let written = WriteFile
+            .call(
+                &json!({"path": ".githooks/pre-commit", "content": "touch pwned"}),
+                &site.context,
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(written.kind, ToolErrorKind::Denied, "{written}");
+        // Both follow `Sandbox::writable_vcs`.
+        let opened = Bash::new(BashOptions {
+            sandbox: Sandbox {
+                writable_vcs: true,
+                ..Sandbox::default()
+            },
+            ..BashOptions::default()
+        });
+        assert_eq!(run(&opened, &site.context, "echo ran").await, "ran");
+        let open = site.context.clone().writable_vcs(true);
+        WriteFile
+            .call(
+                &json!({"path": ".githooks/pre-commit", "content": "echo ok"}),
+                &open,
+            )
+            .await
+            .unwrap();
         passed()
     })
 }

@@ -1,20 +1,23 @@
-//! The init stage: the first process of the call's PID namespace. It builds the sandbox, starts
+//! The init stage: the first process of the call's PID namespace, forked by the first stage. It
+//! builds the sandbox, starts
 //! the command from a thread that restricts itself first, and reaps until the command ends;
 //! its own exit then makes the kernel kill whatever is left in the namespace.
 
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 
 use rustix::process::{DumpableBehavior, Pid, WaitOptions, set_dumpable_behavior, setsid, wait};
 
-use super::{Failure, StageResult, Step, command_env, die_with_parent, not_started, read_policy};
+use super::{Failure, StageResult, Step, command_env, not_started};
 use crate::call_dir;
 use crate::capabilities;
 use crate::identity;
 use crate::landlock_rules;
 use crate::limits;
 use crate::loopback;
-use crate::policy::{SYSTEM_READ_ONLY, VCS_METADATA};
+use crate::policy::SYSTEM_READ_ONLY;
+use crate::protected::Protected;
 use crate::report::{Record, ReportFile};
 use crate::root::{Access, Bind, NewRoot};
 use crate::seccomp::{self, FilterFor};
@@ -23,20 +26,37 @@ use crate::wire::StagePolicy;
 /// The hostname inside the sandbox.
 const HOSTNAME: &[u8] = b"sandbox";
 
-pub(super) fn run(dir: &Path, report: &ReportFile) -> StageResult {
-    die_with_parent(report)?;
+/// Runs the init stage in the process the first stage forked (in the new namespaces), with the
+/// call's `policy`; `parent` is the first stage's pidfd, `nobody_owner` its id when the caller
+/// is the host's root.
+pub(super) fn run(
+    dir: &Path,
+    policy: &StagePolicy,
+    report: &ReportFile,
+    parent: &OwnedFd,
+    nobody_owner: Option<Pid>,
+) -> StageResult {
+    let _ = rustix::thread::set_name(c"sandbox-init");
+    die_with(parent)?;
     // Its memory and `/proc` entries stay closed to the command, which shares its uid.
     set_dumpable_behavior(DumpableBehavior::NotDumpable)
         .step(|| "make the init process non-dumpable".to_owned())?;
-    let policy = read_policy(dir)?;
-    build(dir, &policy, report)?;
+    let nobody = build(dir, policy, report, nobody_owner)?;
+    if let Some(userns) = &nobody {
+        identity::join_nobody(userns)?;
+        // A change of user cleared both.
+        set_dumpable_behavior(DumpableBehavior::NotDumpable)
+            .step(|| "make the init process non-dumpable".to_owned())?;
+        die_with(parent)?;
+    }
+    report.write(&Record::Nobody(nobody.is_some()));
     setsid().step(|| "start a new session without a terminal".to_owned())?;
     capabilities::drop_all()?;
     // Landlock and seccomp on a thread of their own: this process stays outside the command's
     // Landlock domain, so the command cannot signal it or read its memory.
     let spawned = std::thread::scope(|scope| {
         scope
-            .spawn(|| restrict_and_spawn(&policy, report))
+            .spawn(|| restrict_and_spawn(policy, report))
             .join()
             .unwrap_or_else(|_| Err(Failure::message("the spawning thread panicked".to_owned())))
     })?;
@@ -47,9 +67,34 @@ pub(super) fn run(dir: &Path, report: &ReportFile) -> StageResult {
     reap_until(child, report)
 }
 
+/// Takes the parent-death signal, so that this stage dies with the first stage (a pidfd of which
+/// is `parent`), and stops if that one is gone already: nobody would wait for this one.
+fn die_with(parent: &OwnedFd) -> Result<(), Failure> {
+    use rustix::event::{PollFd, PollFlags, poll};
+    use rustix::process::{Signal, set_parent_process_death_signal};
+    set_parent_process_death_signal(Some(Signal::KILL))
+        .step(|| "take the parent-death signal".to_owned())?;
+    // A pidfd is readable once its process has ended.
+    let mut fds = [PollFd::new(parent, PollFlags::IN)];
+    let zero = rustix::event::Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    if poll(&mut fds, Some(&zero)).step(|| "look at the first stage".to_owned())? > 0 {
+        std::process::exit(crate::names::EXIT_SETUP_FAILED);
+    }
+    Ok(())
+}
+
 /// Everything that needs the namespace's capabilities: the new root, the hostname, the
-/// loopback, the limits.
-fn build(dir: &Path, policy: &StagePolicy, report: &ReportFile) -> Result<(), Failure> {
+/// loopback, the limits. For a root caller (`nobody_owner`, the first stage), returns the user
+/// namespace the command is to join, once the writable paths are idmapped through it.
+fn build(
+    dir: &Path,
+    policy: &StagePolicy,
+    report: &ReportFile,
+    nobody_owner: Option<Pid>,
+) -> Result<Option<OwnedFd>, Failure> {
     let root = NewRoot::create(&dir.join(call_dir::ROOT))?;
     let host_passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
     let host_group = std::fs::read_to_string("/etc/group").unwrap_or_default();
@@ -58,20 +103,32 @@ fn build(dir: &Path, policy: &StagePolicy, report: &ReportFile) -> Result<(), Fa
     let (passwd, group) = identity::passwd_and_group(uid, gid, &host_passwd, &host_group);
     root.write_file("/etc/passwd", &passwd)?;
     root.write_file("/etc/group", &group)?;
-    root.tmp(policy.limits.tmp_size)?;
-    root.dev(policy.limits.tmp_size)?;
+    root.dev()?;
+    root.memory(&dir.join(call_dir::MEMORY), policy.limits.memory_files())?;
     let proc = root.proc()?;
     let pid_max = limits::cap_pid_namespace(&proc, policy.limits.processes)?;
     report.write(&Record::PidMax(pid_max));
     root.seal_proc(&proc)?;
-    root.bind_all(binds(policy))?;
+    let userns = match nobody_owner {
+        Some(owner) => identity::nobody_namespace(dir, owner)?,
+        None => None,
+    };
+    let idmapped = root.bind_all(binds(policy), userns.as_ref().map(AsFd::as_fd))?;
+    if !policy.writable_vcs {
+        let protected = Protected::scan_with(&policy.workdir, &policy.git, Protected::MAX_ENTRIES);
+        root.protect(&policy.workdir, protected.paths())?;
+        if let Some(what) = protected.unprotected() {
+            report.write(&Record::Unprotected(what));
+        }
+    }
     root.seal_dev()?;
     root.enter(&policy.workdir)?;
     rustix::system::sethostname(HOSTNAME).step(|| "set the sandbox's hostname".to_owned())?;
     if !policy.allow_network {
         loopback::bring_up()?;
     }
-    limits::apply(&policy.limits)
+    limits::apply(&policy.limits)?;
+    Ok(userns.filter(|_| idmapped))
 }
 
 /// The host paths of the new root.
@@ -98,16 +155,6 @@ fn binds(policy: &StagePolicy) -> Vec<Bind> {
             .map(|p| bind(p.clone(), Access::ReadWrite, false)),
     );
     binds.push(bind(policy.workdir.clone(), Access::ReadWrite, false));
-    if !policy.writable_vcs {
-        for name in VCS_METADATA {
-            let path = policy.workdir.join(name);
-            // A link cannot be mounted over; it leads out of the working directory, where
-            // nothing is writable anyway.
-            if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_symlink()) {
-                binds.push(bind(path, Access::ReadOnly, false));
-            }
-        }
-    }
     binds
 }
 

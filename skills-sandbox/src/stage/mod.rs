@@ -14,8 +14,10 @@
 //!   (a `fallback` stage does it when the outer stage leads a process group, which cannot start
 //!   a new session).
 //!
-//! Stages write nothing to the standard streams, which belong to the command: they append
-//! records to the call's report file.
+//! Every stage starts by closing every descriptor above the standard streams that it inherited
+//! (the caller's leaks, its launcher's), so the command gets only its standard streams. Stages
+//! write nothing to those, which belong to the command: they append records to the call's report
+//! file.
 
 mod fallback;
 mod init;
@@ -34,6 +36,10 @@ use crate::wire::StagePolicy;
 
 /// Runs the stage named `stage`; never returns.
 pub(crate) fn run(stage: &OsStr) -> ! {
+    // First: whatever the caller, or whoever started it, left open without close-on-exec (a
+    // socket, a file, a folder, a terminal) goes before anything else happens, so that nothing
+    // of it reaches the command.
+    let closed = crate::sys::close_inherited(3);
     let Some(dir) = std::env::var_os(names::CALL) else {
         eprintln!("skills-sandbox: started as a sandbox stage without a call folder");
         std::process::exit(EXIT_SETUP_FAILED);
@@ -50,9 +56,12 @@ pub(crate) fn run(stage: &OsStr) -> ! {
             std::process::exit(EXIT_SETUP_FAILED);
         }
     };
+    if let Err(error) = closed {
+        report.failed("close the descriptors the sandbox inherited", &error);
+        std::process::exit(EXIT_SETUP_FAILED);
+    }
     let result = match stage.to_str() {
         Some(names::OUTER) => outer::run(dir, &report),
-        Some(names::INIT) => init::run(dir, &report),
         Some(names::FALLBACK) => fallback::run(dir, &report),
         _ => Err(Failure::message(format!(
             "unknown sandbox stage {}",

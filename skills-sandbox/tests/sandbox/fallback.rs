@@ -19,6 +19,10 @@ pub fn tests() -> Vec<Trial> {
     vec![
         trial("fallback_confines_files_network_and_ipc", keeps),
         trial("fallback_reports_what_it_loses_and_it_is_lost", loses),
+        trial(
+            "fallback_limits_and_priority_of_other_processes_cannot_be_changed",
+            process_control,
+        ),
         trial(REFUSED_TEST, kernel_refuses_namespaces),
     ]
 }
@@ -145,6 +149,16 @@ fn loses() -> Outcome {
         std::fs::read_to_string(site.work.join(".git/config")).unwrap(),
         "planted\n"
     );
+    // As root, root's files: readable (the command is root to them).
+    if let Some(secret) = Planted::new("/usr/local").filter(|_| crate::support::is_root()) {
+        let read = bash(
+            &Policy::fallback(),
+            &site.work,
+            &format!("cat {}", secret.0.display()),
+        );
+        assert_eq!(read.ok(), SECRET, "{}", read.output());
+        assert!(lost.contains(&Guarantee::NobodyToHost), "{confinement}");
+    }
     // A process in a new session: outlives the call.
     let run = bash(
         &Policy::fallback(),
@@ -158,6 +172,98 @@ fn loses() -> Outcome {
         .status();
     assert!(survived, "the fallback's report says it loses this");
     passed()
+}
+
+/// A root-only file planted in a host folder, removed when dropped.
+struct Planted(std::path::PathBuf);
+
+impl Planted {
+    /// `None` where the tests may not write there (`nobody`, even as uid 0 of a namespace).
+    fn new(folder: &str) -> Option<Planted> {
+        use std::os::unix::fs::PermissionsExt;
+        let path = std::path::Path::new(folder).join(crate::support::unique("skills-planted"));
+        std::fs::write(&path, SECRET).ok()?;
+        let planted = Planted(path);
+        std::fs::set_permissions(&planted.0, std::fs::Permissions::from_mode(0o600)).ok()?;
+        Some(planted)
+    }
+}
+
+impl Drop for Planted {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// A victim of the caller's user: another process (the agent, in the attack), whose resource
+/// limits, priority, I/O priority and CPU affinity the command tries to change by its process
+/// id, with `prlimit`, `renice`, `ionice` and `taskset` and the system calls under them; each
+/// is refused (the filter, or a PID namespace where the victim is not there), and the victim
+/// is unchanged. The same calls on the command itself work.
+fn process_control() -> Outcome {
+    let mut victim = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    let pid = victim.id();
+    let before = observe(pid);
+    let site = site();
+    let attack = format!(
+        "prlimit --pid {pid} --nofile=7:7 2>/dev/null; echo prlimit=$?; \
+         renice -n 19 -p {pid} >/dev/null 2>&1; echo renice=$?; \
+         ionice -c 3 -p {pid} 2>/dev/null; echo ionice=$?; \
+         taskset -p 1 {pid} >/dev/null 2>&1; echo taskset=$?; \
+         ulimit -n 100; echo own_limit=$?; renice -n 5 -p $$ >/dev/null; echo own_nice=$?; \
+         nice -n 3 true; echo child_nice=$?; \
+         renice -n 19 -u $(id -u) >/dev/null 2>&1; echo user=$?"
+    );
+    for policy in [Policy::default(), Policy::fallback()] {
+        let run = bash(&policy, &site.work, &attack);
+        let out = run.ok();
+        for refused in ["prlimit", "renice", "ionice", "taskset"] {
+            assert!(
+                !out.contains(&format!("{refused}=0\n")),
+                "{refused} reached the victim:\n{out}"
+            );
+        }
+        // Every process of the user: in the fallback the agent's among them, so refused; with
+        // the namespaces, only the call's own.
+        let level = run.finished.as_ref().unwrap().confinement.level();
+        if level == Level::Fallback {
+            assert!(!out.contains("user=0"), "{out}");
+        }
+        assert!(
+            out.contains("own_limit=0\nown_nice=0\nchild_nice=0\n"),
+            "{out}"
+        );
+        assert_eq!(observe(pid), before, "the victim changed:\n{out}");
+    }
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    passed()
+}
+
+/// A process's open-files limit, nice value and CPU affinity, as `/proc` shows them.
+fn observe(pid: u32) -> (String, String, String) {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let nofile = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .unwrap_or_default()
+        .to_owned();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let nice = stat
+        .rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().nth(16))
+        .unwrap_or_default()
+        .to_owned();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let cpus = status
+        .lines()
+        .find(|l| l.starts_with("Cpus_allowed_list"))
+        .unwrap_or_default()
+        .to_owned();
+    (nofile, nice, cpus)
 }
 
 /// The test that runs inside a user namespace allowing no further one.

@@ -27,6 +27,18 @@ pub fn tests() -> Vec<Trial> {
             "files_a_git_file_and_hg_cannot_be_rewritten",
             git_file_and_hg,
         ),
+        trial(
+            "files_a_submodule_gitfile_cannot_be_repointed",
+            submodule_repointed,
+        ),
+        trial(
+            "files_nested_repositories_hooks_path_and_files_git_runs_stay_read_only",
+            what_git_runs,
+        ),
+        trial(
+            "files_what_git_settings_name_but_does_not_exist_is_said",
+            missing_named,
+        ),
     ]
 }
 
@@ -188,14 +200,37 @@ fn tmp_cap() -> Outcome {
     passed()
 }
 
-/// `git` on the host, in `dir`.
+/// `git` on the host, in `dir`, as the person would run it (with a home of its own, so that
+/// no setting of the machine's user joins in).
 fn git_host(dir: &std::path::Path, args: &[&str]) -> bool {
     Command::new("git")
+        .args([
+            "-c",
+            "user.email=person@example.com",
+            "-c",
+            "user.name=Person",
+        ])
+        .args(["-c", "protocol.file.allow=always"])
         .args(args)
         .current_dir(dir)
         .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .env_remove("GIT_CONFIG_GLOBAL")
         .output()
         .is_ok_and(|out| out.status.success())
+}
+
+/// A file anywhere under `dir` named `name`.
+fn found_under(dir: &std::path::Path, name: &str) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.filter_map(Result::ok).any(|entry| {
+            entry.file_name() == name
+                || (entry
+                    .file_type()
+                    .is_ok_and(|t| t.is_dir() && !t.is_symlink())
+                    && found_under(&entry.path(), name))
+        })
+    })
 }
 
 fn git() -> Outcome {
@@ -261,5 +296,140 @@ fn git_file_and_hg() -> Outcome {
         std::fs::read_to_string(site.work.join(".hg/hgrc")).unwrap(),
         "[ui]\n"
     );
+    passed()
+}
+
+/// A repository in `site.work` with the submodule `sub` (a clone of a repository outside).
+fn with_submodule(site: &crate::support::Site) -> bool {
+    let lib = site.outside.join("lib");
+    std::fs::create_dir(&lib).unwrap();
+    std::fs::write(lib.join("a"), "a").unwrap();
+    git_host(&lib, &["init", "-q"])
+        && git_host(&lib, &["add", "a"])
+        && git_host(&lib, &["commit", "-qm", "a"])
+        && git_host(&site.work, &["init", "-q"])
+        && git_host(
+            &site.work,
+            &["submodule", "add", "-q", &lib.display().to_string(), "sub"],
+        )
+        && git_host(&site.work, &["commit", "-qm", "sub"])
+}
+
+/// A repository the command makes, whose `core.fsmonitor` plants `pwned` wherever git runs it,
+/// and the top repository's submodule pointed at it.
+const REPOINT: &str = "git init -q evil && git -C evil config core.fsmonitor 'touch pwned'; \
+    printf 'gitdir: ../evil/.git\\n' > sub/.git; echo gitfile=$?";
+
+fn submodule_repointed() -> Outcome {
+    skip_if!(without(Guarantee::VcsReadOnly));
+    let site = site();
+    if !with_submodule(&site) {
+        return skipped("needs git on the host");
+    }
+    let gitfile = std::fs::read_to_string(site.work.join("sub/.git")).unwrap();
+    // Or the folder moved away, to put a writable one in its place.
+    let attack = format!("{REPOINT}; mv sub sub-moved; echo moved=$?");
+    let run = bash(&Policy::default(), &site.work, &attack);
+    let out = run.ok();
+    assert!(out.contains("gitfile=1\n"), "{}", run.output());
+    assert!(out.contains("moved=1\n"), "{}", run.output());
+    assert_eq!(
+        std::fs::read_to_string(site.work.join("sub/.git")).unwrap(),
+        gitfile
+    );
+    // The person's next `git status` runs nothing of the command's.
+    assert!(git_host(&site.work, &["status", "--short"]));
+    assert!(!found_under(&site.work, "pwned"));
+    // The control: opened, the same attack gets its fsmonitor run by the person's git.
+    let open = Policy {
+        writable_vcs: true,
+        ..Policy::default()
+    };
+    let planted = bash(&open, &site.work, REPOINT);
+    assert!(planted.ok().contains("gitfile=0\n"), "{}", planted.output());
+    git_host(&site.work, &["status", "--short"]);
+    assert!(found_under(&site.work, "pwned"), "the control did not run");
+    passed()
+}
+
+/// Each write the attack tries, as `name=status` lines; all but `regular` must fail.
+const PLANT: &str = "echo 'touch pwned' > .husky/pre-commit; echo hook=$?; \
+    echo 'touch pwned' > .husky/post-checkout; echo new_hook=$?; \
+    mv .husky .husky-moved; echo move_hooks=$?; \
+    echo 'touch pwned' >> tools/pager.sh; echo pager=$?; \
+    mv tools tools-moved; echo move_tools=$?; \
+    git -C nested config core.fsmonitor 'touch pwned'; echo nested_config=$?; \
+    echo 'touch pwned' > nested/.git/hooks/pre-commit; echo nested_hook=$?; \
+    mv nested nested-moved; echo move_nested=$?; \
+    echo fine > regular; echo regular=$?";
+
+fn what_git_runs() -> Outcome {
+    skip_if!(without(Guarantee::VcsReadOnly));
+    let site = site();
+    let nested = site.work.join("nested");
+    std::fs::create_dir_all(site.work.join(".husky")).unwrap();
+    std::fs::create_dir_all(site.work.join("tools")).unwrap();
+    std::fs::create_dir_all(&nested).unwrap();
+    std::fs::write(site.work.join(".husky/pre-commit"), "#!/bin/sh\n").unwrap();
+    std::fs::write(site.work.join("tools/pager.sh"), "#!/bin/sh\ncat\n").unwrap();
+    if !(git_host(&site.work, &["init", "-q"])
+        && git_host(&site.work, &["config", "core.hooksPath", ".husky"])
+        && git_host(&site.work, &["config", "core.pager", "./tools/pager.sh"])
+        && git_host(&nested, &["init", "-q"]))
+    {
+        return skipped("needs git on the host");
+    }
+    let run = bash(&Policy::default(), &site.work, PLANT);
+    let out = run.ok();
+    for line in out.lines() {
+        let (name, status) = line.split_once('=').unwrap();
+        assert_eq!(
+            status == "0",
+            name == "regular",
+            "{name}:\n{}",
+            run.output()
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(site.work.join(".husky/pre-commit")).unwrap(),
+        "#!/bin/sh\n"
+    );
+    assert!(!site.work.join(".husky/post-checkout").exists());
+    assert!(!found_under(&site.work, "pwned"));
+    let hooks = nested.join(".git/hooks/pre-commit");
+    assert!(!hooks.exists());
+    // The control: opened, every write lands.
+    let open = Policy {
+        writable_vcs: true,
+        ..Policy::default()
+    };
+    let planted = bash(&open, &site.work, PLANT);
+    assert!(
+        planted
+            .ok()
+            .starts_with("hook=0\nnew_hook=0\nmove_hooks=0\n"),
+        "{}",
+        planted.output()
+    );
+    passed()
+}
+
+fn missing_named() -> Outcome {
+    skip_if!(without(Guarantee::VcsReadOnly));
+    let site = site();
+    if !(git_host(&site.work, &["init", "-q"])
+        && git_host(&site.work, &["config", "core.hooksPath", ".githooks"]))
+    {
+        return skipped("needs git on the host");
+    }
+    let run = bash(&Policy::default(), &site.work, "echo ran");
+    assert_eq!(run.ok(), "ran\n");
+    let confinement = &run.finished.as_ref().unwrap().confinement;
+    let said = confinement
+        .unprotected()
+        .expect("the missing folder is said");
+    assert!(said.contains(".githooks"), "{said}");
+    assert!(!confinement.holds(Guarantee::VcsReadOnly));
+    assert!(confinement.to_string().contains("not kept read-only"));
     passed()
 }

@@ -18,6 +18,10 @@ pub fn tests() -> Vec<Trial> {
         trial("limits_cpu_time_is_capped", cpu_time),
         trial("limits_file_size_is_capped", file_size),
         trial("limits_open_files_are_capped", open_files),
+        trial(
+            "limits_four_parallel_calls_filling_tmp_and_shm_hold_one_cap_each",
+            memory_files,
+        ),
     ]
 }
 
@@ -182,5 +186,66 @@ fn open_files() -> Outcome {
     let (count, errno) = out.trim().split_once(' ').expect("count and errno");
     assert_eq!(errno, "24", "{out}");
     assert!(count.parse::<u32>().unwrap() < 64, "{out}");
+    passed()
+}
+
+/// The memory files of the test calls.
+const MEMORY_CAP: u64 = 16 << 20;
+
+fn memory_files() -> Outcome {
+    skip_if!(without(Guarantee::PrivateTmp));
+    let site = site();
+    let policy = limited(Limits {
+        tmp_size: MEMORY_CAP,
+        ..Limits::default()
+    });
+    // Each call writes twice the cap to /tmp, then twice the cap to /dev/shm, and says how
+    // much it holds and what its two file systems are.
+    let fill = "head -c 33554432 /dev/zero > /tmp/fill 2>/dev/null; \
+                head -c 33554432 /dev/zero > /dev/shm/fill 2>/dev/null; \
+                echo $(( $(stat -c %s /tmp/fill) + $(stat -c %s /dev/shm/fill) )); \
+                stat -f -c '%i %b %S' /tmp /dev/shm";
+    let outputs: Vec<String> = std::thread::scope(|scope| {
+        let calls: Vec<_> = (0..4)
+            .map(|_| scope.spawn(|| bash(&policy, &site.work, fill).ok().to_owned()))
+            .collect();
+        calls.into_iter().map(|c| c.join().unwrap()).collect()
+    });
+    for out in &outputs {
+        let mut lines = out.lines();
+        let held: u64 = lines
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(u64::MAX);
+        assert!(held <= MEMORY_CAP, "a call holds {held} bytes:\n{out}");
+        assert!(held >= MEMORY_CAP / 2, "the files were not written:\n{out}");
+        // One file system for both, of the cap's size.
+        let (tmp, shm) = (lines.next().unwrap_or(""), lines.next().unwrap_or(""));
+        assert_eq!(tmp, shm, "{out}");
+        let size: u64 = tmp
+            .split(' ')
+            .skip(1)
+            .map(|n| n.parse::<u64>().unwrap_or(0))
+            .product();
+        assert_eq!(size, MEMORY_CAP, "{out}");
+    }
+    // Four calls, four file systems of their own.
+    let ids: std::collections::BTreeSet<&str> = outputs
+        .iter()
+        .filter_map(|out| out.lines().nth(1)?.split(' ').next())
+        .collect();
+    assert_eq!(ids.len(), 4, "{outputs:?}");
+    // A call allowed less memory per process than the files' default gets no more in files.
+    let small = limited(Limits {
+        address_space: Some(256 << 20),
+        ..Limits::default()
+    });
+    let run = bash(&small, &site.work, "stat -f -c '%b %S' /tmp");
+    let size: u64 = run
+        .ok()
+        .split_whitespace()
+        .map(|n| n.parse::<u64>().unwrap_or(0))
+        .product();
+    assert_eq!(size, 256 << 20, "{}", run.output());
     passed()
 }

@@ -79,7 +79,8 @@ pub(crate) async fn run(
             }
         }
         Check::Command { command, exit } => match bash.execute(command, None, context).await {
-            Ok((output, code)) => {
+            Ok(executed) => {
+                let (output, code) = (executed.output, executed.code);
                 let status = code.map_or_else(
                     || "was ended by a signal".to_owned(),
                     |c| format!("exited with {c}"),
