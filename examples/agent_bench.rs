@@ -21,19 +21,16 @@
 //!
 //! The RSS figures come from `VmHWM` in `/proc/self/status` of child processes (Linux).
 
-#[path = "../skills-agent/tests/agent_support/mock.rs"]
-mod mock;
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mock::{MockServer, Reply};
 use serde_json::json;
 use skills_runtime::agent::provider::anthropic::{self, Anthropic};
 use skills_runtime::agent::{
     self, Agent, AgentEvent, AssistantTurn, HttpOptions, Message, PermissionPolicy, Provider,
     Request, RetryPolicy, ToolCall, ToolResult,
 };
+use skills_test_support::mock::{MockServer, Reply};
 
 static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("skills");
 

@@ -1,8 +1,7 @@
 //! The scripted, offline `demo` model of this package driving the real loop, tools and
 //! `load_skill` end to end.
 
-#[path = "../skills-agent/tests/agent_support/mod.rs"]
-mod agent_support;
+use skills_test_support as agent_support;
 
 use std::sync::Arc;
 

@@ -3,8 +3,7 @@
 //! loads skills by the words of the query, with the requests the agent itself sends.
 #![cfg(feature = "agent")]
 
-#[path = "../skills-agent/tests/agent_support/router.rs"]
-mod router;
+use skills_test_support::router;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

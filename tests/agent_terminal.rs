@@ -4,8 +4,7 @@
 //! sandboxed `bash` call (the call stops, nothing of it keeps running, the prompt comes back).
 #![cfg(target_os = "linux")]
 
-#[path = "../skills-agent/tests/agent_support/mod.rs"]
-mod agent_support;
+use skills_test_support as agent_support;
 mod terminal_support;
 
 use std::path::Path;

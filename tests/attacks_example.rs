@@ -11,10 +11,8 @@
 //! own executable.
 #![cfg(all(feature = "agent", target_os = "linux"))]
 
-#[path = "../skills-agent/tests/agent_support/mod.rs"]
-mod agent_support;
-#[path = "../skills-sandbox/tests/sandbox/host_listeners.rs"]
-mod host_listeners;
+use skills_test_support as agent_support;
+use skills_test_support::host_listeners;
 
 mod attacks_example {
     pub mod files;

@@ -6,8 +6,7 @@
 //! they would see.
 #![cfg(all(feature = "agent", target_os = "linux"))]
 
-#[path = "../skills-agent/tests/agent_support/mod.rs"]
-mod agent_support;
+use skills_test_support as agent_support;
 mod terminal_support;
 
 use std::io::{Read, Write};

@@ -2,8 +2,7 @@
 //! `cargo test` builds for the `agent` example (found beside this test's own executable), and the
 //! traces its runs send to a collector. None of these runs reaches a model.
 
-#[path = "../skills-agent/tests/agent_support/mod.rs"]
-mod agent_support;
+use skills_test_support as agent_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

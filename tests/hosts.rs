@@ -23,8 +23,7 @@ mod conformance;
 #[path = "mcp_client/example.rs"]
 mod example;
 #[allow(dead_code)]
-#[path = "../skills-sandbox/tests/sandbox/harness.rs"]
-mod harness;
+use skills_test_support::sandbox as harness;
 #[path = "hosts_support/programs.rs"]
 mod programs;
 #[path = "hosts_support/standin.rs"]

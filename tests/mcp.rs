@@ -4,8 +4,7 @@
 
 #[path = "mcp_client/example.rs"]
 mod example;
-#[path = "../skills-mcp-server/tests/support/mod.rs"]
-mod support;
+use skills_test_support::mcp as support;
 
 use std::path::Path;
 

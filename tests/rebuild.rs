@@ -9,7 +9,7 @@ use std::time::Duration;
 
 const WORKSPACE: &str = env!("CARGO_MANIFEST_DIR");
 
-mod hostile_fixtures;
+use skills_test_support::hostile as hostile_fixtures;
 
 /// The user's program: prints the catalog and every body (and, on stderr, its `OUT_DIR`, where
 /// the macro keeps its cache).

@@ -7,7 +7,7 @@
 //! that never ends), so the whole run has a deadline: past it the test fails instead of
 //! hanging CI.
 
-mod hostile_fixtures;
+use skills_test_support::hostile as hostile_fixtures;
 
 use std::time::Duration;
 

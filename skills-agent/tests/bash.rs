@@ -9,12 +9,8 @@
 //! here are reported ignored with the reason.
 #![cfg(target_os = "linux")]
 
-mod agent_support;
-
 mod bash {
     pub mod attacks;
-    #[path = "../../../skills-sandbox/tests/sandbox/harness.rs"]
-    pub mod harness;
     pub mod support;
     pub mod tool;
 }

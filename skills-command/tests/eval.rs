@@ -2,11 +2,9 @@
 //! the query (`skills-agent/tests/agent_support/router.rs`): the numbers its routes imply in every
 //! format, the cache across runs and edits, the request limit, retries, and the exit codes.
 
-#[path = "../../skills-agent/tests/agent_support/router.rs"]
-mod router;
+use skills_test_support::router;
 mod support;
-#[path = "../../skills-agent/tests/agent_support/task_model.rs"]
-mod task_model;
+use skills_test_support::task_model;
 #[path = "eval_tasks/mod.rs"]
 mod tasks;
 

@@ -4,8 +4,7 @@
 //! fails the test instead of hanging it), and nothing it prints acts on the terminal.
 #![cfg(unix)]
 
-#[path = "../../tests/hostile_fixtures/mod.rs"]
-mod hostile_fixtures;
+use skills_test_support::hostile as hostile_fixtures;
 mod support;
 
 use std::fs;

@@ -24,8 +24,7 @@
 //! `tests/fixtures/generated/`; each `skills check` runs under a deadline, so a command that
 //! blocks on a FIFO or walks a loop forever fails the test instead of hanging it.
 
-#[path = "../../tests/hostile_fixtures/mod.rs"]
-mod hostile_fixtures;
+use skills_test_support::hostile as hostile_fixtures;
 mod support;
 
 use std::fs;

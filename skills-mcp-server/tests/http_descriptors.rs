@@ -4,8 +4,7 @@
 #![cfg(target_os = "linux")]
 
 mod http_client;
-#[path = "../../skills-agent/tests/agent_support/logs.rs"]
-mod logs;
+use skills_test_support::logs;
 
 use std::time::Duration;
 

@@ -7,8 +7,8 @@
 //! `main`: the sandbox's stages are this binary started again. Run as root, it also runs itself
 //! again as an unprivileged user (`nobody`), so that both kinds of caller are covered by one
 //! `cargo test`, and every run runs itself again where the kernel refuses user namespaces, so
-//! that the fallback is covered on any kernel that allows them (`sandbox/harness.rs`, shared with
-//! skills-agent's `bash` tests). Tests that need user namespaces, root, or a tool are reported
+//! that the fallback is covered on any kernel that allows them (`skills_test_support::sandbox`,
+//! shared with skills-agent's `bash` tests). Tests that need user namespaces, root, or a tool are reported
 //! ignored with the reason where they cannot run.
 
 mod sandbox {
@@ -16,9 +16,7 @@ mod sandbox {
     pub mod entry_and_errors;
     pub mod fallback;
     pub mod filesystem;
-    pub mod harness;
     pub mod host_identity;
-    pub mod host_listeners;
     pub mod limits;
     pub mod local_services;
     pub mod network;
@@ -30,10 +28,11 @@ mod sandbox {
 }
 
 use sandbox::{
-    descriptors, entry_and_errors, fallback, filesystem, harness, host_identity, limits,
-    local_services, network, processes, root_powers, support, syscalls, working,
+    descriptors, entry_and_errors, fallback, filesystem, host_identity, limits, local_services,
+    network, processes, root_powers, support, syscalls, working,
 };
 
+use skills_test_support::sandbox as harness;
 use support::{Outcome, passed, skipped, trial};
 
 fn main() {

@@ -13,12 +13,12 @@ use serde_json::json;
 use skills_runtime::agent::sandbox::{Guarantee, Limits, SandboxError};
 use skills_runtime::agent::{Bash, BashOptions, Sandbox, Tool, ToolErrorKind, WriteFile};
 
-use crate::agent_support::{SECRET, hostile_site as site, logs, process_alive};
-use crate::skip_if;
 use crate::support::{
     Outcome, block_on, marker, namespaces, namespaces_refused_here, passed, run, running_with,
     skipped, trial, wait_until_gone, without,
 };
+use skills_test_support::skip_if;
+use skills_test_support::{SECRET, hostile_site as site, logs, process_alive};
 
 pub fn tests() -> Vec<Trial> {
     vec![

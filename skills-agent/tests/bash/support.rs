@@ -11,12 +11,12 @@ use serde_json::json;
 use skills_runtime::agent::sandbox::{Confinement, Guarantee, Level};
 use skills_runtime::agent::{Bash, Sandbox, Tool, ToolContext};
 
-pub use crate::bash::harness::{
+pub use skills_test_support::sandbox::{
     Outcome, namespaces_refused_here, passed, rerun_as_nobody, skipped, trial,
 };
 
 /// Runs `test` on a runtime of its own, as `#[tokio::test]` does: one thread, so that the log
-/// capture of `agent_support::logs` sees every event.
+/// capture of `skills_test_support::logs` sees every event.
 pub fn block_on<F: Future>(test: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -88,7 +88,7 @@ pub fn running_with(marker: &str) -> Vec<u32> {
                 cmdline
                     .split(|&b| b == 0)
                     .any(|arg| arg == marker.as_bytes())
-            }) && crate::agent_support::process_alive(*pid)
+            }) && skills_test_support::process_alive(*pid)
         })
         .collect()
 }
@@ -105,9 +105,9 @@ pub fn wait_until_gone(marker: &str, limit: Duration) -> Vec<u32> {
     }
 }
 
-/// [`crate::bash::harness::rerun_where_namespaces_are_refused`], as a test's outcome.
+/// [`skills_test_support::sandbox::rerun_where_namespaces_are_refused`], as a test's outcome.
 pub fn rerun_where_namespaces_are_refused(args: &[&str]) -> Outcome {
-    match crate::bash::harness::rerun_where_namespaces_are_refused(args, &[]) {
+    match skills_test_support::sandbox::rerun_where_namespaces_are_refused(args, &[]) {
         Ok(_) => passed(),
         Err(skip) => skip,
     }

@@ -7,8 +7,8 @@ use libtest_mimic::Trial;
 use serde_json::json;
 use skills_runtime::agent::{Bash, BashOptions, Tool, ToolErrorKind};
 
-use crate::agent_support::hostile_site as site;
 use crate::support::{Outcome, block_on, marker, passed, trial, wait_until_gone};
+use skills_test_support::hostile_site as site;
 
 pub fn tests() -> Vec<Trial> {
     vec![

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use libtest_mimic::Trial;
 use skills_sandbox::{Entry, Guarantee, Policy, SandboxError};
 
-use crate::skip_if;
 use crate::support::{Outcome, bash, passed, run, site, trial, without};
+use skills_test_support::skip_if;
 
 pub fn tests() -> Vec<Trial> {
     vec![

@@ -8,8 +8,8 @@ use std::process::Command;
 use libtest_mimic::Trial;
 use skills_sandbox::{Guarantee, Limits, Policy};
 
-use crate::skip_if;
 use crate::support::{Outcome, SECRET, bash, passed, site, skipped, trial, unique, without};
+use skills_test_support::skip_if;
 
 pub fn tests() -> Vec<Trial> {
     vec![

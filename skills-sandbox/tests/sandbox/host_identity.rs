@@ -11,11 +11,11 @@ use libtest_mimic::Trial;
 use skills_sandbox::{Guarantee, Policy, SYSTEM_READ_ONLY};
 
 use crate::local_services::SYSCALL;
-use crate::skip_if;
 use crate::support::{
     Outcome, SECRET, bash, namespaces_refused_here, passed, python, site, skipped, trial, unique,
     without, without_root,
 };
+use skills_test_support::skip_if;
 
 pub fn tests() -> Vec<Trial> {
     vec![

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use libtest_mimic::Trial;
 use skills_sandbox::{Guarantee, Limits, Policy};
 
-use crate::skip_if;
 use crate::support::{Outcome, bash, passed, processes_in, python, site, spawn, trial, without};
+use skills_test_support::skip_if;
 
 pub fn tests() -> Vec<Trial> {
     vec![

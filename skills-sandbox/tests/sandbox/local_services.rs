@@ -8,10 +8,10 @@ use std::os::unix::net::UnixListener;
 use libtest_mimic::Trial;
 use skills_sandbox::{Guarantee, Policy};
 
-use crate::skip_if;
 use crate::support::{
     Outcome, SECRET, attempt, bash, passed, python, site, trial, unique, without,
 };
+use skills_test_support::skip_if;
 
 pub fn tests() -> Vec<Trial> {
     vec![

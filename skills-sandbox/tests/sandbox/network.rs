@@ -10,14 +10,14 @@ use std::time::Duration;
 use libtest_mimic::Trial;
 use skills_sandbox::{Guarantee, Policy};
 
-use crate::sandbox::host_listeners::{
-    assert_no_connection, assert_no_datagram, tcp_listener, udp_listener,
-};
-use crate::skip_if;
 use crate::support::{
     Outcome, attempt, bash, is_root, passed, python, site, spawn, trial, unique, without,
     without_namespaces, without_root,
 };
+use skills_test_support::host_listeners::{
+    assert_no_connection, assert_no_datagram, tcp_listener, udp_listener,
+};
+use skills_test_support::skip_if;
 
 pub fn tests() -> Vec<Trial> {
     vec![

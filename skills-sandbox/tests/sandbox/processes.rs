@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 use libtest_mimic::Trial;
 use skills_sandbox::{Guarantee, Policy, Prepared};
 
-use crate::skip_if;
 use crate::support::{
     Outcome, PATH, alive, bash, passed, processes_in, sandbox_pid_namespace, site, skipped, spawn,
     trial, wait_until_empty, without,
 };
+use skills_test_support::skip_if;
 
 pub fn tests() -> Vec<Trial> {
     vec![

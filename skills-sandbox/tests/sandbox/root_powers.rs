@@ -7,8 +7,8 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use libtest_mimic::Trial;
 use skills_sandbox::{Guarantee, Policy};
 
-use crate::skip_if;
 use crate::support::{Outcome, bash, passed, python, site, trial, without, without_root};
+use skills_test_support::skip_if;
 
 pub fn tests() -> Vec<Trial> {
     vec![

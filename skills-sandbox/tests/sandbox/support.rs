@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use skills_sandbox::{Confinement, Finished, Guarantee, Level, Policy, Prepared, SandboxError};
 
-pub use crate::harness::{Outcome, is_root, namespaces_refused_here, passed, skipped, trial};
+pub use skills_test_support::sandbox::{
+    Outcome, is_root, namespaces_refused_here, passed, skipped, trial,
+};
 
 /// `PATH` for the sandboxed commands: the system's tools (a user's toolchain in the home folder
 /// is not in the sandbox).
@@ -56,9 +58,9 @@ pub fn without(guarantee: Guarantee) -> Option<Outcome> {
     })
 }
 
-/// [`crate::harness::rerun_where_namespaces_are_refused`], with the sandboxed commands' `PATH`.
+/// [`skills_test_support::sandbox::rerun_where_namespaces_are_refused`], with the sandboxed commands' `PATH`.
 pub fn rerun_where_namespaces_are_refused(args: &[&str]) -> Result<String, Outcome> {
-    crate::harness::rerun_where_namespaces_are_refused(args, &[("PATH", PATH)])
+    skills_test_support::sandbox::rerun_where_namespaces_are_refused(args, &[("PATH", PATH)])
 }
 
 /// A working directory, and a folder beside it the command must never reach.

@@ -114,7 +114,7 @@ fn environment() -> Outcome {
 
 fn idioms() -> Outcome {
     // The fallback gives the command no /proc (so no /dev/fd) and no /dev/shm.
-    crate::skip_if!(crate::support::without_namespaces());
+    skills_test_support::skip_if!(crate::support::without_namespaces());
     let site = site();
     let shell = bash(
         &Policy::default(),
