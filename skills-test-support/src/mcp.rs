@@ -30,7 +30,8 @@ pub async fn connect(server: SkillsServer) -> Client {
 
 /// Every file of every skill folder under `root`, by skill name then relative path, as the
 /// embedding keeps them (hidden files, `__pycache__` and `*.pyc` left out, and the skill's
-/// `evals/` folder, which is never served: the model must not see its own test).
+/// `evals/` folder, which is never served: the model must not see its own test). A relative
+/// `root` is taken from the folder of the package under test, where cargo runs its tests.
 pub fn disk_files(root: &str) -> BTreeMap<String, BTreeMap<String, Vec<u8>>> {
     fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, Vec<u8>>) {
         for entry in std::fs::read_dir(dir).unwrap() {
@@ -50,7 +51,7 @@ pub fn disk_files(root: &str) -> BTreeMap<String, BTreeMap<String, Vec<u8>>> {
             }
         }
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(root);
+    let root = Path::new(root);
     let mut skills = BTreeMap::new();
     for entry in std::fs::read_dir(root).unwrap() {
         let entry = entry.unwrap();

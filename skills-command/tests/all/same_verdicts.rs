@@ -24,8 +24,8 @@
 //! `tests/fixtures/generated/`; each `skills check` runs under a deadline, so a command that
 //! blocks on a FIFO or walks a loop forever fails the test instead of hanging it.
 
+use crate::support;
 use skills_test_support::hostile as hostile_fixtures;
-mod support;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! a pipe, and the example binary over its stdio and over Streamable HTTP, and by the official
 //! Python SDK. Every served byte and digest is compared with the files on disk.
 
-#[path = "mcp_client/example.rs"]
+#[path = "../mcp_client/example.rs"]
 mod example;
 use skills_test_support::mcp as support;
 

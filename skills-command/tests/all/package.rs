@@ -3,7 +3,7 @@
 //! Python is installed, and every refusal is checked to name its rule, file and line and to
 //! leave nothing written.
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::io::Read;

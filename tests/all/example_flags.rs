@@ -2,12 +2,10 @@
 //! `cargo test` builds for the `agent` example (found beside this test's own executable), and the
 //! traces its runs send to a collector. None of these runs reaches a model.
 
-use skills_test_support as agent_support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use agent_support::otlp::{self, attribute};
+use skills_test_support::otlp::{self, attribute};
 
 fn example_binary() -> PathBuf {
     let exe = std::env::current_exe().unwrap();

@@ -4,8 +4,8 @@
 //! fails the test instead of hanging it), and nothing it prints acts on the terminal.
 #![cfg(unix)]
 
+use crate::support;
 use skills_test_support::hostile as hostile_fixtures;
-mod support;
 
 use std::fs;
 use std::path::Path;

@@ -4,17 +4,16 @@
 //! sandboxed `bash` call (the call stops, nothing of it keeps running, the prompt comes back).
 #![cfg(target_os = "linux")]
 
-use skills_test_support as agent_support;
-mod terminal_support;
+use crate::terminal_support;
 
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use agent_support::api_mock::{ApiMock, Recorded, json_reply, openai_text};
-use agent_support::{OPENAI_KEY, openai_completion, openai_usage};
 use serde_json::json;
 use skills_runtime::agent::APPROVAL_MARKER;
+use skills_test_support::api_mock::{ApiMock, Recorded, json_reply, openai_text};
+use skills_test_support::{OPENAI_KEY, openai_completion, openai_usage};
 use terminal_support::Session;
 use wiremock::ResponseTemplate;
 
@@ -112,8 +111,11 @@ async fn history_several_lines_and_an_approval_for_the_session() {
     let (status, seen) = tokio::task::spawn_blocking(move || session.wait())
         .await
         .unwrap();
-    let screen =
-        agent_support::screen::Screen::of(&seen, terminal_support::ROWS, terminal_support::COLS);
+    let screen = skills_test_support::screen::Screen::of(
+        &seen,
+        terminal_support::ROWS,
+        terminal_support::COLS,
+    );
     let visible = screen.text();
     assert!(status.success(), "{visible}");
 
@@ -167,7 +169,7 @@ fn processes_running(words: &[&str]) -> Vec<u32> {
         .filter_map(Result::ok)
         .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == wanted))
-        .filter(|pid| agent_support::process_alive(*pid))
+        .filter(|pid| skills_test_support::process_alive(*pid))
         .collect()
 }
 
@@ -224,9 +226,12 @@ async fn ctrl_c_stops_a_sandboxed_call_and_the_prompt_comes_back() {
 
     let text = String::from_utf8_lossy(&seen);
     assert!(!text.contains("\x1b]0;owned"), "{text:?}");
-    let visible =
-        agent_support::screen::Screen::of(&seen, terminal_support::ROWS, terminal_support::COLS)
-            .text();
+    let visible = skills_test_support::screen::Screen::of(
+        &seen,
+        terminal_support::ROWS,
+        terminal_support::COLS,
+    )
+    .text();
     assert!(
         visible.contains("  ⎿ title\\x1b]0;owned\\x07 set"),
         "{visible}"

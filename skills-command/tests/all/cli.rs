@@ -5,7 +5,7 @@
 //! - `broken/`: one good skill and five broken ones, one error each;
 //! - `empty/`: a root with no skill folders.
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::io::Read;

@@ -11,8 +11,7 @@ use std::process::{Child, Command, ExitStatus};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-// The test crate includes skills-agent's test support as `agent_support`.
-use crate::agent_support::screen::Screen;
+use skills_test_support::screen::Screen;
 
 /// The emulated terminal's size, also set on the pseudo-terminal.
 pub const ROWS: u16 = 50;

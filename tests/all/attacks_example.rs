@@ -11,34 +11,29 @@
 //! own executable.
 #![cfg(all(feature = "agent", target_os = "linux"))]
 
-use skills_test_support as agent_support;
-use skills_test_support::host_listeners;
-
-mod attacks_example {
-    pub mod files;
-    pub mod local;
-    pub mod network;
-    pub mod processes;
-    pub mod root;
-    pub mod support;
-}
+mod files;
+mod local;
+mod network;
+mod processes;
+mod root;
+mod support;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agent_support::OPENAI_KEY;
-use agent_support::api_mock::{ApiMock, json_reply};
-use attacks_example::support::{example_binary, marker, running_with, tool_call};
 use serde_json::{Value, json};
+use skills_test_support::OPENAI_KEY;
+use skills_test_support::api_mock::{ApiMock, json_reply};
+use support::{example_binary, marker, running_with, tool_call};
 use wiremock::ResponseTemplate;
 
 fn turn(calls: Vec<Value>) -> ResponseTemplate {
     json_reply(
         200,
-        &agent_support::openai_completion(
+        &skills_test_support::openai_completion(
             json!({"role": "assistant", "content": null, "tool_calls": calls}),
             "tool_calls",
-            Some(agent_support::openai_usage(100, 10)),
+            Some(skills_test_support::openai_usage(100, 10)),
         ),
     )
 }
@@ -46,10 +41,10 @@ fn turn(calls: Vec<Value>) -> ResponseTemplate {
 fn answer(text: &str) -> ResponseTemplate {
     json_reply(
         200,
-        &agent_support::openai_completion(
+        &skills_test_support::openai_completion(
             json!({"role": "assistant", "content": text}),
             "stop",
-            Some(agent_support::openai_usage(100, 10)),
+            Some(skills_test_support::openai_usage(100, 10)),
         ),
     )
 }
@@ -246,18 +241,18 @@ async fn every_attack_fails_safely_through_the_example_binary() {
 #[test]
 fn the_example_asks_through_the_library() {
     // No second rendering in the example: its approver and tool lines call these.
-    let approve = include_str!("../examples/agent/approve.rs");
+    let approve = include_str!("../../examples/agent/approve.rs");
     assert!(approve.contains("ask_approval(call, Answers::new(&interrupt), io::stderr())"));
-    let show = include_str!("../examples/agent/show.rs");
+    let show = include_str!("../../examples/agent/show.rs");
     assert!(show.contains("let escaped = agent::terminal_text(line);"));
     assert!(show.contains("agent::terminal_line(&argument, 80)"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_readme_lists_every_guarantee_the_fallback_warns_it_loses() {
-    use attacks_example::support::{Caller, Site, bash, run};
+    use self::support::{Caller, Site, bash, run};
     let test = "the_readme_lists_every_guarantee_the_fallback_warns_it_loses";
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../../README.md");
     let site = Site::new(Caller::NamespacesRefused);
     let calls = vec![bash("x", "true")];
     let Some(run) = run(test, Caller::NamespacesRefused, &site, calls, || {}).await else {

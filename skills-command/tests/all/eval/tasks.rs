@@ -9,9 +9,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use super::{Wire, eval_at, workspace};
 use crate::support::{Run, skills_in};
-use crate::task_model::{Grading, Step, TaskModel, system_text, tool_names};
-use crate::{Wire, eval_at, workspace};
+use skills_test_support::task_model::{Grading, Step, TaskModel, system_text, tool_names};
 
 const FIXTURE: &str = "tests/fixtures/task-evals";
 

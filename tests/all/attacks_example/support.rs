@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use wiremock::matchers::any;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use crate::agent_support::{self, OPENAI_KEY};
+use skills_test_support::{self as agent_support, OPENAI_KEY};
 
 /// `PATH` for the example and its commands: the system's tools.
 pub const PATH: &str = "/usr/local/bin:/usr/bin:/bin";

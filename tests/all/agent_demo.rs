@@ -1,8 +1,6 @@
 //! The scripted, offline `demo` model of this package driving the real loop, tools and
 //! `load_skill` end to end.
 
-use skills_test_support as agent_support;
-
 use std::sync::Arc;
 
 use skills_runtime::agent::provider::scripted::{LABEL, ScriptedModel};
@@ -12,7 +10,7 @@ static BUNDLE: skills_runtime::Registry = skills_runtime::embed_skills!("skills"
 
 #[tokio::test]
 async fn demo_loads_the_matching_skill_and_uses_the_real_tools() {
-    let dir = agent_support::project();
+    let dir = skills_test_support::project();
     let agent = Agent::builder(Arc::new(ScriptedModel::with_skills(&BUNDLE)))
         .skills(&BUNDLE)
         .workdir(dir.path())
@@ -81,7 +79,7 @@ async fn demo_loads_the_matching_skill_and_uses_the_real_tools() {
 
 #[tokio::test]
 async fn demo_picks_another_skill_for_another_task() {
-    let dir = agent_support::project();
+    let dir = skills_test_support::project();
     let agent = Agent::builder(Arc::new(ScriptedModel::new()))
         .skills(&BUNDLE)
         .workdir(dir.path())
@@ -116,7 +114,7 @@ async fn demo_picks_another_skill_for_another_task() {
 
 #[tokio::test]
 async fn the_scripted_demo_model_streams_its_answer_in_pieces() {
-    let dir = agent_support::project();
+    let dir = skills_test_support::project();
     let model = ScriptedModel::with_skills(&BUNDLE);
     let agent = Agent::builder(Arc::new(model))
         .skills(&BUNDLE)

@@ -1,11 +1,9 @@
 //! `skills eval` run as a program against a model on 127.0.0.1 that loads skills by the words of
-//! the query (`skills-agent/tests/agent_support/router.rs`): the numbers its routes imply in every
+//! the query (`skills_test_support::router`): the numbers its routes imply in every
 //! format, the cache across runs and edits, the request limit, retries, and the exit codes.
 
+use crate::support;
 use skills_test_support::router;
-mod support;
-use skills_test_support::task_model;
-#[path = "eval_tasks/mod.rs"]
 mod tasks;
 
 use std::fs;

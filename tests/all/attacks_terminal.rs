@@ -6,18 +6,17 @@
 //! they would see.
 #![cfg(all(feature = "agent", target_os = "linux"))]
 
-use skills_test_support as agent_support;
-mod terminal_support;
+use crate::terminal_support;
 
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use agent_support::api_mock::{ApiMock, json_reply, openai_text};
-use agent_support::screen::Screen;
-use agent_support::{OPENAI_KEY, openai_completion, openai_usage};
 use serde_json::{Value, json};
 use skills_runtime::agent::APPROVAL_MARKER;
+use skills_test_support::api_mock::{ApiMock, json_reply, openai_text};
+use skills_test_support::screen::Screen;
+use skills_test_support::{OPENAI_KEY, openai_completion, openai_usage};
 use wiremock::ResponseTemplate;
 
 use terminal_support::{attach, example_binary, pseudo_terminal};

@@ -5,7 +5,9 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use crate::attacks_example::support::{Caller, Site, attempt, python, run, wait_for};
-use crate::host_listeners::{assert_no_connection, assert_no_datagram, tcp_listener, udp_listener};
+use skills_test_support::host_listeners::{
+    assert_no_connection, assert_no_datagram, tcp_listener, udp_listener,
+};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn network_an_mptcp_socket_is_refused() {
