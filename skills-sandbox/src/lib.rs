@@ -114,20 +114,12 @@
 mod call;
 #[cfg(target_os = "linux")]
 mod call_dir;
-#[cfg(target_os = "linux")]
-mod capabilities;
 mod confinement;
 mod entry;
 mod error;
 mod gitconfig;
 #[cfg(target_os = "linux")]
-mod identity;
-#[cfg(target_os = "linux")]
 mod landlock_rules;
-#[cfg(target_os = "linux")]
-mod limits;
-#[cfg(target_os = "linux")]
-mod loopback;
 mod names;
 #[cfg(target_os = "linux")]
 mod paths;
@@ -139,10 +131,6 @@ mod probe;
 mod protected;
 #[cfg(target_os = "linux")]
 mod report;
-#[cfg(target_os = "linux")]
-mod root;
-#[cfg(target_os = "linux")]
-mod seccomp;
 #[cfg(target_os = "linux")]
 mod stage;
 #[cfg(target_os = "linux")]
