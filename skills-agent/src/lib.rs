@@ -270,6 +270,10 @@
 //! ```json
 //! {"skipped":{"line":5,"reason":"cut short (a crash while writing it)"}}
 //! ```
+//!
+// The guide to the example agent and to the library in a program: a file of its own, kept out
+// of the module list above.
+#![doc = include_str!("../docs/agent.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod agent;

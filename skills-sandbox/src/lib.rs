@@ -109,6 +109,9 @@
 //! (a `Makefile`, a `package.json` script) are theirs to review. A root caller's command
 //! reopening a standard stream that is a file or a terminal of the caller's (`> /dev/stdout`)
 //! is refused, as it would be to any other user (pipes are handed over).
+//!
+// The guide: guarantees, the fallback and limits.
+#![doc = include_str!("../docs/guide.md")]
 
 #[cfg(target_os = "linux")]
 mod call;
