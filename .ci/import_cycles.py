@@ -6,7 +6,10 @@ one module. An edge goes from module A to module B when A names B through `crate
 or `self::` paths (a name re-exported at the crate root counts as the module that defines it).
 A module declared with `#[path = "file.rs"] mod name;` is reached by `name`. Edges from a
 module into its own sub-modules are not counted: a parent declaring and
-re-exporting its children is how Rust modules nest, not a circle. Test code (files named
+re-exporting its children is how Rust modules nest, not a circle. Each folder module is also
+checked as one node (itself and everything under it), level by level: `stage/` using a sibling
+that takes a type from `stage/mod.rs` is a circle between `stage` and that sibling, which the
+file-by-file graph alone cannot see. Test code (files named
 `tests.rs`, and everything after a top-level `#[cfg(test)]`) is left out, since tests may
 reach anything.
 
@@ -161,6 +164,34 @@ def cycles(edges):
     return result
 
 
+def folded(edges, depth):
+    """The graph with every module cut to its first `depth` segments: a folder module and all
+    it holds become one node. Edges inside one node, or from a node to one it holds, drop out."""
+    result = {}
+    for source, targets in edges.items():
+        here = source[:depth]
+        out = result.setdefault(here, set())
+        for target in targets:
+            there = target[:depth]
+            if there == here or there[: len(here)] == here or here[: len(there)] == there:
+                continue
+            out.add(there)
+    return result
+
+
+def all_cycles(edges):
+    """Circles between files, then between folder modules at each depth (deduplicated)."""
+    found, seen = [], set()
+    depth = max((len(m) for m in edges), default=0)
+    for graph in [edges] + [folded(edges, d) for d in range(1, depth)]:
+        for component in cycles(graph):
+            key = tuple(component)
+            if key not in seen:
+                seen.add(key)
+                found.append((graph, component))
+    return found
+
+
 def name(module):
     return "::".join(module) or "crate"
 
@@ -173,8 +204,7 @@ def main():
     ) + [ROOT]
     failed = False
     for crate_dir in dirs:
-        edges = crate_edges(crate_dir)
-        for component in cycles(edges):
+        for edges, component in all_cycles(crate_edges(crate_dir)):
             failed = True
             members = set(component)
             print(f"{os.path.relpath(crate_dir, ROOT) or '.'}: modules importing each other in a circle:")

@@ -1,5 +1,5 @@
 //! The demo bundle in `skills/` as an MCP server, for Claude Code, Claude Desktop, Cursor or
-//! any other MCP host (see the README for their configuration).
+//! any other MCP host (see the `skills-mcp-server` crate docs for their configuration).
 //!
 //! The bundle is validated and compiled into this binary by `embed_skills!`; at run time nothing
 //! is read from disk. It serves the Skills extension (`skills/list`, `skills/get`), every file as

@@ -13,6 +13,16 @@ use crate::conversation::ToolCall;
 use crate::permission::CallDescription;
 use crate::terminal::{APPROVAL_MARKER, terminal_line};
 
+/// Asks a person whether `call` may run: writes [`APPROVAL_MARKER`](crate::APPROVAL_MARKER) (a
+/// reset of the terminal's attributes and a marker that escaped model text cannot draw) and the
+/// call's [`CallDescription::brief`] to `output`, then reads answers from `input` until one
+/// decides. `y` or `yes` allows; `v` or `view` writes the [`full`](CallDescription::full)
+/// description and asks again; anything else, or the end of the input, refuses.
+/// [`ask_approval`] also offers `a`, for the rest of the session.
+pub fn ask_user(call: &ToolCall, input: impl BufRead, output: impl Write) -> io::Result<bool> {
+    ask(call, input, output, None).map(|answer| answer != Approval::Declined)
+}
+
 /// A person's answer to an approval prompt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Approval {

@@ -270,6 +270,10 @@
 //! ```json
 //! {"skipped":{"line":5,"reason":"cut short (a crash while writing it)"}}
 //! ```
+//!
+// The guide to the example agent and to the library in a program: a file of its own, kept out
+// of the module list above.
+#![doc = include_str!("../docs/agent.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod agent;
@@ -334,7 +338,7 @@ pub mod __private {
 }
 
 pub use agent::Agent;
-pub use approvals::{Approval, ApprovalScope, SessionApprovals, ask_approval};
+pub use approvals::{Approval, ApprovalScope, SessionApprovals, ask_approval, ask_user};
 pub use budget::{
     CLAUDE_CONTEXT_WINDOW, DEFAULT_CONTEXT_WINDOW, DEFAULT_REPLY_RESERVE, KEEP_RECENT_TURNS,
     SHORTENED_PREFIX, default_context_window, estimate_tokens, message_bytes, request_bytes,
@@ -351,7 +355,7 @@ pub use error::{
 pub use events::{AgentEvent, ContextShortened, EventSink};
 pub use permission::{
     AfterHook, Approver, BeforeHook, CallDescription, HookDecision, Hooks, Permission,
-    PermissionPolicy, ask_user,
+    PermissionPolicy,
 };
 pub use provider::api::{Provider, Request, Response, ToolDefinitions};
 pub use provider::http::{

@@ -1,15 +1,14 @@
 //! Who may run which tool: a per-tool [`Permission`], an ask callback for [`Permission::Ask`],
-//! what that callback shows a person ([`CallDescription`], [`ask_user`]), and hooks that run
+//! what that callback shows a person ([`CallDescription`]; the prompt itself is
+//! [`ask_user`](crate::ask_user)), and hooks that run
 //! before and after every tool call.
 
 use std::collections::HashMap;
 use std::fmt;
-use std::io::{self, BufRead, Write};
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::approvals::Approval;
 use crate::conversation::{ToolCall, ToolResult};
 use crate::terminal::{escape_line as escape, terminal_line};
 
@@ -25,7 +24,7 @@ pub enum Permission {
 }
 
 /// Answers [`Permission::Ask`]: `true` runs the call. It may block (an interactive prompt on
-/// stdin, such as [`ask_user`]); the loop waits for it.
+/// stdin, such as [`ask_user`](crate::ask_user)); the loop waits for it.
 pub type Approver = Arc<dyn Fn(&ToolCall) -> bool + Send + Sync>;
 
 /// The permission of each tool.
@@ -203,16 +202,6 @@ impl fmt::Display for CallDescription {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.brief)
     }
-}
-
-/// Asks a person whether `call` may run: writes [`APPROVAL_MARKER`](crate::APPROVAL_MARKER) (a
-/// reset of the terminal's attributes and a marker that escaped model text cannot draw) and the
-/// call's [`CallDescription::brief`] to `output`, then reads answers from `input` until one
-/// decides. `y` or `yes` allows; `v` or `view` writes the [`full`](CallDescription::full)
-/// description and asks again; anything else, or the end of the input, refuses.
-/// [`ask_approval`](crate::ask_approval) also offers `a`, for the rest of the session.
-pub fn ask_user(call: &ToolCall, input: impl BufRead, output: impl Write) -> io::Result<bool> {
-    crate::approvals::ask(call, input, output, None).map(|answer| answer != Approval::Declined)
 }
 
 /// The part of `text` [`CallDescription::brief`] shows: `(head, hidden characters, tail)`,

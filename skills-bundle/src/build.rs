@@ -17,8 +17,8 @@
 //! tells the macro which folders cargo watches (so rustc need not read their files again just
 //! to track them).
 //!
-//! Having a build script also gives the crate an `OUT_DIR`, where `embed_skills!` keeps the
-//! per-file results of unchanged skill folders, so a rebuild after one edit re-reads one skill.
+// The guide: the cache, locks and skill packs.
+#![doc = include_str!("../docs/build.md")]
 
 /// Tells cargo to rerun the build script, and so rebuild the crate, when anything under one of
 /// `roots` (relative to the crate's `Cargo.toml`) changes.

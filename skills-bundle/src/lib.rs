@@ -11,6 +11,9 @@
 //! assert_eq!(SKILLS.len(), 1);
 //! assert_eq!(SKILLS.get("greet").unwrap().version(), Some("1.0"));
 //! ```
+//!
+// The guide to a skill's files: what is embedded and how a program gets them back.
+#![doc = include_str!("../docs/resources.md")]
 
 pub mod build;
 #[cfg(feature = "folders")]

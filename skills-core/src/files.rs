@@ -148,7 +148,7 @@ pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<(Vec<u8>, fs::Meta
     Ok((bytes, metadata))
 }
 
-/// Why the bytes of a file are not the ones that were checked ([`read_checked`]).
+/// Why the bytes of a file are not the ones that were checked (`read_checked`).
 #[derive(Debug)]
 pub enum ReadCheckedError {
     /// The file is another file now: other bytes, more bytes, or no longer a regular file.

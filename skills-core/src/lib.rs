@@ -48,6 +48,10 @@
 //! [`render`] has the output formats (catalog, tool schemas, `load_skill` results). It needs
 //! no dependencies and is compiled even with the `validate` feature off, so the runtime renders
 //! a filtered catalog with exactly the code the macro used at build time.
+//!
+// The guides: errors, lints and hostile folders; skills written for Claude Code and Codex.
+#![doc = include_str!("../docs/validation.md")]
+#![doc = include_str!("../docs/compat.md")]
 
 pub mod allowed_tools;
 pub mod claude_code;

@@ -3,7 +3,7 @@
 //! [`OPTIONS`] names every option with the kind of value it takes, its default, a line of help
 //! and the `skills` flag that stands for it. The macro parses its `key = value` pairs by this
 //! table, the command builds its flags and their help from it, and tests hold the option tables
-//! of the READMEs and the crate docs to it. [`Options`] is the typed result both sides hand to
+//! of the `skills` command's README and the crate docs to it. [`Options`] is the typed result both sides hand to
 //! [`crate::load`].
 
 use std::fmt;

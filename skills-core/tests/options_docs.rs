@@ -1,5 +1,6 @@
-//! The option tables of the docs say what [`skills_core::options::OPTIONS`] says: the README's,
-//! the `skills-runtime` crate docs' (on `embed_skills!`) and `skills-command/README.md`'s. Each row
+//! The option tables of the docs say what [`skills_core::options::OPTIONS`] says: the
+//! `skills-runtime` crate docs' (on `embed_skills!`, the one table of the options; the README
+//! links to it) and `skills-command/README.md`'s. Each row
 //! names an option and its default; a row missing, extra, out of order or with another default
 //! fails here.
 
@@ -102,7 +103,7 @@ fn disagreements(
     problems
 }
 
-/// The README and the crate docs: `| option | default | meaning |`.
+/// The crate docs: `| option | default | meaning |`.
 fn option_table_problems(text: &str, prefix: &str) -> Vec<String> {
     let rows = table(text, prefix, "| option | default | meaning |");
     disagreements(&rows, 1, |spec, row| {
@@ -134,18 +135,6 @@ fn flag_table_problems(text: &str) -> Vec<String> {
 }
 
 #[test]
-fn the_readme_options_table_is_the_table() {
-    let (file, text) = workspace_file("README.md");
-    let problems = option_table_problems(&text, "");
-    assert!(
-        problems.is_empty(),
-        "{}:\n{}",
-        file.display(),
-        problems.join("\n")
-    );
-}
-
-#[test]
 fn the_runtime_crate_docs_table_is_the_table() {
     let (file, text) = workspace_file("skills-runtime/src/lib.rs");
     let problems = option_table_problems(&text, "/// ");
@@ -172,20 +161,20 @@ fn the_cli_readme_flags_table_is_the_table() {
 /// The checks above would see drift: a wrong default, a missing row, a wrong flag.
 #[test]
 fn drifted_tables_are_caught() {
-    let (_, readme) = workspace_file("README.md");
-    let wrong_default = readme.replacen("| `1048576` (1 MiB) |", "| `1000000` |", 1);
-    assert_ne!(wrong_default, readme);
-    let problems = option_table_problems(&wrong_default, "");
+    let (_, docs) = workspace_file("skills-runtime/src/lib.rs");
+    let wrong_default = docs.replacen("| `1048576` (1 MiB) |", "| `1000000` |", 1);
+    assert_ne!(wrong_default, docs);
+    let problems = option_table_problems(&wrong_default, "/// ");
     assert!(
         problems.iter().any(|p| p.contains("`max_file_size`")),
         "{problems:?}"
     );
-    let row = readme
+    let row = docs
         .lines()
-        .find(|line| line.starts_with("| `allowed_hosts"))
+        .find(|line| line.starts_with("/// | `allowed_hosts"))
         .unwrap();
-    let missing_row = readme.replacen(&format!("{row}\n"), "", 1);
-    let problems = option_table_problems(&missing_row, "");
+    let missing_row = docs.replacen(&format!("{row}\n"), "", 1);
+    let problems = option_table_problems(&missing_row, "/// ");
     assert!(
         problems.iter().any(|p| p.starts_with("the rows name")),
         "{problems:?}"

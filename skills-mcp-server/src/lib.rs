@@ -42,6 +42,9 @@
 //!     skills_runtime::mcp::SkillsServer::new(skills).serve_stdio().await
 //! }
 //! ```
+//!
+// The guide: what is served in detail, protocol versions, HTTP limits, hosts.
+#![doc = include_str!("../docs/guide.md")]
 
 mod builder;
 mod claude_index;

@@ -28,6 +28,9 @@
 //!
 //! [`Registry::load_skill`]: skills_bundle::Registry::load_skill
 //! [`Registry::read_resource`]: skills_bundle::Registry::read_resource
+//!
+// The guide: conversations, versions and the example agent.
+#![doc = include_str!("../docs/guide.md")]
 
 mod builder;
 mod definition;

@@ -109,25 +109,20 @@
 //! (a `Makefile`, a `package.json` script) are theirs to review. A root caller's command
 //! reopening a standard stream that is a file or a terminal of the caller's (`> /dev/stdout`)
 //! is refused, as it would be to any other user (pipes are handed over).
+//!
+// The guide: guarantees, the fallback and limits.
+#![doc = include_str!("../docs/guide.md")]
 
 #[cfg(target_os = "linux")]
 mod call;
 #[cfg(target_os = "linux")]
 mod call_dir;
-#[cfg(target_os = "linux")]
-mod capabilities;
 mod confinement;
 mod entry;
 mod error;
 mod gitconfig;
 #[cfg(target_os = "linux")]
-mod identity;
-#[cfg(target_os = "linux")]
 mod landlock_rules;
-#[cfg(target_os = "linux")]
-mod limits;
-#[cfg(target_os = "linux")]
-mod loopback;
 mod names;
 #[cfg(target_os = "linux")]
 mod paths;
@@ -139,10 +134,6 @@ mod probe;
 mod protected;
 #[cfg(target_os = "linux")]
 mod report;
-#[cfg(target_os = "linux")]
-mod root;
-#[cfg(target_os = "linux")]
-mod seccomp;
 #[cfg(target_os = "linux")]
 mod stage;
 #[cfg(target_os = "linux")]

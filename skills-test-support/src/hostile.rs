@@ -2,8 +2,8 @@
 //! links that loop, folders nested too deep, ten thousand files, names Windows or macOS refuse
 //! and names that are one file there. The trybuild cases that name them (`tests/ui/<case>.rs`,
 //! each with its root under `tests/fixtures/generated/`), the `skills` command's agreement with
-//! those cases (`skills-command/tests/same_verdicts.rs`) and the command's own tests
-//! (`skills-command/tests/hostile.rs`) all build their folders here.
+//! those cases (`skills-command/tests/all/same_verdicts.rs`) and the command's own tests
+//! (`skills-command/tests/all/hostile.rs`) all build their folders here.
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -157,8 +157,8 @@ async fn eval_flags_need_eval_and_exclude_a_task() {
 }
 
 /// `agent --eval --tasks` against the demo model: the demo bundle's task cases, with and
-/// without each skill, through the example's own loop and sandbox; the numbers the README
-/// quotes, and the page.
+/// without each skill, through the example's own loop and sandbox; the numbers the agent's
+/// eval docs quote, and the page.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_demo_model_runs_the_compiled_in_task_cases() {
     let output = agent(
@@ -189,7 +189,7 @@ async fn the_demo_model_runs_the_compiled_in_task_cases() {
             .as_f64()
             .unwrap()
     };
-    // The README's table: every demo skill but code-review (whose conflict case goes the
+    // The eval docs' table: every demo skill but code-review (whose conflict case goes the
     // other way) lifts its pass rate from 0 to 1.
     assert_eq!(uplift("code-review"), 0.0);
     for name in [

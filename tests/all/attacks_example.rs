@@ -249,10 +249,10 @@ fn the_example_asks_through_the_library() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_readme_lists_every_guarantee_the_fallback_warns_it_loses() {
+async fn security_md_lists_every_guarantee_the_fallback_warns_it_loses() {
     use self::support::{Caller, Site, bash, run};
-    let test = "the_readme_lists_every_guarantee_the_fallback_warns_it_loses";
-    let readme = include_str!("../../README.md");
+    let test = "security_md_lists_every_guarantee_the_fallback_warns_it_loses";
+    let policy = include_str!("../../SECURITY.md");
     let site = Site::new(Caller::NamespacesRefused);
     let calls = vec![bash("x", "true")];
     let Some(run) = run(test, Caller::NamespacesRefused, &site, calls, || {}).await else {
@@ -266,8 +266,8 @@ async fn the_readme_lists_every_guarantee_the_fallback_warns_it_loses() {
     assert!(!lost.is_empty(), "{}", run.stderr);
     for line in lost {
         assert!(
-            readme.contains(&format!("- does not hold: {line}\n")),
-            "the README does not list \"{line}\""
+            policy.contains(&format!("- does not hold: {line}\n")),
+            "SECURITY.md does not list \"{line}\""
         );
     }
 }

@@ -5,7 +5,7 @@
 //! A program is found through its own environment variable (`CLAUDE_CODE_BIN`, ...), else in
 //! the folders of `SKILLS_HOSTS_PATH` when it is set, else on `PATH` and in the documented
 //! install folder `target/hosts/node_modules/.bin` (where `npm install --prefix target/hosts
-//! ...` puts them, as the README and CI do).
+//! ...` puts them, as the MCP server's docs and CI do).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

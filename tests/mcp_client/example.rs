@@ -10,7 +10,7 @@ use std::time::SystemTime;
 use tokio::io::AsyncBufReadExt;
 
 /// `target/<profile>/examples/mcp_server`, beside the running test's `deps` folder, up to
-/// date: `cargo test --test mcp` (or `--test hosts`) builds no example, so a binary left by an
+/// date: `cargo test --test all mcp::` (or `--test hosts`) builds no example, so a binary left by an
 /// earlier build would be tested in place of the current code. When it is missing or older
 /// than any source it is built from, it is built here first, with this test's features.
 pub fn example_binary() -> PathBuf {

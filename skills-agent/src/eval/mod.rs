@@ -44,6 +44,9 @@
 //! precision under a minimum for any skill, or on a case that passed in an earlier JSON report
 //! and fails now ([`Baseline`]); [`Report::verdict`] turns the result into an exit code.
 //! [`Report::render`] writes a table, JSON, Markdown or JUnit XML ([`Format`]).
+//!
+// The guide: the case formats, the three ways to run evals, the numbers, gates and CI jobs.
+#![doc = include_str!("../../docs/evals.md")]
 
 mod cache;
 mod error;

@@ -3,7 +3,7 @@
 //! try to outlive the call, parallel calls, the network, signals, and the settings of
 //! [`Sandbox`] each reaching the sandbox. (The sandbox's own attack tests, one per kernel
 //! attack, are in `skills-sandbox/tests/sandbox/`; the same attacks through the example agent
-//! are in the root `tests/attacks_example.rs`.)
+//! are in the root `tests/all/attacks_example.rs`.)
 
 use std::path::Path;
 use std::time::{Duration, Instant};

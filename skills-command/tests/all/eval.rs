@@ -560,7 +560,7 @@ fn the_demo_provider_needs_no_model_and_gives_the_readme_numbers() {
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(report["provider"], "demo");
     assert_eq!(report["requests"], 288);
-    // The recall column of the README's table of the demo model's numbers.
+    // The recall column of the eval docs' table of the demo model's numbers (skills-agent).
     let recall: Vec<(String, f64)> = report["skills"]
         .as_array()
         .unwrap()

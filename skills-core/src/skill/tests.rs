@@ -456,7 +456,7 @@ fn a_missing_closing_line_is_found_where_the_instructions_start() {
     assert_eq!(errors[0].code(), Code::YamlSyntax);
 }
 
-/// The README's "Where we differ from the reference validator, on purpose", rule by rule.
+/// The crate docs' "Where we differ from the reference validator, on purpose", rule by rule.
 #[test]
 fn deliberate_differences_from_the_reference_validator() {
     // Strict: a non-string where the spec says string is an error that says to quote it.

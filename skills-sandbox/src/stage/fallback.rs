@@ -12,11 +12,11 @@ use rustix::process::setsid;
 
 use super::{StageResult, Step, command_env, die_with_parent, not_started, read_policy};
 use crate::call_dir;
-use crate::capabilities;
 use crate::landlock_rules;
-use crate::limits;
 use crate::report::{Record, ReportFile};
-use crate::seccomp::{self, FilterFor};
+use crate::stage::capabilities;
+use crate::stage::limits;
+use crate::stage::seccomp::{self, FilterFor};
 use crate::wire::StagePolicy;
 
 /// The `fallback` stage, started by an outer stage that leads a process group.

@@ -11,16 +11,16 @@ use rustix::process::{DumpableBehavior, Pid, WaitOptions, set_dumpable_behavior,
 
 use super::{Failure, StageResult, Step, command_env, not_started};
 use crate::call_dir;
-use crate::capabilities;
-use crate::identity;
 use crate::landlock_rules;
-use crate::limits;
-use crate::loopback;
 use crate::policy::SYSTEM_READ_ONLY;
 use crate::protected::Protected;
 use crate::report::{Record, ReportFile};
-use crate::root::{Access, Bind, NewRoot};
-use crate::seccomp::{self, FilterFor};
+use crate::stage::capabilities;
+use crate::stage::identity;
+use crate::stage::limits;
+use crate::stage::loopback;
+use crate::stage::root::{Access, Bind, NewRoot};
+use crate::stage::seccomp::{self, FilterFor};
 use crate::wire::StagePolicy;
 
 /// The hostname inside the sandbox.

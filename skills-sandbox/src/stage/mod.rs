@@ -19,9 +19,18 @@
 //! write nothing to those, which belong to the command: they append records to the call's report
 //! file.
 
+// The stages.
 mod fallback;
 mod init;
 mod outer;
+
+// What only the stages use: each returns the stages' `Failure`.
+mod capabilities;
+mod identity;
+mod limits;
+mod loopback;
+mod root;
+mod seccomp;
 
 use std::convert::Infallible;
 use std::ffi::{OsStr, OsString};

@@ -15,9 +15,9 @@ use rustix::thread::UnshareFlags;
 
 use super::{Failure, StageResult, Step, fallback, init, read_policy};
 use crate::confinement::Level;
-use crate::identity;
 use crate::names::{self, EXIT_SETUP_FAILED};
 use crate::report::{Outcome, Record, Report, ReportFile, VERSION};
+use crate::stage::identity;
 use crate::sys::Forked;
 use crate::wire::StagePolicy;
 

@@ -216,16 +216,17 @@ async fn the_baseline_is_the_bundle_without_the_skill() {
         .filter(|b| b["messages"].as_array().unwrap().len() == 2)
         .collect();
     assert_eq!(first.len(), 2, "one first request per configuration");
-    // The two configurations run concurrently, so their first requests come in either order.
-    // With: exactly the agent's own first request; without: the other one.
-    let (with, without) = match first
-        .iter()
-        .position(|b| system_text(b) == agent.system_prompt())
-    {
-        Some(0) => (first[0], first[1]),
-        Some(_) => (first[1], first[0]),
-        None => panic!("no first request with the agent's own system prompt: {first:?}"),
+    // The configurations run concurrently: tell them apart by the skills `load_skill` offers.
+    let offers_alpha = |body: &Value| {
+        tool_names(body).contains(&"load_skill".to_owned())
+            && body["tools"].to_string().contains("\"alpha\"")
     };
+    let (with, without) = match (offers_alpha(first[0]), offers_alpha(first[1])) {
+        (true, false) => (first[0], first[1]),
+        (false, true) => (first[1], first[0]),
+        _ => panic!("exactly one first request offers alpha: {first:#?}"),
+    };
+    // With: exactly the agent's own first request.
     assert_eq!(system_text(with), agent.system_prompt());
     assert!(system_text(with).contains("- alpha: Alpha works zeta tasks"));
     assert!(system_text(without).contains("- beta: "));
