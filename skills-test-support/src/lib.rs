@@ -5,7 +5,7 @@
 //! terminal shows ([`screen`]), what an OTLP collector received ([`otlp`]), the libtest-mimic
 //! harness of the binaries that start sandboxes ([`sandbox`]), the host's listeners a sandboxed
 //! command must not reach ([`host_listeners`]), skill folders made at test time ([`hostile`]),
-//! the MCP client checks ([`mcp`]), and the fixtures every crate's tests read ([`fixtures`]).
+//! and the MCP client checks ([`mcp`]).
 //!
 //! Each part that needs a heavy dependency is behind a feature of the same name, so a crate's
 //! test binary links only what it uses.
@@ -41,14 +41,6 @@ mod providers;
 pub use bodies::*;
 #[cfg(feature = "agent")]
 pub use providers::*;
-
-use std::path::PathBuf;
-
-/// The folder of the shared fixtures: skill bundles, valid and broken, that the crates' tests
-/// embed or load.
-pub fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures")
-}
 
 /// A temporary working directory with a small project in it.
 pub fn project() -> tempfile::TempDir {
