@@ -4,8 +4,6 @@
 //! the error codes, the per-skill limits, and Claude Code's `skill://index.json` and
 //! instructions limit.
 
-mod support;
-
 use std::collections::BTreeSet;
 use std::time::Duration;
 
@@ -13,7 +11,7 @@ use rmcp::model::sha256_digest;
 use serde_json::{Value, json};
 use skills_runtime::Registry;
 use skills_runtime::mcp::{DEFAULT_TTL, SkillsServer};
-use support::{RawClient, disk_files};
+use skills_test_support::mcp::{RawClient, disk_files};
 
 /// The two skills of the spec's examples.
 static SPEC: Registry = skills_runtime::embed_skills!("tests/spec");

@@ -1,8 +1,6 @@
 //! The MCP server driven by rmcp's own client, in process over a pipe: every served byte and
 //! digest is compared with the files on disk.
 
-mod support;
-
 use rmcp::model::{
     CallToolRequestParams, ErrorCode, GetPromptRequestParams, GetSkillRequestParams,
     ReadResourceRequestParams, ResourceContents,
@@ -10,7 +8,7 @@ use rmcp::model::{
 use serde_json::json;
 use skills_runtime::Registry;
 use skills_runtime::mcp::SkillsServer;
-use support::{args, check_files, connect, protocol_error, text_of};
+use skills_test_support::mcp::{args, check_files, connect, protocol_error, text_of};
 
 static WITH_RESOURCES: Registry = skills_runtime::embed_skills!("../tests/fixtures/with-resources");
 static INVOCATION: Registry =
