@@ -289,6 +289,25 @@ fn make_provider(args: &Args) -> Result<(Arc<dyn Provider>, String, String), Str
     }
 }
 
+/// The report of an earlier run named by `--baseline`, read with `parse`; an error is said on
+/// stderr and is the exit code 2.
+fn read_baseline<T, E: std::fmt::Display>(
+    args: &Args,
+    parse: impl FnOnce(&str) -> Result<T, E>,
+) -> Result<Option<T>, ExitCode> {
+    let Some(path) = &args.baseline else {
+        return Ok(None);
+    };
+    std::fs::read_to_string(path)
+        .map_err(|e| e.to_string())
+        .and_then(|text| parse(&text).map_err(|e| e.to_string()))
+        .map(Some)
+        .map_err(|error| {
+            eprintln!("error: baseline {}: {error}", path.display());
+            ExitCode::from(2)
+        })
+}
+
 /// `--eval --tasks`: the task cases of the compiled-in skills, with and without each, through
 /// this agent's loop; the report on stdout, a line per run on stderr.
 async fn evaluate_tasks(agent: &Agent, args: &Args, endpoint: String) -> ExitCode {
@@ -299,18 +318,9 @@ async fn evaluate_tasks(agent: &Agent, args: &Args, endpoint: String) -> ExitCod
             return ExitCode::from(2);
         }
     };
-    let baseline = match &args.baseline {
-        Some(path) => match std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|text| TaskBaseline::from_json(&text).map_err(|e| e.to_string()))
-        {
-            Ok(baseline) => Some(baseline),
-            Err(error) => {
-                eprintln!("error: baseline {}: {error}", path.display());
-                return ExitCode::from(2);
-            }
-        },
-        None => None,
+    let baseline = match read_baseline(args, TaskBaseline::from_json) {
+        Ok(baseline) => baseline,
+        Err(code) => return code,
     };
     let options = TaskOptions {
         runs: args.runs,
@@ -356,18 +366,9 @@ async fn evaluate(agent: &Agent, args: &Args, endpoint: String) -> ExitCode {
         );
         return ExitCode::from(2);
     };
-    let baseline = match &args.baseline {
-        Some(path) => match std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|text| Baseline::from_json(&text).map_err(|e| e.to_string()))
-        {
-            Ok(baseline) => Some(baseline),
-            Err(error) => {
-                eprintln!("error: baseline {}: {error}", path.display());
-                return ExitCode::from(2);
-            }
-        },
-        None => None,
+    let baseline = match read_baseline(args, Baseline::from_json) {
+        Ok(baseline) => baseline,
+        Err(code) => return code,
     };
     let options = EvalOptions {
         runs: args.runs,
