@@ -156,6 +156,39 @@ async fn eval_flags_need_eval_and_exclude_a_task() {
     }
 }
 
+/// A `--baseline` that cannot be read, or is not a report of its kind, fails before any run
+/// (exit 2, the file named), for trigger and task evals alike.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unreadable_baseline_fails_before_any_run() {
+    let dir = std::env::temp_dir().join(format!("agent-eval-baseline-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let broken = dir.join("broken.json");
+    std::fs::write(&broken, "{").unwrap();
+    let missing = dir.join("missing.json");
+    for (tasks, path) in [
+        (false, &missing),
+        (true, &missing),
+        (false, &broken),
+        (true, &broken),
+    ] {
+        let path = path.to_str().unwrap();
+        let mut args = vec!["--eval", "--provider", "demo", "--baseline", path];
+        if tasks {
+            args.push("--tasks");
+        }
+        let output = agent(&args, &[]).await;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("error: baseline {path}: ")),
+            "{stderr}"
+        );
+        assert!(output.stdout.is_empty(), "no report: {args:?}");
+        assert!(!stderr.contains("run 1"), "no case ran: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `agent --eval --tasks` against the demo model: the demo bundle's task cases, with and
 /// without each skill, through the example's own loop and sandbox; the numbers the agent's
 /// eval docs quote, and the page.
