@@ -1,8 +1,13 @@
 //! Compile-error snapshots: one case per error class of the validation rules, each with its own
-//! fixture folder under `tests/fixtures/`, plus valid files that must compile.
+//! fixture folder under `skills-test-support`'s `fixtures/`, plus valid files that must compile.
+//!
+//! The cases live here, with the macro, and not in a package of the whole stack: trybuild builds
+//! them in a scratch crate with this package's dependencies and dev-dependencies, so what it
+//! compiles is the facade with the agent (for `#[skills_runtime::main]`), not MCP, rig or the
+//! test tooling of the root package.
 //!
 //! The folders a repository cannot carry (FIFOs, sockets, loops, names Windows refuses) are made
-//! here before the cases compile, under `tests/fixtures/generated/`, and removed afterwards.
+//! here before the cases compile, under `fixtures/generated/`, and removed afterwards.
 //! Those cases are the ones a regression could hang (a build blocked opening a FIFO, a walk
 //! that never ends), so the whole run has a deadline: past it the test fails instead of
 //! hanging CI.
@@ -16,12 +21,12 @@ const DEADLINE: Duration = Duration::from_secs(30 * 60);
 
 #[test]
 fn ui() {
-    // trybuild compiles the cases in a scratch crate under target/; point the macro back at
-    // this crate so the fixture roots resolve (and paths in snapshots stay relative).
+    // trybuild compiles the cases in a scratch crate under target/; point the macro at the
+    // support crate so the fixture roots resolve (and paths in snapshots stay relative).
     // SAFETY: this is the only test in this binary, so no other thread reads the environment.
-    unsafe { std::env::set_var("SKILLS_MANIFEST_DIR_OVERRIDE", env!("CARGO_MANIFEST_DIR")) };
+    unsafe { std::env::set_var("SKILLS_MANIFEST_DIR_OVERRIDE", skills_test_support::DIR) };
     let generated =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(hostile_fixtures::GENERATED);
+        std::path::Path::new(skills_test_support::DIR).join(hostile_fixtures::GENERATED);
     let _generated = hostile_fixtures::Generated::create_all(&generated);
     std::thread::spawn(|| {
         std::thread::sleep(DEADLINE);

@@ -3,7 +3,7 @@
 // makes the snapshot show it.
 #![deny(warnings)]
 
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/claude-code-dangling-code-path", compat = "claude-code");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/claude-code-dangling-code-path", compat = "claude-code");
 
 fn main() {
     assert_eq!(SKILLS.len(), 1);

@@ -2,7 +2,7 @@
 // `compat = "claude-code"` so do we, with a warning.
 #![deny(warnings)]
 
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/claude-code-description-from-body", compat = "claude-code");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/claude-code-description-from-body", compat = "claude-code");
 
 fn main() {
     assert_eq!(SKILLS.len(), 1);

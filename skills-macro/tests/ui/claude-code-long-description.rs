@@ -2,7 +2,7 @@
 // under `compat = "claude-code"` it compiles with a warning.
 #![deny(warnings)]
 
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/claude-code-long-description", compat = "claude-code");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/claude-code-long-description", compat = "claude-code");
 
 fn main() {
     assert_eq!(SKILLS.len(), 1);

@@ -2,7 +2,7 @@
 // substituted at run time; any other `${CLAUDE_...}` stays as written, with a warning.
 #![deny(warnings)]
 
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/claude-code-unknown-variable", compat = "claude-code");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/claude-code-unknown-variable", compat = "claude-code");
 
 fn main() {
     assert_eq!(SKILLS.len(), 1);

@@ -2,7 +2,7 @@
 // a warning naming who refuses the file.
 #![deny(warnings)]
 
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/claude-code-unquoted-colon", compat = "claude-code");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/claude-code-unquoted-colon", compat = "claude-code");
 
 fn main() {
     assert_eq!(SKILLS.len(), 1);

@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/confusable-name");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/confusable-name");
 
 fn main() {
     assert!(SKILLS.is_empty());

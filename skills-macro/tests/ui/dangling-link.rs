@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/dangling-link");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/dangling-link");
 
 fn main() {
     assert!(SKILLS.is_empty());

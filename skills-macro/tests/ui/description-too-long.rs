@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/description-too-long");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/description-too-long");
 
 fn main() {
     assert!(SKILLS.is_empty());

@@ -1,6 +1,6 @@
 static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!(
-    "tests/fixtures/duplicate-across-roots/team",
-    "tests/fixtures/duplicate-across-roots/vendor"
+    "fixtures/duplicate-across-roots/team",
+    "fixtures/duplicate-across-roots/vendor"
 );
 
 fn main() {

@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/duplicate-key");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/duplicate-key");
 
 fn main() {
     assert!(SKILLS.is_empty());

@@ -2,7 +2,7 @@
 // lint, a warning by default; denying warnings here makes the snapshot show what the user sees.
 #![deny(warnings)]
 
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/empty-body");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/empty-body");
 
 fn main() {
     assert_eq!(SKILLS.len(), 1);

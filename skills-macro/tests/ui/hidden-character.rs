@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/hidden-character");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/hidden-character");
 
 fn main() {
     assert!(SKILLS.is_empty());

@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/invalid-name");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/invalid-name");
 
 fn main() {
     assert!(SKILLS.is_empty());

@@ -10,7 +10,7 @@ mod other_release {
 }
 
 static SKILLS: skills_runtime::Registry =
-    skills_runtime::embed_skills!("tests/fixtures/valid", crate = crate::other_release);
+    skills_runtime::embed_skills!("fixtures/valid", crate = crate::other_release);
 
 fn main() {
     assert_eq!(SKILLS.len(), 2);

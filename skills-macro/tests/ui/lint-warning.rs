@@ -2,7 +2,7 @@
 // makes it fail, so the snapshot shows exactly what the user sees.
 #![deny(warnings)]
 
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/prompt-override");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/prompt-override");
 
 fn main() {
     assert_eq!(SKILLS.len(), 1);

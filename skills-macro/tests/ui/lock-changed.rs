@@ -1,6 +1,6 @@
 static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!(
-    "tests/fixtures/lock-changed/skills",
-    lock = "tests/fixtures/lock-changed/skills.lock"
+    "fixtures/lock-changed/skills",
+    lock = "fixtures/lock-changed/skills.lock"
 );
 
 fn main() {

@@ -1,6 +1,6 @@
 static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!(
-    "tests/fixtures/lock-gone/skills",
-    lock = "tests/fixtures/lock-gone/skills.lock"
+    "fixtures/lock-gone/skills",
+    lock = "fixtures/lock-gone/skills.lock"
 );
 
 fn main() {

@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/many-broken");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/many-broken");
 
 fn main() {
     assert!(SKILLS.is_empty());

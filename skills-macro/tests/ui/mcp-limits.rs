@@ -2,7 +2,7 @@
 // by default (here 513 files); denying warnings makes the snapshot show it.
 #![deny(warnings)]
 
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/mcp-limits");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/mcp-limits");
 
 fn main() {
     assert_eq!(SKILLS.len(), 1);

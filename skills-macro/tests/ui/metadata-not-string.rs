@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/metadata-not-string");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/metadata-not-string");
 
 fn main() {
     assert!(SKILLS.is_empty());

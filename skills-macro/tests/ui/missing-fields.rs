@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/missing-fields");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/missing-fields");
 
 fn main() {
     assert!(SKILLS.is_empty());

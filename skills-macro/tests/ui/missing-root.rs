@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/does-not-exist");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/does-not-exist");
 
 fn main() {
     assert!(SKILLS.is_empty());

@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/missing-skill-md");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/missing-skill-md");
 
 fn main() {
     assert!(SKILLS.is_empty());

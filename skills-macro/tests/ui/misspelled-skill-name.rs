@@ -1,4 +1,4 @@
-const REVIEW: &str = skills_runtime::skill_name!("tests/fixtures/skill-name", "alpha-reveiw");
+const REVIEW: &str = skills_runtime::skill_name!("fixtures/skill-name", "alpha-reveiw");
 
 fn main() {
     assert!(REVIEW.is_empty());

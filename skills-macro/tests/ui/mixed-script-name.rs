@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/mixed-script-name");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/mixed-script-name");
 
 fn main() {
     assert!(SKILLS.is_empty());

@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/name-mismatch");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/name-mismatch");
 
 fn main() {
     assert!(SKILLS.is_empty());

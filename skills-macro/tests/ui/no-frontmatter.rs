@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/no-frontmatter");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/no-frontmatter");
 
 fn main() {
     assert!(SKILLS.is_empty());

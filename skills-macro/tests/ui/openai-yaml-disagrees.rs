@@ -3,7 +3,7 @@
 #![deny(warnings)]
 
 static SKILLS: skills_runtime::Registry =
-    skills_runtime::embed_skills!("tests/fixtures/openai-yaml-disagrees", compat = "claude-code");
+    skills_runtime::embed_skills!("fixtures/openai-yaml-disagrees", compat = "claude-code");
 
 fn main() {
     // Either file keeping the skill from the model keeps it out.

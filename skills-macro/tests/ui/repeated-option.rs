@@ -1,5 +1,5 @@
 static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!(
-    "tests/fixtures/valid",
+    "fixtures/valid",
     max_file_size = 1_000_000,
     max_file_size = 10,
 );

@@ -1,5 +1,5 @@
 // Two swapped letters are one edit: `alpah` suggests `alpha`.
-const ALPHA: &str = skills_runtime::skill_name!("tests/fixtures/skill-name-transposed", "alpah");
+const ALPHA: &str = skills_runtime::skill_name!("fixtures/skill-name-transposed", "alpah");
 
 fn main() {
     assert!(ALPHA.is_empty());

@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/symlink-outside/root");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/symlink-outside/root");
 
 fn main() {
     assert!(SKILLS.is_empty());

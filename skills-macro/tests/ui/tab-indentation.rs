@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/tab-indentation");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/tab-indentation");
 
 fn main() {
     assert!(SKILLS.is_empty());

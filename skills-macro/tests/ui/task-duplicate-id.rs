@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/task-duplicate-id");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/task-duplicate-id");
 
 fn main() {
     assert!(SKILLS.is_empty());

@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/task-file-missing");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/task-file-missing");
 
 fn main() {
     assert!(SKILLS.is_empty());

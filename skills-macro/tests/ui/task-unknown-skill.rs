@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/task-unknown-skill");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/task-unknown-skill");
 
 fn main() {
     assert!(SKILLS.is_empty());

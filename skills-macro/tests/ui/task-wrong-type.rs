@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/task-wrong-type");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/task-wrong-type");
 
 fn main() {
     assert!(SKILLS.is_empty());

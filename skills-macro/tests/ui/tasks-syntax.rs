@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/tasks-syntax");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/tasks-syntax");
 
 fn main() {
     assert!(SKILLS.is_empty());

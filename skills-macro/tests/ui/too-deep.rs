@@ -1,6 +1,6 @@
-// The folder is made by tests/ui.rs before the cases compile (see tests/hostile_fixtures).
+// The folder is made by tests/ui.rs before the cases compile (`skills_test_support::hostile`).
 static SKILLS: skills_runtime::Registry =
-    skills_runtime::embed_skills!("tests/fixtures/generated/too-deep");
+    skills_runtime::embed_skills!("fixtures/generated/too-deep");
 
 fn main() {
     assert!(SKILLS.is_empty());

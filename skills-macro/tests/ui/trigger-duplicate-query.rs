@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/trigger-duplicate-query");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/trigger-duplicate-query");
 
 fn main() {
     assert!(SKILLS.is_empty());

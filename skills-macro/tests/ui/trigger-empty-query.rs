@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/trigger-empty-query");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/trigger-empty-query");
 
 fn main() {
     assert!(SKILLS.is_empty());

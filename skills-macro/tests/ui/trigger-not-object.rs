@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/trigger-not-object");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/trigger-not-object");
 
 fn main() {
     assert!(SKILLS.is_empty());

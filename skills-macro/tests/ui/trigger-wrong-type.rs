@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/trigger-wrong-type");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/trigger-wrong-type");
 
 fn main() {
     assert!(SKILLS.is_empty());

@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/triggers-not-array");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/triggers-not-array");
 
 fn main() {
     assert!(SKILLS.is_empty());

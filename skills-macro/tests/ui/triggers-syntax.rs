@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/triggers-syntax");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/triggers-syntax");
 
 fn main() {
     assert!(SKILLS.is_empty());

@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/unclosed-frontmatter");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/unclosed-frontmatter");
 
 fn main() {
     assert!(SKILLS.is_empty());

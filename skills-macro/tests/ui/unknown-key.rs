@@ -1,4 +1,4 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/unknown-key");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/unknown-key");
 
 fn main() {
     assert!(SKILLS.is_empty());

@@ -5,7 +5,7 @@
 use skills_runtime::SkillContext;
 
 static SKILLS: skills_runtime::Registry =
-    skills_runtime::embed_skills!("tests/fixtures/claude-code-current", compat = "claude-code");
+    skills_runtime::embed_skills!("fixtures/claude-code-current", compat = "claude-code");
 
 fn main() {
     let notes = SKILLS.get("release-notes").unwrap();

@@ -4,7 +4,7 @@
 // own.) The `evals/` folder is never a resource.
 
 static SKILLS: skills_runtime::Registry =
-    skills_runtime::embed_skills!("tests/fixtures/claude-code-plugin", compat = "claude-code");
+    skills_runtime::embed_skills!("fixtures/claude-code-plugin", compat = "claude-code");
 
 fn main() {
     assert_eq!(SKILLS.len(), 3);

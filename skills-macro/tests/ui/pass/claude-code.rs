@@ -2,7 +2,7 @@
 // known and typed.
 
 static SKILLS: skills_runtime::Registry =
-    skills_runtime::embed_skills!("tests/fixtures/claude-code", compat = "claude-code");
+    skills_runtime::embed_skills!("fixtures/claude-code", compat = "claude-code");
 
 fn main() {
     assert_eq!(SKILLS.len(), 5);

@@ -1,6 +1,6 @@
 // Importing an old folder: `name` comes from the folder, `description` from the first body line.
 static SKILLS: skills_runtime::Registry =
-    skills_runtime::embed_skills!("tests/fixtures/legacy", infer_missing_fields = true);
+    skills_runtime::embed_skills!("fixtures/legacy", infer_missing_fields = true);
 
 fn main() {
     let skill = SKILLS.get("old-helper").unwrap();

@@ -2,7 +2,7 @@
 #![deny(warnings)]
 
 static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!(
-    "tests/fixtures/prompt-override",
+    "fixtures/prompt-override",
     prompt_override = "allow",
     external_urls = "deny",
     allowed_hosts = ["docs.rs"],

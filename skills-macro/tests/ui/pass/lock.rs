@@ -1,11 +1,11 @@
 // Every embedded file matches the lock (one SKILL.md has CRLF line endings: the lock hashes
 // the bytes on disk, as `sha256sum` does), so the bundle compiles and carries the lock's digest.
 static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!(
-    "tests/fixtures/lock-good/skills",
-    lock = "tests/fixtures/lock-good/skills.lock"
+    "fixtures/lock-good/skills",
+    lock = "fixtures/lock-good/skills.lock"
 );
 static UNLOCKED: skills_runtime::Registry =
-    skills_runtime::embed_skills!("tests/fixtures/lock-good/skills");
+    skills_runtime::embed_skills!("fixtures/lock-good/skills");
 
 fn main() {
     assert_eq!(SKILLS.names().collect::<Vec<_>>(), ["alpha", "beta"]);

@@ -3,7 +3,7 @@
 // names as `disable-model-invocation: true` does, and `display_name` is its display name. The
 // file stays one of the skill's files.
 
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/openai-yaml");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/openai-yaml");
 
 fn main() {
     let deploy = SKILLS.get("deploy").unwrap();

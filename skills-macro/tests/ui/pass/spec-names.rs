@@ -1,7 +1,7 @@
 // What the Agent Skills spec allows and its reference validator accepts: names of lowercase
 // letters of any script, and the spec's minimal skill, frontmatter with no body (the
 // `empty_body` lint warns about it; a warning does not fail the build).
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/spec-names");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/spec-names");
 
 fn main() {
     assert_eq!(

@@ -1,7 +1,7 @@
 // Awkward but valid files: BOM + CRLF, folded and literal block scalars, an indented `---`
 // inside a block scalar, `---` in the body, a hidden folder and a loose README to ignore.
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/valid");
-const AS_CONST: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/valid");
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/valid");
+const AS_CONST: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/valid");
 
 fn main() {
     assert_eq!(SKILLS.names().collect::<Vec<_>>(), ["block", "crlf"]);
@@ -21,7 +21,7 @@ fn main() {
     );
     // Options are accepted too.
     static BIG: skills_runtime::Registry = skills_runtime::embed_skills!(
-        "tests/fixtures/valid",
+        "fixtures/valid",
         max_file_size = 4096,
         allow_unknown_keys = true,
         crate = ::skills_runtime,
