@@ -1,7 +1,7 @@
 //! Benchmark of the agent harness against a local mock server (no model latency).
 //!
 //! ```text
-//! cargo run --release --example agent_bench
+//! cargo bench --bench agent
 //! ```
 //!
 //! Measures, on the same machine in the same run:

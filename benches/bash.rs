@@ -5,7 +5,7 @@
 //! as the tool calls of one turn run.
 //!
 //! ```text
-//! cargo run --release --example bash_bench -- [--runs N] [--json]
+//! cargo bench --bench bash -- [--runs N] [--json]
 //! python3 bench/bash.py --baseline-rev REV   # the same harness built at REV, in one table
 //! ```
 //!
