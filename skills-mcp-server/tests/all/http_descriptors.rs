@@ -1,17 +1,20 @@
 //! `accept` failing for want of descriptors (EMFILE), as under a flood of connections: the
 //! server logs it, keeps trying after a pause, and answers again once descriptors are free.
-//! Alone in its test binary, because it lowers the process's own descriptor limit.
-#![cfg(target_os = "linux")]
-
-mod http_client;
-use skills_test_support::logs;
+//! Alone in a copy of the test binary, because it lowers the process's own descriptor limit.
 
 use std::time::Duration;
 
-use http_client::{SKILLS, initialize_within};
 use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
 use skills_runtime::mcp::SkillsServer;
+use skills_test_support::logs;
 use tokio::net::TcpListener;
+
+use crate::http_client::{SKILLS, initialize_within};
+
+/// Set in the copy of this test binary that runs
+/// [`out_of_descriptors_the_server_waits_logs_and_answers_again`], which lowers the descriptor
+/// limit of its process.
+const ALONE: &str = "SKILLS_MCP_SERVER_TEST_DESCRIPTORS_ALONE";
 
 /// The descriptors this process has open now.
 fn open_descriptors() -> u64 {
@@ -22,6 +25,16 @@ fn open_descriptors() -> u64 {
 // One thread: the server's task runs on the test's thread, where the logs are captured.
 #[tokio::test(flavor = "current_thread")]
 async fn out_of_descriptors_the_server_waits_logs_and_answers_again() {
+    // Any other test running in this process would be refused descriptors: alone in a copy of
+    // the binary.
+    if std::env::var_os(ALONE).is_none() {
+        skills_test_support::run_alone(
+            module_path!(),
+            "out_of_descriptors_the_server_waits_logs_and_answers_again",
+            ALONE,
+        );
+        return;
+    }
     let (logs, _guard) = logs::capture();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

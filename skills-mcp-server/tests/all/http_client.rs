@@ -1,8 +1,6 @@
 //! A raw HTTP/1.1 client for the tests of the HTTP serving layer: exact bytes out (half a
 //! header, a body that stops), the status and body back.
 
-#![allow(dead_code)]
-
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -10,7 +8,8 @@ use skills_runtime::mcp::SkillsServer;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-/// A small bundle, served by every test here.
+/// A small bundle (a skill with resources, one without), served by every HTTP test and read
+/// over the pipe by `server`'s.
 pub static SKILLS: skills_runtime::Registry =
     skills_runtime::embed_skills!("../tests/fixtures/with-resources");
 

@@ -10,7 +10,8 @@ use skills_runtime::Registry;
 use skills_runtime::mcp::SkillsServer;
 use skills_test_support::mcp::{args, check_files, connect, protocol_error, text_of};
 
-static WITH_RESOURCES: Registry = skills_runtime::embed_skills!("../tests/fixtures/with-resources");
+use crate::http_client::SKILLS as WITH_RESOURCES;
+
 static INVOCATION: Registry =
     skills_runtime::embed_skills!("../tests/fixtures/invocation", compat = "claude-code");
 /// Two skills with Codex's `agents/openai.yaml`, one of them kept from the model by its policy.

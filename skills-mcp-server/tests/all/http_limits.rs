@@ -3,14 +3,15 @@
 //! the cap, and requests from foreign origins and hosts (localhost origins are served); and the
 //! shape each negotiated protocol revision gets over HTTP.
 
-mod http_client;
-
 use std::time::{Duration, Instant};
 
-use http_client::{INITIALIZE, closed_within, head, initialize_within, post, response, start};
 use skills_runtime::mcp::HttpServerOptions;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
+
+use crate::http_client::{
+    INITIALIZE, closed_within, head, initialize_within, post, response, start,
+};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_hundred_half_headers_are_timed_out_and_a_normal_client_is_answered() {

@@ -1,8 +1,8 @@
 //! Skill resources embedded, listed, read through the tool, and materialized to disk.
 
-use skills_runtime::{Registry, ResourceError, SkillLoad, SkillLoader};
+use skills_runtime::{ResourceError, SkillLoad, SkillLoader};
 
-static SKILLS: Registry = skills_runtime::embed_skills!("../tests/fixtures/with-resources");
+use crate::registries::WITH_RESOURCES as SKILLS;
 
 #[test]
 fn resources_are_embedded_and_listed_without_ignored_files() {

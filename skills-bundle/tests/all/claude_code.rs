@@ -4,8 +4,7 @@
 
 use skills_runtime::{Effort, Registry, Shell, SkillContext};
 
-static SKILLS: Registry =
-    skills_runtime::embed_skills!("../tests/fixtures/claude-code", compat = "claude-code");
+use crate::registries::CLAUDE_CODE as SKILLS;
 
 #[test]
 fn the_folder_is_the_name_and_the_display_name_is_kept() {

@@ -3,14 +3,10 @@
 //! test).
 
 use std::fs;
-use std::path::Path;
 
 use skills_core::{Code, Options, load, lock};
 
-fn write(path: &Path, text: &str) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
+use crate::folders::write;
 
 const SKILL: &str =
     "---\nname: a\ndescription: Does a. Use when testing.\n---\nRun `scripts/a.sh`.\n";

@@ -1,14 +1,10 @@
 //! Discovery and cross-skill rules on real folders (roots, folders, symlinks, sizes, determinism, duplicates and references).
 
 use std::fs;
-use std::path::Path;
 
 use skills_core::{Options, load};
 
-fn write(path: &Path, text: &str) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
+use crate::folders::write;
 
 fn skill(name: &str) -> String {
     format!(

@@ -4,13 +4,7 @@
 
 use skills_runtime::{EMPTY_CATALOG, Registry, ResourceError, Skill, SkillLoader, UnknownSkill};
 
-/// Skills with and without resources, versions, `when-not-to-use`, and names that are one typo
-/// apart from others.
-static SKILLS: Registry = skills_runtime::embed_skills!(
-    "tests/skills",
-    "../tests/fixtures/with-resources",
-    "../tests/fixtures/valid"
-);
+use crate::registries::{MIXED as SKILLS, WITH_RESOURCES};
 
 /// Names asked for besides the bundle's own: unknown ones, typos of real ones, the empty name.
 const STRANGERS: [&str; 5] = ["", "unknown", "pdf-form", "plai", "BLOCK"];
@@ -247,9 +241,9 @@ fn a_typo_in_the_allow_list_is_an_error_naming_it() {
     assert_eq!(error.available(), SKILLS.names().collect::<Vec<_>>());
 }
 
-/// The three roots of [`SKILLS`], each compiled alone, as three packs would be.
+/// The three roots of [`SKILLS`], each compiled alone, as three packs would be (the second is
+/// [`WITH_RESOURCES`]).
 static OWN: Registry = skills_runtime::embed_skills!("tests/skills");
-static WITH_RESOURCES: Registry = skills_runtime::embed_skills!("../tests/fixtures/with-resources");
 static VALID: Registry = skills_runtime::embed_skills!("../tests/fixtures/valid");
 
 #[test]

@@ -7,13 +7,8 @@ use std::path::Path;
 use skills_runtime::__private::{bundle_data, frontmatter_json, registry_from_bundle};
 use skills_runtime::{Registry, Skill};
 
-static PLAIN: Registry = skills_runtime::embed_skills!(
-    "tests/skills",
-    "../tests/fixtures/with-resources",
-    "../tests/fixtures/valid"
-);
-static CLAUDE: Registry =
-    skills_runtime::embed_skills!("../tests/fixtures/claude-code", compat = "claude-code");
+use crate::registries::{CLAUDE_CODE as CLAUDE, MIXED as PLAIN};
+
 static DEMO: Registry = skills_runtime::embed_skills!("../skills", embed_evals = true);
 
 /// The folders of a macro call, read and built at run time with its options.

@@ -5,10 +5,9 @@
 // emitting a warning); these tests are about invocation.
 #![allow(deprecated)]
 
-use skills_runtime::{InvokeError, Registry};
+use skills_runtime::InvokeError;
 
-static SKILLS: Registry =
-    skills_runtime::embed_skills!("../tests/fixtures/claude-code", compat = "claude-code");
+use crate::registries::CLAUDE_CODE as SKILLS;
 
 #[test]
 fn named_positional_and_whole_arguments_are_substituted() {

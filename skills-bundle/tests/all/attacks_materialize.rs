@@ -2,9 +2,9 @@
 //! files go and checks that the model is never handed it. Also `read_resource` against hostile
 //! offsets and limits.
 
-use skills_runtime::{Registry, ResourceError, Skill};
+use skills_runtime::{ResourceError, Skill};
 
-static SKILLS: Registry = skills_runtime::embed_skills!("../tests/fixtures/with-resources");
+use crate::registries::WITH_RESOURCES as SKILLS;
 
 fn skill() -> &'static Skill {
     SKILLS.get("pdf-forms").unwrap()
