@@ -114,15 +114,15 @@ fn a_bundle_built_at_run_time_is_the_compiled_one() {
     let options = skills_core::Options::default();
     let roots = [
         "tests/skills",
-        "../tests/fixtures/with-resources",
-        "../tests/fixtures/valid",
+        "../skills-test-support/fixtures/with-resources",
+        "../skills-test-support/fixtures/valid",
     ];
     assert_same(&PLAIN, &built(&roots, &options, &PLAIN));
     let claude = skills_core::Options {
         compat: skills_core::claude_code::Compat::ClaudeCode,
         ..skills_core::Options::default()
     };
-    let roots = ["../tests/fixtures/claude-code"];
+    let roots = ["../skills-test-support/fixtures/claude-code"];
     assert_same(&CLAUDE, &built(&roots, &claude, &CLAUDE));
 }
 
@@ -182,7 +182,7 @@ fn trigger_cases_are_the_files_cases_only_when_embedded() {
 #[test]
 fn materialize_writes_plain_names_only_whatever_the_registry_holds() {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let roots = ["../tests/fixtures/with-resources"];
+    let roots = ["../skills-test-support/fixtures/with-resources"];
     let loaded = skills_core::load(manifest, &roots, &skills_core::Options::default());
     assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
     for hostile in [

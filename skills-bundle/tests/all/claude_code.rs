@@ -49,7 +49,7 @@ fn the_folder_is_the_name_and_the_display_name_is_kept() {
 /// `Agent Writer`), and one is another skill's name (`review` is `checks`, the name of the
 /// folder `checks/`, whose own display name is `Run Checks`).
 static DISPLAY: Registry = skills_runtime::embed_skills!(
-    "../tests/fixtures/claude-code-display-names",
+    "../skills-test-support/fixtures/claude-code-display-names",
     compat = "claude-code"
 );
 

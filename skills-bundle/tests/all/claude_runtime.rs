@@ -6,7 +6,7 @@ use skills_runtime::invoke::{InvokeOptions, ShellCommand};
 use skills_runtime::{Effort, LoadRendering, Registry, SkillLoader};
 
 static SKILLS: Registry = skills_runtime::embed_skills!(
-    "../tests/fixtures/claude-code-runtime",
+    "../skills-test-support/fixtures/claude-code-runtime",
     compat = "claude-code"
 );
 

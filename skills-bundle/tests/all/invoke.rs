@@ -1,10 +1,6 @@
 //! `Registry::invoke`: a person's `/name arguments` on Claude Code skills, on the whole bundle
 //! and on a restricted view, with typed refusals.
 
-// The fixture's `version: 2` is warned about on purpose (as a deprecation, the macro's way of
-// emitting a warning); these tests are about invocation.
-#![allow(deprecated)]
-
 use skills_runtime::InvokeError;
 
 use crate::registries::CLAUDE_CODE as SKILLS;

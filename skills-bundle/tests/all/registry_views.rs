@@ -244,7 +244,7 @@ fn a_typo_in_the_allow_list_is_an_error_naming_it() {
 /// The three roots of [`SKILLS`], each compiled alone, as three packs would be (the second is
 /// [`WITH_RESOURCES`]).
 static OWN: Registry = skills_runtime::embed_skills!("tests/skills");
-static VALID: Registry = skills_runtime::embed_skills!("../tests/fixtures/valid");
+static VALID: Registry = skills_runtime::embed_skills!("../skills-test-support/fixtures/valid");
 
 #[test]
 fn registries_composed_at_run_time_answer_as_one_bundle_of_all_their_skills() {

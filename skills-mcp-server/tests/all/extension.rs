@@ -16,8 +16,10 @@ use skills_test_support::mcp::{RawClient, disk_files};
 /// The two skills of the spec's examples.
 static SPEC: Registry = skills_runtime::embed_skills!("tests/spec");
 /// A skill of 512 resources (513 files with its SKILL.md), over the extension's limit.
-static OVER: Registry =
-    skills_runtime::embed_skills!("../tests/fixtures/mcp-limits", mcp_limits = "allow");
+static OVER: Registry = skills_runtime::embed_skills!(
+    "../skills-test-support/fixtures/mcp-limits",
+    mcp_limits = "allow"
+);
 /// Forty skills with ordinary descriptions: a catalog over what Claude Code keeps.
 static FORTY: Registry =
     skills_runtime::embed_skills!("tests/forty", similar_descriptions = "allow");

@@ -11,7 +11,7 @@ use tokio::net::{TcpListener, TcpStream};
 /// A small bundle (a skill with resources, one without), served by every HTTP test and read
 /// over the pipe by `server`'s.
 pub static SKILLS: skills_runtime::Registry =
-    skills_runtime::embed_skills!("../tests/fixtures/with-resources");
+    skills_runtime::embed_skills!("../skills-test-support/fixtures/with-resources");
 
 /// A JSON-RPC `initialize` request as a Streamable HTTP client sends it.
 pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;

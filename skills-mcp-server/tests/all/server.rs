@@ -12,17 +12,25 @@ use skills_test_support::mcp::{args, check_files, connect, protocol_error, text_
 
 use crate::http_client::SKILLS as WITH_RESOURCES;
 
-static INVOCATION: Registry =
-    skills_runtime::embed_skills!("../tests/fixtures/invocation", compat = "claude-code");
+static INVOCATION: Registry = skills_runtime::embed_skills!(
+    "../skills-test-support/fixtures/invocation",
+    compat = "claude-code"
+);
 /// Two skills with Codex's `agents/openai.yaml`, one of them kept from the model by its policy.
-static OPENAI: Registry = skills_runtime::embed_skills!("../tests/fixtures/openai-yaml");
+static OPENAI: Registry =
+    skills_runtime::embed_skills!("../skills-test-support/fixtures/openai-yaml");
 /// The server's own skills: frontmatter of many YAML shapes, and two skills with files.
 static OWN: Registry = skills_runtime::embed_skills!("tests/skills", allow_unknown_keys = true);
 
 #[tokio::test]
 async fn binary_files_go_out_as_base64_blobs_with_their_digests() {
     let client = connect(SkillsServer::new(&WITH_RESOURCES)).await;
-    check_files(&client, &WITH_RESOURCES, "../tests/fixtures/with-resources").await;
+    check_files(
+        &client,
+        &WITH_RESOURCES,
+        "../skills-test-support/fixtures/with-resources",
+    )
+    .await;
     let read = client
         .read_resource(ReadResourceRequestParams::new(
             "skill://pdf-forms/assets/logo.png",
@@ -39,7 +47,12 @@ async fn binary_files_go_out_as_base64_blobs_with_their_digests() {
 async fn prompts_take_named_arguments_and_leave_out_skills_a_person_cannot_invoke() {
     let client = connect(SkillsServer::new(&INVOCATION)).await;
     // Every file is served, and the person-only `release` is no skill of the extension.
-    check_files(&client, &INVOCATION, "../tests/fixtures/invocation").await;
+    check_files(
+        &client,
+        &INVOCATION,
+        "../skills-test-support/fixtures/invocation",
+    )
+    .await;
     let skills = client.list_all_skills().await.unwrap();
     assert!(skills.iter().all(|s| s.frontmatter.name != "release"));
     let (code, message) = protocol_error(
@@ -284,7 +297,12 @@ async fn a_prompt_filled_by_position_keeps_every_word() {
 #[tokio::test]
 async fn openai_yaml_is_served_as_a_file_and_its_policy_is_honoured() {
     let client = connect(SkillsServer::new(&OPENAI)).await;
-    check_files(&client, &OPENAI, "../tests/fixtures/openai-yaml").await;
+    check_files(
+        &client,
+        &OPENAI,
+        "../skills-test-support/fixtures/openai-yaml",
+    )
+    .await;
     let read = client
         .read_resource(ReadResourceRequestParams::new(
             "skill://deploy/agents/openai.yaml",
@@ -293,7 +311,7 @@ async fn openai_yaml_is_served_as_a_file_and_its_policy_is_honoured() {
         .unwrap();
     let on_disk = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../tests/fixtures/openai-yaml/deploy/agents/openai.yaml"
+        "/../skills-test-support/fixtures/openai-yaml/deploy/agents/openai.yaml"
     ))
     .unwrap();
     assert!(

@@ -11,7 +11,7 @@ use skills_runtime::{Registry, SkillLoader};
 /// person-only (`disable-model-invocation: true`) and ships a script.
 static SKILLS: Registry = skills_runtime::embed_skills!(
     "../skills",
-    "../tests/fixtures/invocation",
+    "../skills-test-support/fixtures/invocation",
     compat = "claude-code"
 );
 
