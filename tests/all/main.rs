@@ -17,6 +17,7 @@ mod attacks_terminal;
 mod demo_bundle;
 #[cfg(feature = "agent")]
 mod example_flags;
+mod examples;
 #[cfg(feature = "mcp")]
 mod mcp;
 mod rebuild;
