@@ -10,7 +10,7 @@
 //! Each part that needs a heavy dependency is behind a feature of the same name, so a crate's
 //! test binary links only what it uses.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub mod host_listeners;
 pub mod hostile;
@@ -107,4 +107,22 @@ pub const DIR: &str = env!("CARGO_MANIFEST_DIR");
 /// tests of several crates share.
 pub fn fixture(name: &str) -> PathBuf {
     PathBuf::from(DIR).join("fixtures").join(name)
+}
+
+/// The workspace's folder, this crate's parent: where the tests that build user crates find
+/// `skills-runtime` and `Cargo.lock`.
+pub fn workspace() -> PathBuf {
+    Path::new(DIR)
+        .parent()
+        .expect("skills-test-support sits in the workspace")
+        .to_owned()
+}
+
+/// Where the tests' user crates (programs that depend on `skills-runtime` as a user's do)
+/// build: `user-crate` in the target folder of this run (`CARGO_TARGET_DIR`, or the workspace's
+/// `target`), one folder for every crate's tests, so the dependencies they share build once.
+pub fn user_crate_target() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| workspace().join("target"), PathBuf::from)
+        .join("user-crate")
 }

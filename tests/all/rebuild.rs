@@ -21,11 +21,9 @@ fn main_rs(options: &str) -> String {
     )
 }
 
-/// Where the user crates build: `user-crate` in the target directory of this test run.
+/// Where the user crates build, with the other crates' tests of user crates.
 fn user_target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map_or_else(|| Path::new(WORKSPACE).join("target"), PathBuf::from)
-        .join("user-crate")
+    skills_test_support::user_crate_target()
 }
 
 struct UserCrate {

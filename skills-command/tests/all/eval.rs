@@ -4,20 +4,17 @@
 
 use crate::support;
 use skills_test_support::router;
+use skills_test_support::workspace;
 mod tasks;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use router::{Reply, RoutingModel};
 use serde_json::Value;
 
 use support::{BIN, Run, assert_no_panic};
-
-pub(crate) fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// The variables that choose a provider, cleared so that a test's own are the only ones.
 const PROVIDER_VARIABLES: [&str; 5] = [

@@ -4,18 +4,11 @@
 //! is replaced by it (`[source.crates-io] replace-with`), the way a vendoring user builds. A
 //! source file, a skill or a lock left out of a package's `include` list fails here, and so does
 //! a dependency on a workspace path that a published crate would not have.
+use skills_test_support::workspace;
 use std::fs;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use skills_core::digest::sha256_hex;
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("skills-command sits in the workspace")
-        .to_path_buf()
-}
 
 /// The packages the consumer builds from (the runtime without features, and the example pack).
 const PACKAGES: [&str; 5] = [
@@ -33,7 +26,7 @@ fn version() -> &'static str {
 #[test]
 fn a_consumer_builds_from_the_packaged_crates_alone() {
     // The folder the other user-crate tests build in, so third-party dependencies build once.
-    let target = workspace().join("target/user-crate");
+    let target = skills_test_support::user_crate_target();
     let packaged = target.join("package");
     // Every package: the runtime's optional dependencies are packages of the workspace too.
     let output = Command::new(env!("CARGO"))

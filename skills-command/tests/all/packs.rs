@@ -8,19 +8,13 @@
 //!
 //! One temporary workspace serves every check, in sequence, so the dependencies build once.
 
+use skills_test_support::workspace;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_skills");
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("skills-command sits in the workspace")
-        .to_path_buf()
-}
 
 fn write(dir: &Path, relative: &str, text: &str) {
     let file = dir.join(relative);
@@ -106,7 +100,7 @@ fn cargo_in_app(dir: &Path) -> Command {
     let mut command = Command::new(env!("CARGO"));
     command
         .current_dir(dir.join("app"))
-        .env("CARGO_TARGET_DIR", workspace().join("target/user-crate"))
+        .env("CARGO_TARGET_DIR", skills_test_support::user_crate_target())
         .env_remove("SKILLS_MANIFEST_DIR_OVERRIDE");
     command
 }

@@ -1,19 +1,13 @@
 //! A user's crate with `lock = "skills.lock"`, built for real: an edit to a skill fails the build
 //! until `skills lock` records it, and the binary then reports the new lock's digest.
 
+use skills_test_support::workspace;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_skills");
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("skills-command sits in the workspace")
-        .to_path_buf()
-}
 
 fn write(dir: &Path, relative: &str, text: &str) {
     let file = dir.join(relative);
@@ -57,7 +51,7 @@ fn cargo(dir: &Path, command: &str) -> Output {
         .args([command, "--quiet", "--offline"])
         .current_dir(dir)
         // The same folder as the root package's rebuild test, so the dependencies build once.
-        .env("CARGO_TARGET_DIR", workspace().join("target/user-crate"))
+        .env("CARGO_TARGET_DIR", skills_test_support::user_crate_target())
         .env_remove("SKILLS_MANIFEST_DIR_OVERRIDE")
         .output()
         .unwrap()
@@ -154,7 +148,7 @@ fn a_file_rewritten_while_the_crate_compiles_never_reaches_the_binary() {
         fs::write(dir.join("skills").join(&name).join("SKILL.md"), text).unwrap();
     }
     skills_lock(dir);
-    let binary = workspace().join("target/user-crate/debug/swapped-agent");
+    let binary = skills_test_support::user_crate_target().join("debug/swapped-agent");
 
     // `SKILL.md`: the build succeeds with the reviewed text.
     let (output, reread) = build_swapping(dir, "skills/aaa/SKILL.md");
@@ -217,7 +211,7 @@ fn build_swapping(dir: &Path, relative: &str) -> (Output, bool) {
     let child = Command::new(env!("CARGO"))
         .args(["build", "--offline"])
         .current_dir(dir)
-        .env("CARGO_TARGET_DIR", workspace().join("target/user-crate"))
+        .env("CARGO_TARGET_DIR", skills_test_support::user_crate_target())
         .env_remove("SKILLS_MANIFEST_DIR_OVERRIDE")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
