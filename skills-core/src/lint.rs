@@ -51,7 +51,8 @@ impl Level {
 /// - `summary`: what it reports, in a few words (help texts and the options tables).
 ///
 /// `lint_table!(callback [tokens]...)` expands to `callback! { [tokens]... rows }`: the enum
-/// below, the options table and the diagnostic codes are each built by such a callback.
+/// and its dispatch (`define_lints!`) and the lints' diagnostic codes (`codes!`) are built by
+/// such callbacks; the options table takes a row per lint from [`Lint::ALL`].
 macro_rules! lint_table {
     ($callback:ident $([$($extra:tt)*])*) => {
         $callback! {
@@ -294,6 +295,7 @@ impl Lint {
         Lint::ALL.into_iter().find(|lint| lint.name() == name)
     }
 }
+
 /// The names of [`Lint::ALL`], in the same order.
 pub const LINT_NAMES: &[&str] = &{
     let mut names = [""; Lint::ALL.len()];
