@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The `bash` tool end to end, this tree against an older commit, in one run.
 
-Builds (release) the `bash_bench` example (`examples/bash_bench.rs`: `true` through the tool
+Builds (release) the `bash` benchmark harness (`benches/bash.rs`: `true` through the tool
 sandboxed and with `BashOptions::unconfined()`, the `--no-sandbox` of the example agent, and three
 parallel `sleep 0.5` calls), and with `--baseline-rev REV` the same harness at REV: in a scratch
 git worktree (removed afterwards), with the harness copied in and its entry line taken out (REV may
@@ -14,7 +14,7 @@ With `--fallback` this tree's binary also runs in a user namespace whose
 runs in the fallback (Landlock, seccomp, limits), as on a distribution that restricts them.
 
     python3 bench/bash.py --baseline-rev ca8ff18 --fallback
-    python3 bench/bash.py --baseline /path/to/an/old/bash_bench --runs 100 --rounds 2
+    python3 bench/bash.py --baseline /path/to/an/old/harness --runs 100 --rounds 2
 
 Python 3 standard library only; CARGO_TARGET_DIR is honoured.
 """
@@ -33,9 +33,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
-BINARY = TARGET / "release" / "examples" / "bash_bench"
-BASELINE = TARGET / "release" / "examples" / "bash_bench-baseline"
-HARNESS = "examples/bash_bench.rs"
+BASELINE = TARGET / "release" / "bash-bench-baseline"
+HARNESS = "benches/bash.rs"
+# Where commits before the harness was a benchmark target have it: an example of that name.
+OLD_HARNESS = "examples/bash_bench.rs"
 ENTRY_LINE = "    skills_runtime::agent::sandbox::enter();\n"
 TICKS = os.sysconf("SC_CLK_TCK")
 # The fallback candidate: a user namespace that allows no further one.
@@ -43,10 +44,19 @@ REFUSING = ["unshare", "--user", "--map-root-user", "sh", "-c",
             'echo 0 > /proc/sys/user/max_user_namespaces && exec "$0" "$@"']
 
 
-def cargo_build(manifest: Path) -> None:
+def cargo_build(manifest: Path) -> Path:
+    """Builds the harness of the tree at `manifest` in release; returns the executable."""
+    tree = manifest.parent
+    target = ["--bench", "bash"] if (tree / HARNESS).exists() else ["--example", "bash_bench"]
     env = dict(os.environ, CARGO_TARGET_DIR=str(TARGET))
-    subprocess.run(["cargo", "build", "--release", "--example", "bash_bench",
-                    "--manifest-path", str(manifest)], check=True, env=env)
+    out = subprocess.run(["cargo", "build", "--release", *target, "--message-format=json",
+                          "--manifest-path", str(manifest)], check=True, env=env,
+                         stdout=subprocess.PIPE, text=True)
+    for line in out.stdout.splitlines():
+        message = json.loads(line)
+        if message.get("reason") == "compiler-artifact" and message.get("executable"):
+            return Path(message["executable"])
+    sys.exit(f"cargo built no executable for {' '.join(target)}")
 
 
 def build_baseline(rev: str) -> Path:
@@ -58,9 +68,9 @@ def build_baseline(rev: str) -> Path:
         harness = (REPO / HARNESS).read_text()
         if ENTRY_LINE not in harness:
             sys.exit(f"{HARNESS} no longer has the line {ENTRY_LINE.strip()!r}")
-        (tree / HARNESS).write_text(harness.replace(ENTRY_LINE, ""))
-        cargo_build(tree / "Cargo.toml")
-        shutil.copy2(BINARY, BASELINE)
+        into = HARNESS if (tree / HARNESS).exists() else OLD_HARNESS
+        (tree / into).write_text(harness.replace(ENTRY_LINE, ""))
+        shutil.copy2(cargo_build(tree / "Cargo.toml"), BASELINE)
     finally:
         subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)],
                        check=True)
@@ -102,7 +112,7 @@ def table(title: str, rows: list[tuple[str, dict]], base: dict) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline-rev", help="build the harness at this commit as the baseline")
-    parser.add_argument("--baseline", help="an already built baseline bash_bench binary")
+    parser.add_argument("--baseline", help="an already built baseline harness binary")
     parser.add_argument("--fallback", action="store_true",
                         help="also run this tree where the kernel refuses user namespaces")
     parser.add_argument("--runs", type=int, default=100, help="`true` calls per row and round")
@@ -114,13 +124,13 @@ def main() -> None:
         baseline = build_baseline(args.baseline_rev)
     elif args.baseline:
         baseline = Path(args.baseline)
-    cargo_build(REPO / "Cargo.toml")
+    binary = cargo_build(REPO / "Cargo.toml")
 
-    candidates = {"new": [str(BINARY)]}
+    candidates = {"new": [str(binary)]}
     if baseline:
         candidates["old"] = [str(baseline)]
     if args.fallback:
-        candidates["fallback"] = [*REFUSING, str(BINARY)]
+        candidates["fallback"] = [*REFUSING, str(binary)]
     samples: dict[str, dict] = {name: {} for name in candidates}
     for round_ in range(args.rounds):
         for name, command in candidates.items():

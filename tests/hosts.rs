@@ -16,12 +16,14 @@
 //! The harness is libtest-mimic's (`harness = false`), as the sandbox tests': a skip is an
 //! "ignored" in the summary. Cargo builds this test only with the `mcp` feature
 //! (`required-features`), and the example it drives is built first when it is stale
-//! (`tests/mcp_client/example.rs`).
+//! (`tests/all/examples.rs`).
 
 #[path = "hosts_support/conformance.rs"]
 mod conformance;
 #[path = "mcp_client/example.rs"]
 mod example;
+#[path = "all/examples.rs"]
+mod examples;
 #[allow(dead_code)]
 use skills_test_support::sandbox as harness;
 #[path = "hosts_support/programs.rs"]

@@ -13,7 +13,7 @@
 //! - [`Reply::Endless`]: a body generated for as long as the client reads, or with a declared
 //!   length of a gigabyte, without holding it in memory, and [`MockServer::streamed_bytes`],
 //!   the count of body bytes the client let it write, which the size-limit tests assert on;
-//! - the benchmark (`examples/agent_bench.rs`), whose published numbers were measured against
+//! - the benchmark (`benches/agent.rs`), whose published numbers were measured against
 //!   this server, with [`MockServer::stop_recording`] to keep the mock's own memory out of them.
 //!
 //! It answers from a queue of scripted [`Reply`]s (the last one repeats when `repeat_last` is

@@ -5,7 +5,6 @@
 
 use skills_test_support::router;
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
 
@@ -18,16 +17,10 @@ use skills_runtime::agent::provider::scripted::ScriptedModel;
 static SKILLS: skills_runtime::Registry =
     skills_runtime::embed_skills!("skills", embed_evals = true);
 
-fn example_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe.parent().and_then(Path::parent).unwrap();
-    profile.join("examples").join("agent")
-}
-
 /// The example with `args`, its provider variables cleared, then `env` set; off the test's
 /// runtime, so a mock on it keeps answering.
 async fn agent(args: &[&str], env: &[(&str, String)]) -> Output {
-    let mut command = Command::new(example_binary());
+    let mut command = Command::new(crate::examples::example_binary("agent"));
     command.args(args).env_remove("XDG_RUNTIME_DIR");
     for name in [
         "ANTHROPIC_API_KEY",

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use skills_test_support::OPENAI_KEY;
 use skills_test_support::api_mock::{ApiMock, json_reply};
-use support::{example_binary, marker, running_with, tool_call};
+use support::{marker, running_with, tool_call};
 use wiremock::ResponseTemplate;
 
 fn turn(calls: Vec<Value>) -> ResponseTemplate {
@@ -125,7 +125,7 @@ async fn every_attack_fails_safely_through_the_example_binary() {
     let output = tokio::task::spawn_blocking({
         let (work, home, base) = (work.clone(), home.clone(), server.url());
         move || {
-            Command::new(example_binary())
+            Command::new(crate::examples::example_binary("agent"))
                 // The flood's 10,000 results are far over any real window; the budget would
                 // refuse the request before the loop's own limits are seen.
                 .args([

@@ -3,19 +3,12 @@
 //! The run stops with an error before any model is asked, and nothing outside is written.
 #![cfg(all(feature = "agent", target_os = "linux"))]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
-
-/// `target/<profile>/examples/agent`, next to `target/<profile>/deps/<this test>`.
-fn example_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe.parent().and_then(Path::parent).unwrap();
-    profile.join("examples").join("agent")
-}
 
 /// The offline demo model in `work` with `--session session`.
 fn run(work: &Path, session: &Path) -> Output {
-    Command::new(example_binary())
+    Command::new(crate::examples::example_binary("agent"))
         .args(["--provider", "demo", "--workdir"])
         .arg(work)
         .arg("--session")

@@ -19,12 +19,12 @@ use skills_test_support::screen::Screen;
 use skills_test_support::{OPENAI_KEY, openai_completion, openai_usage};
 use wiremock::ResponseTemplate;
 
-use terminal_support::{attach, example_binary, pseudo_terminal};
+use terminal_support::{attach, pseudo_terminal};
 
 /// The example against `server`, in `workdir`, with `args` before the prompt. Without colours:
 /// every escape sequence on the terminal is then the approval marker's.
 fn example(server: &ApiMock, workdir: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(example_binary());
+    let mut command = Command::new(crate::examples::example_binary("agent"));
     command
         .args(["--provider", "openai"])
         .args(args)

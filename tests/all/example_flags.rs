@@ -2,16 +2,10 @@
 //! `cargo test` builds for the `agent` example (found beside this test's own executable), and the
 //! traces its runs send to a collector. None of these runs reaches a model.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use skills_test_support::otlp::{self, attribute};
-
-fn example_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe.parent().and_then(Path::parent).unwrap();
-    profile.join("examples").join("agent")
-}
 
 fn run(args: &[&str]) -> Output {
     run_with_cache(args, None)
@@ -19,7 +13,7 @@ fn run(args: &[&str]) -> Output {
 
 /// Runs the binary; `cache` is where a loaded skill's files may be written (else nowhere).
 fn run_with_cache(args: &[&str], cache: Option<&Path>) -> Output {
-    let mut command = Command::new(example_binary());
+    let mut command = Command::new(crate::examples::example_binary("agent"));
     if let Some(cache) = cache {
         command.env("XDG_RUNTIME_DIR", cache);
     } else {
@@ -235,7 +229,7 @@ async fn traces_reach_a_collector_named_by_the_flag_or_the_environment() {
         (vec!["/write-tests", "src/lib.rs"], Some(endpoint.as_str())),
     ];
     for (args, variable) in runs {
-        let mut command = Command::new(example_binary());
+        let mut command = Command::new(crate::examples::example_binary("agent"));
         command
             .args(["--provider", "demo", "--workdir", &workdir])
             .args(&args)

@@ -2,7 +2,6 @@
 //! calls `load_skill`, rig's own tool loop runs our tool, and the next request carries the
 //! exact text `Registry::load_skill` returns. The first request is checked too: the preamble
 //! with the catalog, and the `load_skill` definition the registry renders.
-use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path};
@@ -16,15 +15,6 @@ static SKILLS: skills_runtime::Registry =
 const PREAMBLE: &str = "You are a careful software engineer. Answer briefly.";
 const SKILL: &str = "code-review";
 const ANSWER: &str = "Reviewed: the function is correct.";
-
-/// `target/<profile>/examples/rig_agent`, beside this test's `deps` folder. `cargo test` builds
-/// it first; `cargo test --test rig_agent` alone does not, so build it then with
-/// `cargo build --example rig_agent --features rig`.
-fn example_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe.parent().and_then(Path::parent).unwrap();
-    profile.join("examples").join("rig_agent")
-}
 
 /// A Chat Completions reply as OpenAI sends it, around one assistant `message`.
 fn completion(message: Value, finish_reason: &str) -> ResponseTemplate {
@@ -81,7 +71,7 @@ async fn the_example_loads_a_skill_through_rigs_tool_loop() {
         .mount(&server)
         .await;
 
-    let mut command = std::process::Command::new(example_binary());
+    let mut command = std::process::Command::new(crate::examples::example_binary("rig_agent"));
     command
         .arg("please review src/lib.rs")
         .env("OPENAI_API_KEY", "test-key")

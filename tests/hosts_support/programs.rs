@@ -19,7 +19,7 @@ pub const RUN_TIMEOUT: Duration = Duration::from_secs(180);
 
 /// `<target>/hosts/node_modules/.bin`: the documented install folder.
 pub fn install_dir() -> PathBuf {
-    let profile = crate::example::profile_dir();
+    let profile = crate::examples::profile_dir();
     profile
         .parent()
         .unwrap()

@@ -240,13 +240,6 @@ impl Run {
     }
 }
 
-/// `target/<profile>/examples/agent`, next to `target/<profile>/deps/<this test>`.
-pub fn example_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe.parent().and_then(Path::parent).unwrap();
-    profile.join("examples").join("agent")
-}
-
 /// Runs the example as `caller` in `site` against a model that sends `calls` as one turn and
 /// then a final answer; `during` runs on a thread of its own while the example runs. `None`
 /// (with the skip reported) when this caller cannot be had here.
@@ -367,10 +360,12 @@ impl Program {
         let (mut command, agent) = match self {
             Program::Direct => {
                 let Some((first, rest)) = launcher.split_first() else {
-                    return Command::new(example_binary());
+                    return Command::new(crate::examples::example_binary("agent"));
                 };
                 let mut command = Command::new(first);
-                command.args(rest).arg(example_binary());
+                command
+                    .args(rest)
+                    .arg(crate::examples::example_binary("agent"));
                 return command;
             }
             Program::Nobody(folder) => {
@@ -387,7 +382,7 @@ impl Program {
                     "-c",
                     "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$0\" \"$@\"",
                 ]);
-                (command, example_binary())
+                (command, crate::examples::example_binary("agent"))
             }
         };
         command.args(launcher).arg(agent);
@@ -412,8 +407,8 @@ fn prepare_caller(caller: Caller) -> Result<Program, String> {
             std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755))
                 .unwrap();
             let link = folder.path().join("agent");
-            if std::fs::hard_link(example_binary(), &link).is_err() {
-                std::fs::copy(example_binary(), &link).unwrap();
+            if std::fs::hard_link(crate::examples::example_binary("agent"), &link).is_err() {
+                std::fs::copy(crate::examples::example_binary("agent"), &link).unwrap();
             }
             Ok(Program::Nobody(folder))
         }

@@ -17,13 +17,6 @@ use skills_test_support::screen::Screen;
 pub const ROWS: u16 = 50;
 pub const COLS: u16 = 200;
 
-/// `target/<profile>/examples/agent`, next to `target/<profile>/deps/<the test>`.
-pub fn example_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe.parent().and_then(Path::parent).unwrap();
-    profile.join("examples").join("agent")
-}
-
 /// A pseudo-terminal: the controller side the test reads and types on, and the path of the
 /// terminal side a program gets as its stdin, stdout and stderr.
 pub fn pseudo_terminal() -> (File, PathBuf) {
@@ -66,7 +59,9 @@ pub fn example_command() -> Option<Command> {
         return None;
     }
     let mut command = Command::new("setsid");
-    command.arg("--ctty").arg(example_binary());
+    command
+        .arg("--ctty")
+        .arg(crate::examples::example_binary("agent"));
     Some(command)
 }
 
