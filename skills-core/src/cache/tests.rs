@@ -5,7 +5,7 @@ use crate::bundle::{Bundle, load, load_cached_as};
 use crate::claude_code::Compat;
 use crate::lint::{Level, LintOptions};
 
-/// The workspace root: the demo bundle is `skills/`, the fixtures `tests/fixtures/`.
+/// The workspace root: the demo bundle is `skills/`, the fixtures `skills-test-support/fixtures/`.
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -45,7 +45,7 @@ impl Scratch {
         let dir = tempfile::tempdir().unwrap();
         copy_tree(&workspace().join("skills"), &dir.path().join("skills"));
         copy_tree(
-            &workspace().join("tests/fixtures"),
+            &workspace().join("skills-test-support/fixtures"),
             &dir.path().join("fixtures"),
         );
         // What no fixture has: `compatibility`, a binary resource.
