@@ -22,6 +22,7 @@
 
 use std::collections::HashMap;
 use std::fs;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,12 +32,13 @@ use crate::claude_code::{Effort, Shell, SkillContext};
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::discover::FoundSkill;
 use crate::lock::LockedFile;
+use crate::openai_yaml::OpenAiYaml;
 use crate::options::Options;
 use crate::resources::{ResourceDef, WalkItem};
 use crate::shell_commands::ShellCommand;
 use crate::skill::{ClaudeCodeFields, SkillDef};
 use crate::spanned::Spanned;
-use crate::tasks::{FixtureFile, TaskFile};
+use crate::tasks::{FixtureFile, TaskCase, TaskFile};
 use crate::triggers::{TriggerCase, TriggerFile};
 
 /// Everything the per-folder stage finds for one `SKILL.md` and the files beside it, before
@@ -645,11 +647,79 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The encoding of a type in the cache. Implementations name every field (no `..`), so a field
-/// added later does not compile until it is encoded too.
+/// The encoding of a type in the cache. Structs implement it through [`record!`], which names
+/// every field once.
 trait Encode: Sized {
+    /// For a struct, its fields in the order they are written.
+    #[cfg(test)]
+    const FIELDS: &'static [&'static str] = &[];
     fn encode(&self, out: &mut Writer);
     fn decode(input: &mut Reader<'_>) -> Option<Self>;
+    /// Records the encoding of every field of every struct in `self`, for the test that the
+    /// test folders give each field more than one value.
+    #[cfg(test)]
+    fn visit(&self, _fields: &mut FieldValues) {}
+}
+
+/// The encodings each field (`(struct, field)`) was seen with.
+#[cfg(test)]
+type FieldValues =
+    std::collections::BTreeMap<(&'static str, &'static str), std::collections::BTreeSet<Vec<u8>>>;
+
+/// Implements [`Encode`] for a struct from one list of its fields, in the order they are
+/// written: the encoding and the decoding follow the same list, so they cannot disagree on
+/// the order. The encoding destructures the struct without `..` and the decoding builds it with
+/// a struct literal, so a field added to the struct and not to the list is a compile error.
+///
+/// `field as Codec` writes a field with [`Codec`] `Codec` instead of its type's [`Encode`];
+/// `check f` ends the list with a validation of the decoded value (`f(&value)` must hold).
+macro_rules! record {
+    ($type:ident { $($field:ident $(as $codec:ty)?),* $(,)? } $(check $check:path)?) => {
+        impl Encode for $type {
+            #[cfg(test)]
+            const FIELDS: &'static [&'static str] = &[$(stringify!($field)),*];
+
+            fn encode(&self, out: &mut Writer) {
+                let $type { $($field),* } = self;
+                $(record!(@encode out, $field $(as $codec)?);)*
+            }
+
+            fn decode(input: &mut Reader<'_>) -> Option<Self> {
+                let value = $type { $($field: record!(@decode input $(as $codec)?),)* };
+                $(if !$check(&value) {
+                    return None;
+                })?
+                Some(value)
+            }
+
+            #[cfg(test)]
+            fn visit(&self, fields: &mut FieldValues) {
+                let $type { $($field),* } = self;
+                $(
+                    let mut out = Writer::default();
+                    record!(@encode &mut out, $field $(as $codec)?);
+                    fields
+                        .entry((stringify!($type), stringify!($field)))
+                        .or_default()
+                        .insert(out.bytes);
+                    record!(@visit fields, $field $(as $codec)?);
+                )*
+            }
+        }
+    };
+    (@encode $out:expr, $field:ident) => { Encode::encode($field, $out) };
+    (@encode $out:expr, $field:ident as $codec:ty) => { <$codec>::encode($field, $out) };
+    (@decode $input:ident) => { Encode::decode($input)? };
+    (@decode $input:ident as $codec:ty) => { <$codec>::decode($input)? };
+    (@visit $fields:ident, $field:ident) => { Encode::visit($field, $fields) };
+    // A field with its own codec holds no struct of the cache.
+    (@visit $fields:ident, $field:ident as $codec:ty) => {};
+}
+
+/// A way to write a field other than its type's [`Encode`].
+trait Codec<T> {
+    fn encode(value: &T, out: &mut Writer);
+    fn decode(input: &mut Reader<'_>) -> Option<T>;
 }
 
 impl Encode for String {
@@ -670,13 +740,85 @@ impl Encode for bool {
     }
 }
 
-impl Encode for (String, String) {
+impl Encode for u64 {
     fn encode(&self, out: &mut Writer) {
-        out.str(&self.0);
-        out.str(&self.1);
+        out.u64(*self);
     }
     fn decode(input: &mut Reader<'_>) -> Option<Self> {
-        Some((input.str()?, input.str()?))
+        input.u64()
+    }
+}
+
+impl Encode for usize {
+    fn encode(&self, out: &mut Writer) {
+        out.usize(*self);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        input.usize()
+    }
+}
+
+impl Encode for PathBuf {
+    fn encode(&self, out: &mut Writer) {
+        out.path(self);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        input.path()
+    }
+}
+
+impl Encode for Range<usize> {
+    fn encode(&self, out: &mut Writer) {
+        out.usize(self.start);
+        out.usize(self.end);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        Some(input.usize()?..input.usize()?)
+    }
+}
+
+impl<A: Encode, B: Encode> Encode for (A, B) {
+    fn encode(&self, out: &mut Writer) {
+        self.0.encode(out);
+        self.1.encode(out);
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        Some((A::decode(input)?, B::decode(input)?))
+    }
+    #[cfg(test)]
+    fn visit(&self, fields: &mut FieldValues) {
+        self.0.visit(fields);
+        self.1.visit(fields);
+    }
+}
+
+impl<T: Encode> Encode for Option<T> {
+    fn encode(&self, out: &mut Writer) {
+        out.option(self, |out, value| value.encode(out));
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        input.option(T::decode)
+    }
+    #[cfg(test)]
+    fn visit(&self, fields: &mut FieldValues) {
+        if let Some(value) = self {
+            value.visit(fields);
+        }
+    }
+}
+
+impl<T: Encode> Encode for Vec<T> {
+    fn encode(&self, out: &mut Writer) {
+        out.list(self, |out, value| value.encode(out));
+    }
+    fn decode(input: &mut Reader<'_>) -> Option<Self> {
+        input.list(T::decode)
+    }
+    #[cfg(test)]
+    fn visit(&self, fields: &mut FieldValues) {
+        for value in self {
+            value.visit(fields);
+        }
     }
 }
 
@@ -715,6 +857,9 @@ impl Encode for Severity {
 }
 
 impl<T: Encode> Encode for Spanned<T> {
+    // Generic, so written out rather than through `record!`.
+    #[cfg(test)]
+    const FIELDS: &'static [&'static str] = &["value", "line", "column"];
     fn encode(&self, out: &mut Writer) {
         let Spanned {
             value,
@@ -732,439 +877,165 @@ impl<T: Encode> Encode for Spanned<T> {
             column: input.usize()?,
         })
     }
-}
-
-fn encode_option<T: Encode>(out: &mut Writer, value: &Option<T>) {
-    out.option(value, |out, value| value.encode(out));
-}
-
-fn decode_option<T: Encode>(input: &mut Reader<'_>) -> Option<Option<T>> {
-    input.option(T::decode)
-}
-
-fn encode_list<T: Encode>(out: &mut Writer, values: &[T]) {
-    out.list(values, |out, value| value.encode(out));
-}
-
-fn decode_list<T: Encode>(input: &mut Reader<'_>) -> Option<Vec<T>> {
-    input.list(T::decode)
-}
-
-fn encode_line(out: &mut Writer, value: Option<u32>) {
-    out.option(&value, |out, value| out.u64(u64::from(*value)));
-}
-
-fn decode_line(input: &mut Reader<'_>) -> Option<Option<u32>> {
-    // Lines and columns count from 1: a 0 is a damaged entry (it would underflow later).
-    input.option(|input| u32::try_from(input.u64()?).ok().filter(|&n| n != 0))
-}
-
-impl Encode for Diagnostic {
-    fn encode(&self, out: &mut Writer) {
-        let Diagnostic {
-            severity,
-            code,
-            path,
-            line,
-            column,
-            message,
-            help,
-            source_line,
-        } = self;
-        severity.encode(out);
-        code.encode(out);
-        out.str(path);
-        encode_line(out, *line);
-        encode_line(out, *column);
-        out.str(message);
-        encode_option(out, help);
-        encode_option(out, source_line);
-    }
-    fn decode(input: &mut Reader<'_>) -> Option<Self> {
-        Some(Diagnostic {
-            severity: Severity::decode(input)?,
-            code: Code::decode(input)?,
-            path: input.str()?,
-            line: decode_line(input)?,
-            column: decode_line(input)?,
-            message: input.str()?,
-            help: decode_option(input)?,
-            source_line: decode_option(input)?,
-        })
+    #[cfg(test)]
+    fn visit(&self, fields: &mut FieldValues) {
+        self.value.visit(fields);
     }
 }
 
-impl Encode for crate::openai_yaml::OpenAiYaml {
-    fn encode(&self, out: &mut Writer) {
-        let crate::openai_yaml::OpenAiYaml { pairs } = self;
-        encode_list(out, pairs);
+/// A line or column of a diagnostic: counted from 1, so a 0 is a damaged entry (it would
+/// underflow later).
+struct LineNumber;
+
+impl Codec<Option<u32>> for LineNumber {
+    fn encode(value: &Option<u32>, out: &mut Writer) {
+        out.option(value, |out, value| out.u64(u64::from(*value)));
     }
-    fn decode(input: &mut Reader<'_>) -> Option<Self> {
-        Some(crate::openai_yaml::OpenAiYaml {
-            pairs: decode_list(input)?,
-        })
+    fn decode(input: &mut Reader<'_>) -> Option<Option<u32>> {
+        input.option(|input| u32::try_from(input.u64()?).ok().filter(|&n| n != 0))
     }
 }
 
-impl Encode for LockedFile {
-    fn encode(&self, out: &mut Writer) {
-        let LockedFile { path, sha256 } = self;
-        out.str(path);
-        out.str(sha256);
+record!(Diagnostic {
+    severity,
+    code,
+    path,
+    line as LineNumber,
+    column as LineNumber,
+    message,
+    help,
+    source_line,
+});
+
+record!(OpenAiYaml { pairs });
+
+record!(LockedFile { path, sha256 });
+
+record!(ResourceDef {
+    path,
+    file,
+    size,
+    is_text,
+    executable,
+    sha256,
+});
+
+record!(TriggerCase {
+    query,
+    should_trigger,
+});
+
+record!(TriggerFile {
+    path,
+    file,
+    sha256,
+    cases,
+});
+
+record!(FixtureFile {
+    path,
+    file,
+    sha256,
+    size,
+    executable,
+});
+
+/// A skill's task cases, in the form a bundle embeds them: one codec for both.
+struct TaskCases;
+
+impl Codec<Vec<TaskCase>> for TaskCases {
+    fn encode(value: &Vec<TaskCase>, out: &mut Writer) {
+        // The embedded form counts each skill's fixture files to number them across a bundle;
+        // one skill's cases read alone need no count (the fixtures are a field of their own).
+        out.bytes(&crate::tasks::encode([(&value[..], 0)]));
     }
-    fn decode(input: &mut Reader<'_>) -> Option<Self> {
-        Some(LockedFile {
-            path: input.str()?,
-            sha256: input.str()?,
-        })
+    fn decode(input: &mut Reader<'_>) -> Option<Vec<TaskCase>> {
+        Some(crate::tasks::decode(input.bytes()?, 1).pop()?.cases)
     }
 }
 
-impl Encode for ResourceDef {
-    fn encode(&self, out: &mut Writer) {
-        let ResourceDef {
-            path,
-            file,
-            size,
-            is_text,
-            executable,
-            sha256,
-        } = self;
-        out.str(path);
-        out.path(file);
-        out.u64(*size);
-        out.bool(*is_text);
-        out.bool(*executable);
-        out.str(sha256);
-    }
-    fn decode(input: &mut Reader<'_>) -> Option<Self> {
-        Some(ResourceDef {
-            path: input.str()?,
-            file: input.path()?,
-            size: input.u64()?,
-            is_text: input.bool()?,
-            executable: input.bool()?,
-            sha256: input.str()?,
-        })
-    }
-}
+record!(TaskFile {
+    path,
+    file,
+    sha256,
+    cases as TaskCases,
+    fixtures,
+    skill_refs,
+});
 
-impl Encode for TriggerCase {
-    fn encode(&self, out: &mut Writer) {
-        let TriggerCase {
-            query,
-            should_trigger,
-        } = self;
-        query.encode(out);
-        should_trigger.encode(out);
-    }
-    fn decode(input: &mut Reader<'_>) -> Option<Self> {
-        Some(TriggerCase {
-            query: Spanned::decode(input)?,
-            should_trigger: Spanned::decode(input)?,
-        })
-    }
-}
+record!(ShellCommand {
+    range,
+    command,
+    block,
+});
 
-impl Encode for TriggerFile {
-    fn encode(&self, out: &mut Writer) {
-        let TriggerFile {
-            path,
-            file,
-            sha256,
-            cases,
-        } = self;
-        out.str(path);
-        out.path(file);
-        out.str(sha256);
-        encode_list(out, cases);
-    }
-    fn decode(input: &mut Reader<'_>) -> Option<Self> {
-        Some(TriggerFile {
-            path: input.str()?,
-            file: input.path()?,
-            sha256: input.str()?,
-            cases: decode_list(input)?,
-        })
-    }
-}
+record!(ClaudeCodeFields {
+    display_name,
+    when_to_use,
+    argument_hint,
+    arguments,
+    model_invocable,
+    user_invocable,
+    disallowed_tools,
+    model,
+    effort,
+    context,
+    agent,
+    hooks,
+    paths,
+    shell,
+    shell_commands,
+    background,
+    default_enabled,
+    fallback,
+    boolean_words,
+});
 
-impl Encode for FixtureFile {
-    fn encode(&self, out: &mut Writer) {
-        let FixtureFile {
-            path,
-            file,
-            sha256,
-            size,
-            executable,
-        } = self;
-        out.str(path);
-        out.path(file);
-        out.str(sha256);
-        out.u64(*size);
-        out.bool(*executable);
-    }
-    fn decode(input: &mut Reader<'_>) -> Option<Self> {
-        Some(FixtureFile {
-            path: input.str()?,
-            file: input.path()?,
-            sha256: input.str()?,
-            size: input.u64()?,
-            executable: input.bool()?,
-        })
-    }
-}
+record!(SkillDef {
+    path,
+    file,
+    text,
+    body,
+    body_line,
+    sha256,
+    name,
+    description,
+    license,
+    compatibility,
+    metadata,
+    allowed_tools,
+    version,
+    tags,
+    when_not_to_use,
+    requires,
+    conflicts_with,
+    claude_code,
+    keys,
+    resources,
+    triggers,
+    tasks,
+    tree_sha256,
+    frontmatter_json,
+    openai,
+} check ranges_slice_the_text);
 
-impl Encode for TaskFile {
-    fn encode(&self, out: &mut Writer) {
-        let TaskFile {
-            path,
-            file,
-            sha256,
-            cases,
-            fixtures,
-            skill_refs,
-        } = self;
-        out.str(path);
-        out.path(file);
-        out.str(sha256);
-        // The cases in the form a bundle embeds them: one codec for both.
-        out.bytes(&crate::tasks::encode([(&cases[..], fixtures.len() as u32)]));
-        encode_list(out, fixtures);
-        out.list(skill_refs, |out, (name, line)| {
-            name.encode(out);
-            out.str(line);
-        });
-    }
-    fn decode(input: &mut Reader<'_>) -> Option<Self> {
-        let path = input.str()?;
-        let file = input.path()?;
-        let sha256 = input.str()?;
-        let cases = crate::tasks::decode(input.bytes()?, 1).pop()?.cases;
-        Some(TaskFile {
-            path,
-            file,
-            sha256,
-            cases,
-            fixtures: decode_list(input)?,
-            skill_refs: input.list(|input| Some((Spanned::decode(input)?, input.str()?)))?,
-        })
-    }
-}
-
-impl Encode for ShellCommand {
-    fn encode(&self, out: &mut Writer) {
-        let ShellCommand {
-            range,
-            command,
-            block,
-        } = self;
-        out.usize(range.start);
-        out.usize(range.end);
-        out.str(command);
-        out.bool(*block);
-    }
-    fn decode(input: &mut Reader<'_>) -> Option<Self> {
-        Some(ShellCommand {
-            range: input.usize()?..input.usize()?,
-            command: input.str()?,
-            block: input.bool()?,
-        })
-    }
-}
-
-impl Encode for ClaudeCodeFields {
-    fn encode(&self, out: &mut Writer) {
-        let ClaudeCodeFields {
-            display_name,
-            when_to_use,
-            argument_hint,
-            arguments,
-            model_invocable,
-            user_invocable,
-            disallowed_tools,
-            model,
-            effort,
-            context,
-            agent,
-            hooks,
-            paths,
-            shell,
-            shell_commands,
-            background,
-            default_enabled,
-            fallback,
-            boolean_words,
-        } = self;
-        encode_option(out, display_name);
-        encode_option(out, when_to_use);
-        encode_option(out, argument_hint);
-        encode_list(out, arguments);
-        out.bool(*model_invocable);
-        out.bool(*user_invocable);
-        encode_list(out, disallowed_tools);
-        encode_option(out, model);
-        encode_option(out, effort);
-        encode_option(out, context);
-        encode_option(out, agent);
-        encode_option(out, hooks);
-        encode_list(out, paths);
-        encode_option(out, shell);
-        encode_list(out, shell_commands);
-        encode_option(out, background);
-        encode_option(out, default_enabled);
-        encode_option(out, fallback);
-        encode_list(out, boolean_words);
-    }
-    fn decode(input: &mut Reader<'_>) -> Option<Self> {
-        Some(ClaudeCodeFields {
-            display_name: decode_option(input)?,
-            when_to_use: decode_option(input)?,
-            argument_hint: decode_option(input)?,
-            arguments: decode_list(input)?,
-            model_invocable: input.bool()?,
-            user_invocable: input.bool()?,
-            disallowed_tools: decode_list(input)?,
-            model: decode_option(input)?,
-            effort: decode_option(input)?,
-            context: decode_option(input)?,
-            agent: decode_option(input)?,
-            hooks: decode_option(input)?,
-            paths: decode_list(input)?,
-            shell: decode_option(input)?,
-            shell_commands: decode_list(input)?,
-            background: decode_option(input)?,
-            default_enabled: decode_option(input)?,
-            fallback: decode_option(input)?,
-            boolean_words: decode_list(input)?,
-        })
-    }
-}
-
-impl Encode for SkillDef {
-    fn encode(&self, out: &mut Writer) {
-        let SkillDef {
-            path,
-            file,
-            text,
-            body,
-            body_line,
-            sha256,
-            name,
-            description,
-            license,
-            compatibility,
-            metadata,
-            allowed_tools,
-            version,
-            tags,
-            when_not_to_use,
-            requires,
-            conflicts_with,
-            claude_code,
-            keys,
-            resources,
-            triggers,
-            tasks,
-            tree_sha256,
-            frontmatter_json,
-            openai,
-        } = self;
-        out.str(path);
-        out.path(file);
-        out.str(text);
-        out.usize(body.start);
-        out.usize(body.end);
-        out.usize(*body_line);
-        out.str(sha256);
-        name.encode(out);
-        description.encode(out);
-        encode_option(out, license);
-        encode_option(out, compatibility);
-        encode_list(out, metadata);
-        encode_list(out, allowed_tools);
-        encode_option(out, version);
-        encode_list(out, tags);
-        encode_option(out, when_not_to_use);
-        encode_list(out, requires);
-        encode_list(out, conflicts_with);
-        claude_code.encode(out);
-        encode_list(out, keys);
-        encode_list(out, resources);
-        encode_option(out, triggers);
-        encode_option(out, tasks);
-        out.str(tree_sha256);
-        out.str(frontmatter_json);
-        encode_option(out, openai);
-    }
-    fn decode(input: &mut Reader<'_>) -> Option<Self> {
-        let path = input.str()?;
-        let file = input.path()?;
-        let text = input.str()?;
-        let body = input.usize()?..input.usize()?;
-        // `SkillDef::body` slices `text` with it: a bad range must not get through.
-        text.get(body.clone())?;
-        let skill = SkillDef {
-            path,
-            file,
-            text,
-            body,
-            body_line: input.usize()?,
-            sha256: input.str()?,
-            name: Spanned::decode(input)?,
-            description: Spanned::decode(input)?,
-            license: decode_option(input)?,
-            compatibility: decode_option(input)?,
-            metadata: decode_list(input)?,
-            allowed_tools: decode_list(input)?,
-            version: decode_option(input)?,
-            tags: decode_list(input)?,
-            when_not_to_use: decode_option(input)?,
-            requires: decode_list(input)?,
-            conflicts_with: decode_list(input)?,
-            claude_code: ClaudeCodeFields::decode(input)?,
-            keys: decode_list(input)?,
-            resources: decode_list(input)?,
-            triggers: decode_option(input)?,
-            tasks: decode_option(input)?,
-            tree_sha256: input.str()?,
-            frontmatter_json: input.str()?,
-            openai: decode_option(input)?,
-        };
-        // The commands' ranges slice the body: a bad one must not get through either.
-        let commands = &skill.claude_code.shell_commands;
-        if commands
+/// `SkillDef::body` slices `text` with `body`, and the commands' ranges slice the body: a
+/// damaged range must not get through.
+fn ranges_slice_the_text(skill: &SkillDef) -> bool {
+    skill.text.get(skill.body.clone()).is_some()
+        && skill
+            .claude_code
+            .shell_commands
             .iter()
-            .any(|c| skill.body().get(c.range.clone()).is_none())
-        {
-            return None;
-        }
-        Some(skill)
-    }
+            .all(|c| skill.body().get(c.range.clone()).is_some())
 }
 
-impl Encode for FolderResult {
-    fn encode(&self, out: &mut Writer) {
-        let FolderResult {
-            diagnostics,
-            size,
-            files,
-            skill,
-        } = self;
-        encode_list(out, diagnostics);
-        out.u64(*size);
-        encode_list(out, files);
-        encode_option(out, skill);
-    }
-    fn decode(input: &mut Reader<'_>) -> Option<Self> {
-        Some(FolderResult {
-            diagnostics: decode_list(input)?,
-            size: input.u64()?,
-            files: decode_list(input)?,
-            skill: decode_option(input)?,
-        })
-    }
-}
+record!(FolderResult {
+    diagnostics,
+    size,
+    files,
+    skill,
+});
 
 #[cfg(test)]
 mod tests;

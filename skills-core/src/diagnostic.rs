@@ -24,32 +24,77 @@ impl Severity {
     }
 }
 
-/// Defines [`Code`] from one table: variant, stable text, and the rule in one line.
+/// Defines [`Code`] from one table (variant, stable text, and the rule in one line), and the
+/// lints' codes from the lint table, between the other codes: a lint's code is its name in
+/// kebab case (`long_body`: `long-body`).
 macro_rules! codes {
-    ($($(#[doc = $doc:literal])* $variant:ident = $text:literal,)*) => {
+    (
+        [$($(#[doc = $doc:literal])* $variant:ident = $text:literal,)*]
+        [$($(#[doc = $after_doc:literal])* $after:ident = $after_text:literal,)*]
+        $(
+            $(#[doc = $lint_doc:literal])*
+            $lint:ident {
+                name: $name:literal,
+                level: $level:ident,
+                claude_code: $claude_code:ident,
+                check: $scope:ident($check:path),
+                summary: $summary:literal $(,)?
+            }
+        )*
+    ) => {
         /// The rule a [`Diagnostic`] is about: stable, kebab-case, shown as `skills::<code>` so
         /// users can search for it, filter on it and name it when silencing a lint.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[non_exhaustive]
         pub enum Code {
             $($(#[doc = $doc])* $variant,)*
+            $(#[doc = concat!("Lint `", $name, "`: ", $summary, ".")] $lint,)*
+            $($(#[doc = $after_doc])* $after,)*
         }
 
         impl Code {
             /// Every code, in the order they are defined.
-            pub const ALL: &'static [Code] = &[$(Code::$variant),*];
+            pub const ALL: &'static [Code] = &[
+                $(Code::$variant,)* $(Code::$lint,)* $(Code::$after,)*
+            ];
 
             /// The stable text of the code, e.g. `name-mismatch`.
             pub fn as_str(self) -> &'static str {
                 match self {
                     $(Code::$variant => $text,)*
+                    $(Code::$lint => kebab_case!($name),)*
+                    $(Code::$after => $after_text,)*
                 }
             }
         }
     };
 }
 
-codes! {
+/// A `snake_case` literal in kebab case, as a `&'static str` computed at compile time.
+macro_rules! kebab_case {
+    ($name:literal) => {{
+        const BYTES: [u8; $name.len()] = kebab_case_bytes($name);
+        const TEXT: &str = match std::str::from_utf8(&BYTES) {
+            Ok(text) => text,
+            Err(_) => panic!("a lint name is ASCII"),
+        };
+        TEXT
+    }};
+}
+
+/// The bytes of `name` with each `_` turned into `-`; `N` is `name.len()`.
+const fn kebab_case_bytes<const N: usize>(name: &str) -> [u8; N] {
+    let name = name.as_bytes();
+    let mut out = [0u8; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if name[i] == b'_' { b'-' } else { name[i] };
+        i += 1;
+    }
+    out
+}
+
+crate::lint::lint_table! { codes [
     // Discovery.
     /// A root passed to the macro does not exist.
     MissingRoot = "missing-root",
@@ -99,8 +144,6 @@ codes! {
     NoFrontmatter = "no-frontmatter",
     /// No `---` line closes the frontmatter.
     UnclosedFrontmatter = "unclosed-frontmatter",
-    /// Lint `empty_body`: nothing after the frontmatter.
-    EmptyBody = "empty-body",
     // YAML.
     /// The frontmatter is not valid YAML (or uses an unknown alias).
     YamlSyntax = "yaml-syntax",
@@ -133,6 +176,8 @@ codes! {
     InvalidName = "invalid-name",
     /// `name` differs from its folder's name.
     NameMismatch = "name-mismatch",
+    /// `name` is not in Unicode NFKC form (a combining accent, full-width letters).
+    NameNotNormalized = "name-not-normalized",
     /// A control, bidirectional or invisible character in a frontmatter value (or key, or
     /// comment): text a model or a person reads must show what it holds.
     HiddenCharacter = "hidden-character",
@@ -259,28 +304,8 @@ codes! {
     /// A pack embedded at another version than the lock reviewed, not in the lock, or in the
     /// lock but no longer embedded.
     LockPackVersion = "lock-pack-version",
-    // Lints.
-    /// Lint `long_body`: a body over the spec's length guidance.
-    LongBody = "long-body",
-    /// Lint `similar_descriptions`: two descriptions so alike the model may pick the wrong skill.
-    SimilarDescriptions = "similar-descriptions",
-    /// Lint `prompt_override`: text that tries to override the system prompt.
-    PromptOverride = "prompt-override",
-    /// Lint `external_urls`: a link to a host outside the allow-list.
-    ExternalUrls = "external-urls",
-    /// Lint `ascii_names`: a `name` with characters outside ASCII.
-    AsciiNames = "ascii-names",
-    /// `name` is not in Unicode NFKC form (a combining accent, full-width letters).
-    NameNotNormalized = "name-not-normalized",
-    /// Lint `missing_trigger_cases`: a skill without `evals/triggers.json` cases.
-    MissingTriggerCases = "missing-trigger-cases",
-    /// Lint `dangling_code_path`: a path in a code span that names no file of the skill.
-    DanglingCodePath = "dangling-code-path",
-    /// Lint `portable`: a frontmatter key that hosted uploads (claude.ai, the Anthropic and
-    /// OpenAI Skills APIs) refuse.
-    Portable = "portable",
-    /// Lint `mcp_limits`: a skill over the MCP Skills extension's 512 files or 16 MiB.
-    McpLimits = "mcp-limits",
+    // The lints' codes come from their table, between these two lists.
+] [
     // Uploads to hosted agents (`skills package`).
     /// A `name` a hosted upload refuses: a display name, characters outside ASCII, or a
     /// reserved word.
@@ -294,7 +319,7 @@ codes! {
     /// A file that changed between its check and its packaging, or that could not be read or
     /// written while packaging.
     UploadFile = "upload-file",
-}
+] }
 
 impl fmt::Display for Code {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -603,6 +628,14 @@ mod tests {
         ]
         .concat();
         for code in Code::ALL {
+            // A lint's code is built from the lint table and carried by each of its findings
+            // (the lint tests check that every lint reports under its code).
+            if crate::lint::Lint::ALL
+                .iter()
+                .any(|lint| lint.code() == *code)
+            {
+                continue;
+            }
             let variant = format!("Code::{code:?}");
             assert!(
                 sources.contains(&format!("{variant},"))

@@ -37,134 +37,259 @@ impl Level {
     }
 }
 
-/// The lints. Each one's name (as an `embed_skills!` option and a `skills` lint flag), default
-/// level and summary are defined here and nowhere else.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Lint {
-    /// Body over [`MAX_BODY_LINES`] lines or [`MAX_BODY_TOKENS`] estimated tokens.
-    LongBody,
-    /// Two descriptions so alike the model may pick the wrong skill.
-    SimilarDescriptions,
-    /// Text that tries to override the system prompt ("ignore previous instructions").
-    PromptOverride,
-    /// Absolute URLs to hosts outside `allowed_hosts`.
-    ExternalUrls,
-    /// Nothing after the frontmatter: the spec allows it, but the skill then teaches nothing.
-    EmptyBody,
-    /// A `name` outside ASCII, for teams whose tools only take ASCII names.
-    AsciiNames,
-    /// A skill without trigger cases (`evals/triggers.json`): nothing checks that the model
-    /// loads it when it should.
-    MissingTriggerCases,
-    /// A path in a code span (`` `scripts/fill.py` ``) that names no file of the skill.
-    DanglingCodePath,
-    /// A frontmatter key outside what hosted uploads (claude.ai, the Anthropic and OpenAI
-    /// Skills APIs) accept.
-    Portable,
-    /// A skill over the MCP Skills extension's per-skill limits.
-    McpLimits,
+/// The lint table: one row per lint, and the only place a lint is described. A new lint is a
+/// row here and a check function. Each row holds the variant (with its doc), then:
+///
+/// - `name`: the option and flag name (`long_body`); its diagnostic code is the same words in
+///   kebab case (`long-body`), derived from it;
+/// - `level`: the default level in the strict dialect (the default one; the docs show it);
+/// - `claude_code`: the default level under `compat = "claude-code"`;
+/// - `check`: the function that finds it: `skill(f)` runs on each skill, `bundle(f)` on every
+///   skill at once, `references(f)` is a rule the bundle runs anyway, which finds this lint on
+///   the way (and must have the signature `fn(&SkillDef, &LintOptions) -> Vec<Diagnostic>`);
+///   `skill` and `bundle` functions are handed a [`Check`];
+/// - `summary`: what it reports, in a few words (help texts and the options tables).
+///
+/// `lint_table!(callback [tokens]...)` expands to `callback! { [tokens]... rows }`: the enum
+/// and its dispatch (`define_lints!`) and the lints' diagnostic codes (`codes!`) are built by
+/// such callbacks; the options table takes a row per lint from [`Lint::ALL`].
+macro_rules! lint_table {
+    ($callback:ident $([$($extra:tt)*])*) => {
+        $callback! {
+            $([$($extra)*])*
+            /// Body over [`MAX_BODY_LINES`] lines or [`MAX_BODY_TOKENS`] estimated tokens.
+            LongBody {
+                name: "long_body",
+                level: Warn,
+                claude_code: Warn,
+                check: skill(long_body),
+                summary: "a body over 500 lines or about 5,000 tokens",
+            }
+            /// Two descriptions so alike the model may pick the wrong skill.
+            SimilarDescriptions {
+                name: "similar_descriptions",
+                level: Warn,
+                claude_code: Warn,
+                check: bundle(similar_descriptions),
+                summary: "two descriptions so alike that the model may pick the wrong skill",
+            }
+            /// Text that tries to override the system prompt ("ignore previous instructions").
+            PromptOverride {
+                name: "prompt_override",
+                level: Warn,
+                claude_code: Warn,
+                check: skill(prompt_override),
+                summary: "text that tries to override the system prompt (\"ignore previous instructions\")",
+            }
+            /// Absolute URLs to hosts outside `allowed_hosts`.
+            ExternalUrls {
+                name: "external_urls",
+                level: Allow,
+                claude_code: Allow,
+                check: skill(external_urls),
+                summary: "links to hosts outside `allowed_hosts`",
+            }
+            /// Nothing after the frontmatter: the spec allows it, but the skill then teaches nothing.
+            EmptyBody {
+                name: "empty_body",
+                level: Warn,
+                claude_code: Warn,
+                check: skill(empty_body),
+                summary: "a skill with no instructions after the frontmatter",
+            }
+            /// A `name` outside ASCII, for teams whose tools only take ASCII names.
+            AsciiNames {
+                name: "ascii_names",
+                level: Allow,
+                claude_code: Allow,
+                check: skill(ascii_names),
+                summary: "a `name` with characters outside ASCII (`café`, `数据-分析`)",
+            }
+            /// A skill without trigger cases (`evals/triggers.json`): nothing checks that the model
+            /// loads it when it should.
+            MissingTriggerCases {
+                name: "missing_trigger_cases",
+                level: Allow,
+                claude_code: Allow,
+                check: skill(missing_trigger_cases),
+                summary: "a skill with no trigger cases in `evals/triggers.json`",
+            }
+            /// A path in a code span (`` `scripts/fill.py` ``) that names no file of the skill.
+            ///
+            /// A path the body names must be there, as a link's must: strict mode stays strict.
+            /// Claude Code's skills about writing skills name example paths
+            /// (`` `scripts/rotate_pdf.py` ``) in their prose, and Claude Code loads them: only a
+            /// warning in its dialect.
+            DanglingCodePath {
+                name: "dangling_code_path",
+                level: Deny,
+                claude_code: Warn,
+                check: references(crate::links::check_references),
+                summary: "a path in a code span that names no file of the skill (`\"warn\"` by default \
+                          with `compat = \"claude-code\"`)",
+            }
+            /// A frontmatter key outside what hosted uploads (claude.ai, the Anthropic and OpenAI
+            /// Skills APIs) accept.
+            Portable {
+                name: "portable",
+                level: Allow,
+                claude_code: Allow,
+                check: skill(portable),
+                summary: "a frontmatter key that hosted uploads (claude.ai, the Anthropic and OpenAI \
+                          Skills APIs) refuse (any but `name`, `description`, `license`, \
+                          `compatibility`, `metadata`, `allowed-tools`), or a boolean written as a word \
+                          only Claude Code reads as one (`yes`, `off`, `1`)",
+            }
+            /// A skill over the MCP Skills extension's per-skill limits.
+            McpLimits {
+                name: "mcp_limits",
+                level: Warn,
+                claude_code: Warn,
+                check: skill(mcp_limits),
+                summary: "a skill over the MCP Skills extension's limits of 512 files or 16 MiB",
+            }
+        }
+    };
+}
+pub(crate) use lint_table;
+
+/// Builds [`Lint`], its lookups and the dispatch of its checks from the rows of [`lint_table!`].
+macro_rules! define_lints {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident {
+            name: $name:literal,
+            level: $level:ident,
+            claude_code: $claude_code:ident,
+            check: $scope:ident($check:path),
+            summary: $summary:literal $(,)?
+        }
+    )*) => {
+        /// The lints. Each one's name (as an `embed_skills!` option and a `skills` lint flag),
+        /// default levels and summary are defined in one table, and nowhere else.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Lint {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Lint {
+            /// Every lint, in the order help texts list them.
+            pub const ALL: [Lint; [$($name),*].len()] = [$(Lint::$variant),*];
+
+            /// The name used in options, flags and diagnostics: `long_body`.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Lint::$variant => $name,)*
+                }
+            }
+
+            /// The diagnostic code its findings carry.
+            pub const fn code(self) -> Code {
+                match self {
+                    $(Lint::$variant => Code::$variant,)*
+                }
+            }
+
+            /// The level a lint has unless an option says otherwise, in the strict dialect (the
+            /// default one; the docs show this level).
+            pub const fn default_level(self) -> Level {
+                self.default_level_in(Compat::Strict)
+            }
+
+            /// The level a lint has unless an option says otherwise, in the dialect `compat`
+            /// (the table's `claude_code` column; only `dangling_code_path` differs, see its
+            /// row).
+            pub const fn default_level_in(self, compat: Compat) -> Level {
+                match (self, compat) {
+                    $(
+                        (Lint::$variant, Compat::Strict) => Level::$level,
+                        (Lint::$variant, Compat::ClaudeCode) => Level::$claude_code,
+                    )*
+                }
+            }
+
+            /// What the lint reports, in a few words (for help texts and docs).
+            pub const fn summary(self) -> &'static str {
+                match self {
+                    $(Lint::$variant => $summary,)*
+                }
+            }
+        }
+
+        /// The per-skill lints. `options` are [`LintOptions::resolved`] for the bundle's
+        /// dialect.
+        pub(crate) fn lint_skill(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnostic> {
+            let mut out = Vec::new();
+            $(run_check!(skill $scope($check), Lint::$variant, skill, options, out);)*
+            out
+        }
+
+        /// The lints across skills.
+        pub(crate) fn lint_bundle(skills: &[SkillDef], options: &LintOptions) -> Vec<Diagnostic> {
+            let mut out = Vec::new();
+            $(run_check!(bundle $scope($check), Lint::$variant, skills, options, out);)*
+            out
+        }
+
+        // A rule that finds a lint on its way is named by the table: it must exist, with the
+        // signature the bundle calls it with.
+        $(run_check!(references $scope($check));)*
+    };
+}
+
+/// One row's part of [`lint_skill`] (`skill`), of [`lint_bundle`] (`bundle`), or the check of
+/// a `references` rule's signature: nothing where the row's scope is another.
+macro_rules! run_check {
+    (skill skill($check:path), $lint:expr, $skill:ident, $options:ident, $out:ident) => {
+        $out.extend($check($skill, Check::new($lint, $options)))
+    };
+    (bundle bundle($check:path), $lint:expr, $skills:ident, $options:ident, $out:ident) => {
+        $out.extend($check($skills, Check::new($lint, $options)))
+    };
+    (references references($check:path)) => {
+        const _: fn(&SkillDef, &LintOptions) -> Vec<Diagnostic> = $check;
+    };
+    ($wanted:ident $scope:ident($check:path) $($rest:tt)*) => {};
+}
+
+lint_table!(define_lints);
+
+/// What a check function is handed: the lint it looks for, at the level the options give it,
+/// and the options themselves (for settings such as `allowed_hosts`).
+#[derive(Clone, Copy)]
+pub(crate) struct Check<'a> {
+    lint: Lint,
+    level: Level,
+    options: &'a LintOptions,
+}
+
+impl<'a> Check<'a> {
+    fn new(lint: Lint, options: &'a LintOptions) -> Self {
+        Check {
+            lint,
+            level: options.level(lint),
+            options,
+        }
+    }
+
+    /// Whether the lint is off: checks that cost something return early.
+    fn is_allowed(self) -> bool {
+        self.level == Level::Allow
+    }
+
+    /// A finding of this lint about `skill` ([`finding`] at this lint's level).
+    fn finding(
+        self,
+        skill: &SkillDef,
+        position: Option<(usize, usize)>,
+        message: String,
+        help: &str,
+    ) -> Option<Diagnostic> {
+        finding(self.level, self.lint, skill, position, message, help)
+    }
 }
 
 impl Lint {
-    /// Every lint, in the order help texts list them.
-    pub const ALL: [Lint; 10] = [
-        Lint::LongBody,
-        Lint::SimilarDescriptions,
-        Lint::PromptOverride,
-        Lint::ExternalUrls,
-        Lint::EmptyBody,
-        Lint::AsciiNames,
-        Lint::MissingTriggerCases,
-        Lint::DanglingCodePath,
-        Lint::Portable,
-        Lint::McpLimits,
-    ];
-
-    /// The name used in options, flags and diagnostics: `long_body`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Lint::LongBody => "long_body",
-            Lint::SimilarDescriptions => "similar_descriptions",
-            Lint::PromptOverride => "prompt_override",
-            Lint::ExternalUrls => "external_urls",
-            Lint::EmptyBody => "empty_body",
-            Lint::AsciiNames => "ascii_names",
-            Lint::MissingTriggerCases => "missing_trigger_cases",
-            Lint::DanglingCodePath => "dangling_code_path",
-            Lint::Portable => "portable",
-            Lint::McpLimits => "mcp_limits",
-        }
-    }
-
-    /// The diagnostic code its findings carry.
-    pub const fn code(self) -> Code {
-        match self {
-            Lint::LongBody => Code::LongBody,
-            Lint::SimilarDescriptions => Code::SimilarDescriptions,
-            Lint::PromptOverride => Code::PromptOverride,
-            Lint::ExternalUrls => Code::ExternalUrls,
-            Lint::EmptyBody => Code::EmptyBody,
-            Lint::AsciiNames => Code::AsciiNames,
-            Lint::MissingTriggerCases => Code::MissingTriggerCases,
-            Lint::DanglingCodePath => Code::DanglingCodePath,
-            Lint::Portable => Code::Portable,
-            Lint::McpLimits => Code::McpLimits,
-        }
-    }
-
-    /// The level a lint has unless an option says otherwise, in the strict dialect (the
-    /// default one; the docs show this level).
-    pub const fn default_level(self) -> Level {
-        match self {
-            Lint::ExternalUrls | Lint::AsciiNames | Lint::MissingTriggerCases | Lint::Portable => {
-                Level::Allow
-            }
-            // A path the body names must be there, as a link's must: strict mode stays strict.
-            Lint::DanglingCodePath => Level::Deny,
-            _ => Level::Warn,
-        }
-    }
-
-    /// The level a lint has unless an option says otherwise, in the dialect `compat`. Only
-    /// `dangling_code_path` differs: Claude Code's skills about writing skills name example
-    /// paths (`` `scripts/rotate_pdf.py` ``) in their prose, and Claude Code loads them.
-    pub const fn default_level_in(self, compat: Compat) -> Level {
-        match (self, compat) {
-            (Lint::DanglingCodePath, Compat::ClaudeCode) => Level::Warn,
-            _ => self.default_level(),
-        }
-    }
-
-    /// What the lint reports, in a few words (for help texts and docs).
-    pub const fn summary(self) -> &'static str {
-        match self {
-            Lint::LongBody => "a body over 500 lines or about 5,000 tokens",
-            Lint::SimilarDescriptions => {
-                "two descriptions so alike that the model may pick the wrong skill"
-            }
-            Lint::PromptOverride => {
-                "text that tries to override the system prompt (\"ignore previous instructions\")"
-            }
-            Lint::ExternalUrls => "links to hosts outside `allowed_hosts`",
-            Lint::EmptyBody => "a skill with no instructions after the frontmatter",
-            Lint::AsciiNames => "a `name` with characters outside ASCII (`café`, `数据-分析`)",
-            Lint::MissingTriggerCases => "a skill with no trigger cases in `evals/triggers.json`",
-            Lint::DanglingCodePath => {
-                "a path in a code span that names no file of the skill (`\"warn\"` by default \
-                 with `compat = \"claude-code\"`)"
-            }
-            Lint::Portable => {
-                "a frontmatter key that hosted uploads (claude.ai, the Anthropic and OpenAI \
-                 Skills APIs) refuse (any but `name`, `description`, `license`, \
-                 `compatibility`, `metadata`, `allowed-tools`), or a boolean written as a word \
-                 only Claude Code reads as one (`yes`, `off`, `1`)"
-            }
-            Lint::McpLimits => {
-                "a skill over the MCP Skills extension's limits of 512 files or 16 MiB"
-            }
-        }
-    }
-
     /// The lint called `name`.
     pub fn from_name(name: &str) -> Option<Lint> {
         Lint::ALL.into_iter().find(|lint| lint.name() == name)
@@ -302,40 +427,15 @@ pub(crate) fn finding(
     )))
 }
 
-/// The per-skill lints (`dangling_code_path` is found with the links, in `links`). `options`
-/// are [`LintOptions::resolved`] for the bundle's dialect.
-pub(crate) fn lint_skill(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    out.extend(long_body(skill, options.level(Lint::LongBody)));
-    out.extend(prompt_override(skill, options.level(Lint::PromptOverride)));
-    out.extend(external_urls(skill, options));
-    out.extend(empty_body(skill, options.level(Lint::EmptyBody)));
-    out.extend(ascii_names(skill, options.level(Lint::AsciiNames)));
-    out.extend(missing_trigger_cases(
-        skill,
-        options.level(Lint::MissingTriggerCases),
-    ));
-    out.extend(portable(skill, options.level(Lint::Portable)));
-    out.extend(mcp_limits(skill, options.level(Lint::McpLimits)));
-    out
-}
-
-/// The lints across skills.
-pub(crate) fn lint_bundle(skills: &[SkillDef], options: &LintOptions) -> Vec<Diagnostic> {
-    similar_descriptions(skills, options.level(Lint::SimilarDescriptions))
-}
-
 /// A long body costs context every time it is loaded; the spec suggests moving detail into
 /// reference files the model reads on demand.
-fn long_body(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
+fn long_body(skill: &SkillDef, lint: Check<'_>) -> Option<Diagnostic> {
     let lines = skill.body().lines().count();
     let tokens = estimate_tokens(skill.body());
     if lines <= MAX_BODY_LINES && tokens <= MAX_BODY_TOKENS {
         return None;
     }
-    finding(
-        level,
-        Lint::LongBody,
+    lint.finding(
         skill,
         Some((skill.body_line, 1)),
         format!(
@@ -347,15 +447,13 @@ fn long_body(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
 
 /// The spec's minimal skill has no body, so it is not an error; but a skill whose body is empty
 /// gives the model nothing when it is loaded, which is rarely what was meant.
-fn empty_body(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
+fn empty_body(skill: &SkillDef, lint: Check<'_>) -> Option<Diagnostic> {
     if !skill.body().is_empty() {
         return None;
     }
     // The empty body starts right after the closing `---`: point at that line.
     let closing_line = skill.text[..skill.body.start].lines().count().max(1);
-    finding(
-        level,
-        Lint::EmptyBody,
+    lint.finding(
         skill,
         Some((closing_line, 1)),
         "the skill has no instructions: the body after the frontmatter is empty".to_owned(),
@@ -365,12 +463,10 @@ fn empty_body(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
 
 /// The spec allows lowercase letters of any script; some tools (shell completion, URLs, old
 /// file systems) take ASCII only, and a team that relies on one can deny anything else.
-fn ascii_names(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
+fn ascii_names(skill: &SkillDef, lint: Check<'_>) -> Option<Diagnostic> {
     let name = &skill.name.value;
     let (index, bad) = name.chars().enumerate().find(|(_, c)| !c.is_ascii())?;
-    finding(
-        level,
-        Lint::AsciiNames,
+    lint.finding(
         skill,
         Some((
             skill.name.line,
@@ -383,7 +479,7 @@ fn ascii_names(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
 
 /// A skill without trigger cases can silently stop being loaded when a description changes;
 /// the cases are what `skills eval` asks the model.
-fn missing_trigger_cases(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
+fn missing_trigger_cases(skill: &SkillDef, lint: Check<'_>) -> Option<Diagnostic> {
     if skill
         .triggers
         .as_ref()
@@ -391,9 +487,7 @@ fn missing_trigger_cases(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
     {
         return None;
     }
-    finding(
-        level,
-        Lint::MissingTriggerCases,
+    lint.finding(
         skill,
         Some((skill.name.line, skill.name.column)),
         format!("`{}` has no trigger cases", skill.name.value),
@@ -408,15 +502,13 @@ fn missing_trigger_cases(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
 /// Hosted uploads (claude.ai, the Anthropic and OpenAI Skills APIs) refuse a skill with a key
 /// outside the spec's: a team that ships its bundle there as well can deny the others, and
 /// `skills package` always does.
-fn portable(skill: &SkillDef, level: Level) -> Vec<Diagnostic> {
+fn portable(skill: &SkillDef, lint: Check<'_>) -> Vec<Diagnostic> {
     let keys = skill
         .keys
         .iter()
         .filter(|key| !PORTABLE_KEYS.contains(&key.value.as_str()))
         .filter_map(|key| {
-            finding(
-                level,
-                Lint::Portable,
+            lint.finding(
                 skill,
                 Some((key.line, key.column)),
                 format!(
@@ -431,9 +523,7 @@ fn portable(skill: &SkillDef, level: Level) -> Vec<Diagnostic> {
     // Claude Code's words for a boolean: other hosts read `yes` or `"true"` as text.
     let words = skill.claude_code.boolean_words.iter().filter_map(|word| {
         let (key, written) = &word.value;
-        finding(
-            level,
-            Lint::Portable,
+        lint.finding(
             skill,
             Some((word.line, word.column)),
             format!(
@@ -448,15 +538,13 @@ fn portable(skill: &SkillDef, level: Level) -> Vec<Diagnostic> {
 
 /// The MCP Skills extension says a server should not serve a skill over its limits; hosts may
 /// refuse or cut it.
-fn mcp_limits(skill: &SkillDef, level: Level) -> Option<Diagnostic> {
+fn mcp_limits(skill: &SkillDef, lint: Check<'_>) -> Option<Diagnostic> {
     let files = skill.file_sizes().count();
     let bytes: u64 = skill.file_sizes().map(|(_, size)| size).sum();
     if files <= MCP_MAX_FILES && bytes <= MCP_MAX_BYTES {
         return None;
     }
-    finding(
-        level,
-        Lint::McpLimits,
+    lint.finding(
         skill,
         None,
         format!(
@@ -491,9 +579,9 @@ const OVERRIDE_PHRASES: &[&str] = &[
 
 /// A skill is data for the model, not a new master: text that tries to override the system
 /// prompt is a supply-chain red flag in a vendored skill.
-fn prompt_override(skill: &SkillDef, level: Level) -> Vec<Diagnostic> {
+fn prompt_override(skill: &SkillDef, lint: Check<'_>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    if level == Level::Allow {
+    if lint.is_allowed() {
         return out;
     }
     // Every phrase holds one of these words: a file without any is skipped after one search
@@ -522,9 +610,7 @@ fn prompt_override(skill: &SkillDef, level: Level) -> Vec<Diagnostic> {
             let column = lower
                 .find(phrase.split(' ').next().unwrap_or(""))
                 .map_or(1, |b| lower[..b].chars().count() + 1);
-            out.extend(finding(
-                level,
-                Lint::PromptOverride,
+            out.extend(lint.finding(
                 skill,
                 Some((index + 1, column)),
                 format!("instruction that tries to override the system prompt: \"{phrase}\""),
@@ -536,10 +622,9 @@ fn prompt_override(skill: &SkillDef, level: Level) -> Vec<Diagnostic> {
 }
 
 /// Links to unknown hosts can leak data or pull in instructions from outside the bundle.
-fn external_urls(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnostic> {
+fn external_urls(skill: &SkillDef, lint: Check<'_>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    let level = options.level(Lint::ExternalUrls);
-    if level == Level::Allow {
+    if lint.is_allowed() {
         return out;
     }
     for (index, line) in skill.text.lines().enumerate() {
@@ -552,14 +637,13 @@ fn external_urls(skill: &SkillDef, options: &LintOptions) -> Vec<Diagnostic> {
                     .find(|c: char| !(c.is_alphanumeric() || c == '.' || c == '-'))
                     .unwrap_or(rest.len());
                 let host = rest[..host_end].to_lowercase();
-                let allowed = options
+                let allowed = lint
+                    .options
                     .allowed_hosts
                     .iter()
                     .any(|a| host == *a || host.ends_with(&format!(".{a}")));
                 if !allowed {
-                    out.extend(finding(
-                        level,
-                        Lint::ExternalUrls,
+                    out.extend(lint.finding(
                         skill,
                         Some((index + 1, line[..start].chars().count() + 1)),
                         format!("link to `{host}`, a host outside the allow-list"),
@@ -617,9 +701,9 @@ const COMMON_WORD_POSTINGS: usize = 64;
 
 /// When two descriptions say nearly the same thing the model picks at random; a
 /// `when-not-to-use` on each tells them apart.
-fn similar_descriptions(skills: &[SkillDef], level: Level) -> Vec<Diagnostic> {
+fn similar_descriptions(skills: &[SkillDef], lint: Check<'_>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    if level == Level::Allow {
+    if lint.is_allowed() {
         return out;
     }
     // Each description as the sorted numbers of its words (sets of strings cost several times
@@ -697,9 +781,7 @@ fn similar_descriptions(skills: &[SkillDef], level: Level) -> Vec<Diagnostic> {
             }
             let (shared, score) = overlap(&sets[i], &sets[j]);
             if shared >= MIN_SHARED_WORDS && score >= SIMILARITY_THRESHOLD {
-                out.extend(finding(
-                    level,
-                    Lint::SimilarDescriptions,
+                out.extend(lint.finding(
                     second,
                     Some((second.description.line, second.description.column)),
                     format!(
@@ -850,6 +932,52 @@ mod tests {
         tested.sort_unstable();
         all.sort_unstable();
         assert_eq!(tested, all, "every lint has an offender here");
+    }
+
+    /// Every view built from the lint table has one entry per lint, in the table's order: the
+    /// enum (whose discriminants index `LintOptions`), `ALL`, the names, the codes and the
+    /// options.
+    #[test]
+    fn the_lint_table_builds_every_view_of_every_lint() {
+        assert_eq!(LINT_NAMES.len(), Lint::ALL.len());
+        for (index, lint) in Lint::ALL.into_iter().enumerate() {
+            assert_eq!(
+                lint as usize, index,
+                "{lint:?}: `ALL` is in the enum's order"
+            );
+            assert_eq!(Lint::from_name(lint.name()), Some(lint));
+            assert_eq!(lint.code().as_str(), lint.name().replace('_', "-"));
+            assert!(!lint.summary().is_empty(), "{lint:?}");
+            for other in &Lint::ALL[index + 1..] {
+                assert_ne!(lint.name(), other.name());
+                assert_ne!(lint.code(), other.code());
+            }
+        }
+        // The codes of the lints are exactly the codes some lint carries.
+        let lint_codes: Vec<Code> = Code::ALL
+            .iter()
+            .copied()
+            .filter(|code| Lint::from_name(&code.as_str().replace('-', "_")).is_some())
+            .collect();
+        assert_eq!(lint_codes, Lint::ALL.map(Lint::code));
+        // The options' lint rows, in order, are `Lint::ALL`, with the table's names, default
+        // levels and summaries.
+        let option_lints: Vec<Lint> = crate::options::OPTIONS
+            .iter()
+            .filter_map(|spec| match spec.key {
+                crate::options::Key::Lint(lint) => {
+                    assert_eq!(spec.name, lint.name());
+                    assert_eq!(
+                        spec.default,
+                        crate::options::DefaultValue::Level(lint.default_level())
+                    );
+                    assert_eq!(spec.help, lint.summary());
+                    Some(lint)
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(option_lints, Lint::ALL);
     }
 
     #[test]
@@ -1162,7 +1290,7 @@ mod tests {
                     )
                 })
                 .collect();
-            let found: Vec<String> = similar_descriptions(&skills, Level::Warn)
+            let found: Vec<String> = lint_bundle(&skills, &levels(Level::Warn))
                 .iter()
                 .map(|d| d.message().to_owned())
                 .collect();

@@ -222,8 +222,38 @@ impl OptionSpec {
     }
 }
 
-/// Every option, in the order the docs list them.
-pub const OPTIONS: &[OptionSpec] = &[
+/// Every option, in the order the docs list them: the general ones, one per lint (in the order
+/// of [`Lint::ALL`], built from the lint table), then the rest.
+pub const OPTIONS: &[OptionSpec] = &all_options();
+
+/// How many options there are.
+const OPTION_COUNT: usize = GENERAL_OPTIONS.len() + Lint::ALL.len() + LATER_OPTIONS.len();
+
+/// [`GENERAL_OPTIONS`], an option per lint, then [`LATER_OPTIONS`].
+const fn all_options() -> [OptionSpec; OPTION_COUNT] {
+    let mut out = [GENERAL_OPTIONS[0]; OPTION_COUNT];
+    let mut i = 0;
+    while i < GENERAL_OPTIONS.len() {
+        out[i] = GENERAL_OPTIONS[i];
+        i += 1;
+    }
+    let mut lint = 0;
+    while lint < Lint::ALL.len() {
+        out[i] = OptionSpec::lint(Lint::ALL[lint]);
+        i += 1;
+        lint += 1;
+    }
+    let mut later = 0;
+    while later < LATER_OPTIONS.len() {
+        out[i] = LATER_OPTIONS[later];
+        i += 1;
+        later += 1;
+    }
+    out
+}
+
+/// The options before the lints' own.
+const GENERAL_OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "max_file_size",
         key: Key::MaxFileSize,
@@ -318,16 +348,10 @@ pub const OPTIONS: &[OptionSpec] = &[
             value_name: "CHARS",
         },
     },
-    OptionSpec::lint(Lint::LongBody),
-    OptionSpec::lint(Lint::SimilarDescriptions),
-    OptionSpec::lint(Lint::PromptOverride),
-    OptionSpec::lint(Lint::ExternalUrls),
-    OptionSpec::lint(Lint::EmptyBody),
-    OptionSpec::lint(Lint::AsciiNames),
-    OptionSpec::lint(Lint::MissingTriggerCases),
-    OptionSpec::lint(Lint::DanglingCodePath),
-    OptionSpec::lint(Lint::Portable),
-    OptionSpec::lint(Lint::McpLimits),
+];
+
+/// The options after the lints' own.
+const LATER_OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "allowed_hosts",
         key: Key::AllowedHosts,

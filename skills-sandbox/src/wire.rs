@@ -37,66 +37,147 @@ pub(crate) struct StagePolicy {
 impl StagePolicy {
     pub(crate) fn encode(&self) -> Vec<u8> {
         let mut out = Encoder(HEADER.to_vec());
-        out.u64(match self.level {
-            Level::Namespaces => 0,
-            Level::Fallback => 1,
-        });
-        out.bool(self.probe);
-        out.bytes(self.workdir.as_os_str().as_bytes());
-        out.bytes(self.program.as_bytes());
-        out.list(self.args.iter().map(|a| a.as_bytes()));
-        out.list(self.read_only.iter().map(|p| p.as_os_str().as_bytes()));
-        out.list(self.read_write.iter().map(|p| p.as_os_str().as_bytes()));
-        out.bool(self.allow_network);
-        out.bool(self.writable_vcs);
-        let limits = &self.limits;
-        for limit in [
-            limits.address_space,
-            limits.processes,
-            limits.open_files,
-            limits.file_size,
-            limits.cpu_seconds,
-        ] {
-            out.option(limit);
-        }
-        out.u64(limits.tmp_size);
-        out.list(self.git.files.iter().map(|p| p.as_os_str().as_bytes()));
-        out.list(self.git.home.iter().map(|p| p.as_os_str().as_bytes()));
+        Wire::encode(self, &mut out);
         out.0
     }
 
     /// The policy, or `None` if the bytes are damaged or written by another version.
     pub(crate) fn decode(bytes: &[u8]) -> Option<StagePolicy> {
         let mut input = Decoder(bytes.strip_prefix(HEADER)?);
-        let level = match input.u64()? {
-            0 => Level::Namespaces,
-            1 => Level::Fallback,
-            _ => return None,
-        };
-        let policy = StagePolicy {
-            level,
-            probe: input.bool()?,
-            workdir: input.path()?,
-            program: input.os_string()?,
-            args: input.list(Decoder::os_string)?,
-            read_only: input.list(Decoder::path)?,
-            read_write: input.list(Decoder::path)?,
-            allow_network: input.bool()?,
-            writable_vcs: input.bool()?,
-            limits: Limits {
-                address_space: input.option()?,
-                processes: input.option()?,
-                open_files: input.option()?,
-                file_size: input.option()?,
-                cpu_seconds: input.option()?,
-                tmp_size: input.u64()?,
-            },
-            git: GitSettings {
-                files: input.list(Decoder::path)?,
-                home: input.list(Decoder::path)?.pop(),
-            },
-        };
+        let policy = <StagePolicy as Wire>::decode(&mut input)?;
         input.0.is_empty().then_some(policy)
+    }
+}
+
+/// How a value is written in a policy file.
+trait Wire: Sized {
+    fn encode(&self, out: &mut Encoder);
+    fn decode(input: &mut Decoder<'_>) -> Option<Self>;
+}
+
+/// Implements [`Wire`] for a struct from one list of its fields, in the order they are written:
+/// the encoding and the decoding follow the same list, so they cannot disagree on the order.
+/// The encoding destructures the struct without `..` and the decoding builds it with a struct
+/// literal, so a field added to the struct and not to the list is a compile error.
+macro_rules! wire_record {
+    ($type:ident { $($field:ident),* $(,)? }) => {
+        impl Wire for $type {
+            fn encode(&self, out: &mut Encoder) {
+                let $type { $($field),* } = self;
+                $(Wire::encode($field, out);)*
+            }
+
+            fn decode(input: &mut Decoder<'_>) -> Option<Self> {
+                Some($type { $($field: Wire::decode(input)?,)* })
+            }
+        }
+    };
+}
+
+wire_record!(StagePolicy {
+    level,
+    probe,
+    workdir,
+    program,
+    args,
+    read_only,
+    read_write,
+    allow_network,
+    writable_vcs,
+    limits,
+    git,
+});
+
+wire_record!(Limits {
+    address_space,
+    processes,
+    open_files,
+    file_size,
+    cpu_seconds,
+    tmp_size,
+});
+
+wire_record!(GitSettings { files, home });
+
+impl Wire for Level {
+    fn encode(&self, out: &mut Encoder) {
+        out.u64(match self {
+            Level::Namespaces => 0,
+            Level::Fallback => 1,
+        });
+    }
+    fn decode(input: &mut Decoder<'_>) -> Option<Self> {
+        match input.u64()? {
+            0 => Some(Level::Namespaces),
+            1 => Some(Level::Fallback),
+            _ => None,
+        }
+    }
+}
+
+impl Wire for u64 {
+    fn encode(&self, out: &mut Encoder) {
+        out.u64(*self);
+    }
+    fn decode(input: &mut Decoder<'_>) -> Option<Self> {
+        input.u64()
+    }
+}
+
+impl Wire for bool {
+    fn encode(&self, out: &mut Encoder) {
+        out.bool(*self);
+    }
+    fn decode(input: &mut Decoder<'_>) -> Option<Self> {
+        input.bool()
+    }
+}
+
+impl Wire for OsString {
+    fn encode(&self, out: &mut Encoder) {
+        out.bytes(self.as_bytes());
+    }
+    fn decode(input: &mut Decoder<'_>) -> Option<Self> {
+        input.os_string()
+    }
+}
+
+impl Wire for PathBuf {
+    fn encode(&self, out: &mut Encoder) {
+        out.bytes(self.as_os_str().as_bytes());
+    }
+    fn decode(input: &mut Decoder<'_>) -> Option<Self> {
+        input.path()
+    }
+}
+
+/// A flag, then the value when there is one.
+impl<T: Wire> Wire for Option<T> {
+    fn encode(&self, out: &mut Encoder) {
+        out.bool(self.is_some());
+        if let Some(value) = self {
+            value.encode(out);
+        }
+    }
+    fn decode(input: &mut Decoder<'_>) -> Option<Self> {
+        if input.bool()? {
+            T::decode(input).map(Some)
+        } else {
+            Some(None)
+        }
+    }
+}
+
+/// A count, then the items.
+impl<T: Wire> Wire for Vec<T> {
+    fn encode(&self, out: &mut Encoder) {
+        out.u64(self.len() as u64);
+        for item in self {
+            item.encode(out);
+        }
+    }
+    fn decode(input: &mut Decoder<'_>) -> Option<Self> {
+        input.list(T::decode)
     }
 }
 
@@ -114,23 +195,6 @@ impl Encoder {
     fn bytes(&mut self, bytes: &[u8]) {
         self.u64(bytes.len() as u64);
         self.0.extend_from_slice(bytes);
-    }
-
-    fn list<'a>(&mut self, items: impl ExactSizeIterator<Item = &'a [u8]>) {
-        self.u64(items.len() as u64);
-        for item in items {
-            self.bytes(item);
-        }
-    }
-
-    fn option(&mut self, value: Option<u64>) {
-        match value {
-            None => self.bool(false),
-            Some(value) => {
-                self.bool(true);
-                self.u64(value);
-            }
-        }
     }
 }
 
@@ -166,20 +230,13 @@ impl Decoder<'_> {
 
     fn list<T>(&mut self, item: impl Fn(&mut Self) -> Option<T>) -> Option<Vec<T>> {
         let count = self.u64()?;
-        // Each item takes at least its 8-byte length, so a count beyond that is damage (and
+        // Each item takes at least 8 bytes (a number, or the length of its bytes), so a count
+        // beyond that is damage (and
         // never a huge allocation).
         if count > (self.0.len() / 8) as u64 {
             return None;
         }
         (0..count).map(|_| item(self)).collect()
-    }
-
-    fn option(&mut self) -> Option<Option<u64>> {
-        if self.bool()? {
-            self.u64().map(Some)
-        } else {
-            Some(None)
-        }
     }
 }
 

@@ -5,7 +5,7 @@ use crate::bundle::{Bundle, load, load_cached_as};
 use crate::claude_code::Compat;
 use crate::lint::{Level, LintOptions};
 
-/// The workspace root: the demo bundle is `skills/`, the fixtures `tests/fixtures/`.
+/// The workspace root: the demo bundle is `skills/`, the fixtures `skills-test-support/fixtures/`.
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -45,7 +45,7 @@ impl Scratch {
         let dir = tempfile::tempdir().unwrap();
         copy_tree(&workspace().join("skills"), &dir.path().join("skills"));
         copy_tree(
-            &workspace().join("tests/fixtures"),
+            &workspace().join("skills-test-support/fixtures"),
             &dir.path().join("fixtures"),
         );
         // What no fixture has: `compatibility`, a binary resource.
@@ -62,6 +62,20 @@ impl Scratch {
             [0x89, b'P', b'N', b'G', 0, 1],
         )
         .unwrap();
+        // And a task case whose fixture is an executable script.
+        fs::create_dir_all(extra.join("evals/files")).unwrap();
+        fs::write(
+            extra.join("evals/evals.json"),
+            r#"{"skill_name": "everything", "evals": [{"id": 1, "prompt": "Run it", "files": ["files/run.sh"]}]}"#,
+        )
+        .unwrap();
+        let script = extra.join("evals/files/run.sh");
+        fs::write(&script, "#!/bin/sh\necho ran\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+        }
         fs::create_dir(dir.path().join("out")).unwrap();
         Scratch { dir }
     }
@@ -185,116 +199,53 @@ fn a_cached_bundle_equals_the_fresh_one() {
     assert!(served > 100, "only {served} folders served from the cache");
 }
 
-/// Per folder, the encoding round-trips exactly, and the folders tried set every field of a
-/// skill somewhere (so the comparison above would see a field the cache dropped).
+/// Per folder, the encoding round-trips exactly, and the folders tried give every field of
+/// every cached struct two values or more somewhere, so the comparison above would see a
+/// field the cache dropped, mixed up or read back as another.
+///
+/// A field added to a struct but not to its `record!` list cannot get past this: it is a
+/// compile error (the encoding destructures the struct without `..`, the decoding builds it
+/// with a struct literal). The field lists checked here are the ones `record!` generates.
 #[test]
 fn every_field_round_trips() {
     let scratch = Scratch::new();
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen = FieldValues::new();
     for (roots, options) in cases(&scratch) {
         let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
         let bundle = scratch.fresh(&roots, &options);
         for skill in &bundle.skills {
             let result = FolderResult {
                 diagnostics: bundle.diagnostics.clone(),
-                size: 7,
+                size: skill.text.len() as u64,
                 files: bundle.files.clone(),
                 skill: Some(skill.clone()),
             };
             let decoded = decode_result(&encode_result(&result).unwrap()).unwrap();
             assert_eq!(decoded, result);
-            let c = &skill.claude_code;
-            for (field, set) in [
-                ("license", skill.license.is_some()),
-                ("compatibility", skill.compatibility.is_some()),
-                ("metadata", !skill.metadata.is_empty()),
-                ("allowed_tools", !skill.allowed_tools.is_empty()),
-                ("version", skill.version.is_some()),
-                ("tags", !skill.tags.is_empty()),
-                ("when_not_to_use", skill.when_not_to_use.is_some()),
-                ("requires", !skill.requires.is_empty()),
-                ("conflicts_with", !skill.conflicts_with.is_empty()),
-                ("resources", !skill.resources.is_empty()),
-                ("executable", skill.resources.iter().any(|r| r.executable)),
-                ("binary", skill.resources.iter().any(|r| !r.is_text)),
-                ("display_name", c.display_name.is_some()),
-                ("when_to_use", c.when_to_use.is_some()),
-                ("argument_hint", c.argument_hint.is_some()),
-                ("arguments", !c.arguments.is_empty()),
-                ("model_invocable", !c.model_invocable),
-                ("user_invocable", !c.user_invocable),
-                ("disallowed_tools", !c.disallowed_tools.is_empty()),
-                ("model", c.model.is_some()),
-                ("effort", c.effort.is_some()),
-                ("context", c.context.is_some()),
-                ("agent", c.agent.is_some()),
-                ("hooks", c.hooks.is_some()),
-                ("paths", !c.paths.is_empty()),
-                ("shell", c.shell.is_some()),
-                ("shell_commands", !c.shell_commands.is_empty()),
-                ("keys", !skill.keys.is_empty()),
-                (
-                    "trigger_cases",
-                    skill.triggers.as_ref().is_some_and(|t| !t.cases.is_empty()),
-                ),
-            ] {
-                if set {
-                    seen.insert(field);
-                }
-            }
-        }
-        for diagnostic in &bundle.diagnostics {
-            for (field, set) in [
-                ("help", diagnostic.help.is_some()),
-                ("source_line", diagnostic.source_line.is_some()),
-                ("column", diagnostic.column.is_some()),
-                ("warning", !diagnostic.is_error()),
-            ] {
-                if set {
-                    seen.insert(field);
-                }
-            }
+            result.visit(&mut seen);
         }
     }
-    let missing: Vec<&str> = [
-        "license",
-        "compatibility",
-        "metadata",
-        "allowed_tools",
-        "version",
-        "tags",
-        "when_not_to_use",
-        "requires",
-        "conflicts_with",
-        "resources",
-        "executable",
-        "binary",
-        "display_name",
-        "when_to_use",
-        "argument_hint",
-        "arguments",
-        "model_invocable",
-        "user_invocable",
-        "disallowed_tools",
-        "model",
-        "effort",
-        "context",
-        "agent",
-        "hooks",
-        "paths",
-        "shell",
-        "shell_commands",
-        "keys",
-        "trigger_cases",
-        "help",
-        "source_line",
-        "column",
-        "warning",
-    ]
-    .into_iter()
-    .filter(|field| !seen.contains(field))
-    .collect();
-    assert!(missing.is_empty(), "no folder sets {missing:?}");
+    let records: [(&str, &[&str]); 12] = [
+        ("FolderResult", FolderResult::FIELDS),
+        ("Diagnostic", Diagnostic::FIELDS),
+        ("LockedFile", LockedFile::FIELDS),
+        ("SkillDef", SkillDef::FIELDS),
+        ("ClaudeCodeFields", ClaudeCodeFields::FIELDS),
+        ("ShellCommand", ShellCommand::FIELDS),
+        ("ResourceDef", ResourceDef::FIELDS),
+        ("TriggerFile", TriggerFile::FIELDS),
+        ("TriggerCase", TriggerCase::FIELDS),
+        ("TaskFile", TaskFile::FIELDS),
+        ("FixtureFile", FixtureFile::FIELDS),
+        ("OpenAiYaml", OpenAiYaml::FIELDS),
+    ];
+    let unvaried: Vec<String> = records
+        .into_iter()
+        .flat_map(|(record, fields)| fields.iter().map(move |field| (record, *field)))
+        .filter(|key| seen.get(key).is_none_or(|values| values.len() < 2))
+        .map(|(record, field)| format!("{record}::{field}"))
+        .collect();
+    assert!(unvaried.is_empty(), "no two folders differ in {unvaried:?}");
 }
 
 /// Writes `text` into a skill of the scratch demo bundle.
@@ -666,13 +617,13 @@ fn a_zero_line_or_a_huge_count_in_an_entry_is_damage_not_a_panic() {
     // Lines count from 1: an entry that says line 0 is refused as a whole (reading it would
     // underflow when the diagnostic is rendered).
     let mut out = Writer::default();
-    encode_line(&mut out, Some(0));
+    LineNumber::encode(&Some(0), &mut out);
     let bytes = out.finish().unwrap();
-    assert_eq!(decode_line(&mut Reader::new(&bytes)), None);
+    assert_eq!(LineNumber::decode(&mut Reader::new(&bytes)), None);
     let mut out = Writer::default();
-    encode_line(&mut out, Some(7));
+    LineNumber::encode(&Some(7), &mut out);
     let bytes = out.finish().unwrap();
-    assert_eq!(decode_line(&mut Reader::new(&bytes)), Some(Some(7)));
+    assert_eq!(LineNumber::decode(&mut Reader::new(&bytes)), Some(Some(7)));
 
     // A list that claims far more elements than the bytes hold fails to decode, without
     // reserving memory for the claim.
