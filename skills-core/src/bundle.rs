@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::cache::{self, Cache, CacheStats, FolderResult};
-use crate::check;
+use crate::cross_skill;
 use crate::diagnostic::{self, Code, Diagnostic, Severity};
 use crate::digest::{self, hex};
 use crate::discover::{self, FoundSkill};
@@ -271,7 +271,7 @@ fn load_with(
         found.extend(skills);
         bundle.diagnostics.extend(diagnostics);
     }
-    bundle.diagnostics.extend(check::duplicate_names(&found));
+    bundle.diagnostics.extend(cross_skill::duplicate_names(&found));
     bundle.skills_found = found.len();
 
     let parse_options = ParseOptions {
@@ -316,8 +316,8 @@ fn load_with(
 
     let names: BTreeSet<String> = found.iter().map(|skill| skill.dir_name.clone()).collect();
     for skill in &bundle.skills {
-        bundle.diagnostics.extend(check::references(skill, &names));
-        bundle.diagnostics.extend(check::task_skills(skill, &names));
+        bundle.diagnostics.extend(cross_skill::references(skill, &names));
+        bundle.diagnostics.extend(cross_skill::task_skills(skill, &names));
     }
     bundle
         .skills
@@ -326,11 +326,11 @@ fn load_with(
     bundle.skills.dedup_by(|a, b| a.name.value == b.name.value);
     bundle
         .diagnostics
-        .extend(check::confusable_names(&bundle.skills));
+        .extend(cross_skill::confusable_names(&bundle.skills));
     if let Some(budget) = options.catalog_budget {
         bundle
             .diagnostics
-            .extend(check::catalog_budget(&bundle.skills, &shown_roots, budget));
+            .extend(cross_skill::catalog_budget(&bundle.skills, &shown_roots, budget));
     }
     bundle
         .diagnostics

@@ -53,6 +53,8 @@
 #![doc = include_str!("../docs/validation.md")]
 #![doc = include_str!("../docs/compat.md")]
 
+// The embedded format: what the macro lays out and the runtime reads, and the renderers both
+// use. No dependencies, compiled with the `validate` feature off.
 pub mod allowed_tools;
 pub mod claude_code;
 mod wildcard;
@@ -76,65 +78,49 @@ pub mod tasks;
 pub mod tracking;
 pub mod visible;
 
-#[cfg(feature = "validate")]
-mod bundle;
-#[cfg(feature = "validate")]
-mod cache;
-#[cfg(feature = "validate")]
-mod check;
-#[cfg(feature = "validate")]
-mod diagnostic;
-#[cfg(feature = "validate")]
-pub mod digest;
-#[cfg(feature = "validate")]
-mod discover;
-#[cfg(feature = "validate")]
-mod files;
-#[cfg(feature = "validate")]
-pub mod hosted;
-#[cfg(feature = "validate")]
-mod links;
-#[cfg(feature = "validate")]
-pub mod lint;
-#[cfg(feature = "validate")]
-pub mod lock;
-#[cfg(feature = "validate")]
-pub mod openai_yaml;
-#[cfg(feature = "validate")]
-pub mod options;
-#[cfg(feature = "validate")]
-mod resources;
-#[cfg(feature = "validate")]
-pub mod skill;
-#[cfg(feature = "validate")]
-mod spanned;
-#[cfg(feature = "validate")]
-mod text;
-#[cfg(feature = "validate")]
-pub mod triggers;
-#[cfg(feature = "validate")]
-mod yaml;
+/// Puts every item it is given behind the `validate` feature: the gate of the load stages, the
+/// half of the crate that reads skill folders and checks them (with its YAML, hashing and
+/// Unicode dependencies), written once.
+macro_rules! load_stages {
+    ($($item:item)*) => {
+        $(#[cfg(feature = "validate")] $item)*
+    };
+}
 
-#[cfg(feature = "validate")]
-pub use bundle::{
-    Bundle, load, load_cached, load_one, load_one_with_packs, load_packs, unknown_pack,
-};
-#[cfg(feature = "validate")]
-pub use diagnostic::{Code, Diagnostic, Severity};
-#[cfg(feature = "validate")]
-#[doc(hidden)]
-pub use discover::display_root;
-#[cfg(feature = "validate")]
-pub use files::ReadCheckedError;
-#[cfg(feature = "validate")]
-pub use lint::{Level, Lint, LintOptions};
-#[cfg(feature = "validate")]
-pub use options::{OPTIONS, OptionSpec, Options};
-#[cfg(feature = "validate")]
-pub use resources::ResourceDef;
-#[cfg(feature = "validate")]
-pub use skill::SkillDef;
-#[cfg(feature = "validate")]
-pub use spanned::Spanned;
-#[cfg(feature = "validate")]
-pub use triggers::{TriggerCase, TriggerFile};
+// The load stages: discover, read, parse, check, lint, lock and cache a bundle's folders.
+load_stages! {
+    mod bundle;
+    mod cache;
+    mod cross_skill;
+    mod diagnostic;
+    pub mod digest;
+    mod discover;
+    mod files;
+    pub mod hosted;
+    mod links;
+    pub mod lint;
+    mod lint_table;
+    pub mod lock;
+    pub mod openai_yaml;
+    pub mod options;
+    mod resources;
+    pub mod skill;
+    mod spanned;
+    mod text;
+    pub mod triggers;
+    mod yaml;
+
+    pub use bundle::{
+        Bundle, load, load_cached, load_one, load_one_with_packs, load_packs, unknown_pack,
+    };
+    pub use diagnostic::{Code, Diagnostic, Severity};
+    #[doc(hidden)]
+    pub use discover::display_root;
+    pub use files::ReadCheckedError;
+    pub use lint::{Level, Lint, LintOptions};
+    pub use options::{OPTIONS, OptionSpec, Options};
+    pub use resources::ResourceDef;
+    pub use skill::SkillDef;
+    pub use spanned::Spanned;
+    pub use triggers::{TriggerCase, TriggerFile};
+}

@@ -141,6 +141,22 @@ fn normalize(target: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
+/// The rows of the lint table whose lint this module finds on its way (`references(f)`): each
+/// names a function of here, with the signature the bundle calls it with.
+macro_rules! reference_rules {
+    ($($(#[doc = $doc:literal])* $variant:ident { $($key:ident: $value:tt $(($f:ident))?),* $(,)? })*) => {
+        $(reference_rules!(@row $($key $value $(($f))?)*);)*
+    };
+    (@row $($key:ident $value:tt $(($f:ident))?)*) => {
+        $(reference_rules!(@check $key $value $(($f))?);)*
+    };
+    (@check check references($f:ident)) => {
+        const _: fn(&SkillDef, &LintOptions) -> Vec<Diagnostic> = $f;
+    };
+    (@check $key:ident $value:tt $(($f:ident))?) => {};
+}
+crate::lint_table::lint_table!(reference_rules);
+
 /// The rule: every local reference in the body resolves to an embedded file (or a folder of
 /// them, or `SKILL.md` itself). `lints` are resolved for the bundle's dialect.
 pub(crate) fn check_references(skill: &SkillDef, lints: &LintOptions) -> Vec<Diagnostic> {
