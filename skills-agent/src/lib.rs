@@ -293,8 +293,8 @@ mod run;
 mod session;
 mod session_file;
 mod settings;
-mod skill_commands;
 mod skill_paths;
+mod skill_rendering;
 mod skill_tools;
 #[cfg(feature = "otlp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otlp")))]
