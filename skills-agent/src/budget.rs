@@ -1,5 +1,6 @@
-//! The context budget: keeping each request inside the model's context window (described
-//! in the crate docs, under "The context budget").
+//! The context budget: keeping each request inside the model's context window (see
+//! [the context budget](crate#the-context-budget)). Here are its defaults, the size estimate
+//! the loop makes before each request, and the note that replaces a shortened tool result.
 
 use std::io;
 
