@@ -22,7 +22,7 @@ pub const CLAUDE_CONTEXT_WINDOW: u64 = 200_000;
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 32_768;
 
 /// Tokens kept free for the reply when the provider does not say how many it asks for
-/// ([`Provider::max_output_tokens`](crate::Provider::max_output_tokens) is `None`).
+/// ([`Provider::max_output_tokens`] is `None`).
 pub const DEFAULT_REPLY_RESERVE: u64 = 4_096;
 
 /// How many of the last assistant turns (with their tool results, and the user turn after
@@ -54,7 +54,7 @@ const KNOWN_WINDOWS: &[(&str, u64)] = &[
 ];
 
 /// The context window, in tokens, of `model` served by the provider called `provider`
-/// ([`Provider::name`](crate::Provider::name)):
+/// ([`Provider::name`]):
 ///
 /// | model | window |
 /// |---|---:|
