@@ -11,6 +11,12 @@
 #[cfg(doctest)]
 pub struct ReadmeExamples;
 
+// The same for skills-runtime's README (what crates.io shows), whose examples embed a `skills/`
+// folder that crate does not have and this package does.
+#[doc = include_str!("../skills-runtime/README.md")]
+#[cfg(doctest)]
+pub struct RuntimeReadmeExamples;
+
 use skills_runtime::Registry;
 
 /// What a request carries with progressive disclosure (the catalog) against what it would carry

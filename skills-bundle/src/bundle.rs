@@ -104,7 +104,7 @@ pub struct Cache {
     /// The skill tools' definitions (see `tools.rs`), each rendered when first asked for.
     pub(crate) load_skill: OnceLock<ToolJson>,
     pub(crate) read_resource: OnceLock<ToolJson>,
-    /// The skills of a bundle built at run time (see `built.rs`): its data is made before the
+    /// The skills of a bundle built at run time (see `folders.rs`): its data is made before the
     /// skills that point at it, so it cannot hold them itself.
     pub(crate) skills: OnceLock<&'static [Skill]>,
 }

@@ -16,10 +16,10 @@
 #![doc = include_str!("../docs/resources.md")]
 
 pub mod build;
-#[cfg(feature = "folders")]
-mod built;
 mod bundle;
 mod error;
+#[cfg(feature = "folders")]
+mod folders;
 pub mod invoke;
 mod load;
 mod openai;

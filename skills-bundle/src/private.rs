@@ -4,9 +4,9 @@
 
 use skills_core::layout::Field;
 
-#[cfg(feature = "folders")]
-pub use crate::built::{BuildError, registry_from_bundle};
 pub use crate::bundle::{BundleData, Cache, Tasks, Triggers, resource, skills};
+#[cfg(feature = "folders")]
+pub use crate::folders::{BuildError, registry_from_bundle};
 use crate::{Registry, Skill, SkillLoader, UnknownSkill};
 
 /// The registry of a bundle. The macro sorted the skills by name (no duplicates) and built

@@ -7,6 +7,10 @@
 //! reusing the results of unchanged skill folders), `expand` generates the registry, or the compile errors plus an
 //! empty registry of the right type.
 
+// The workspace forbids `unsafe` through its lint table; this crate's table leaves it out for
+// its trybuild test, which sets an environment variable.
+#![forbid(unsafe_code)]
+
 mod args;
 mod expand;
 #[cfg(feature = "main")]

@@ -1,7 +1,7 @@
 //! Skill folders a repository cannot carry portably, made at test time: FIFOs and sockets,
 //! links that loop, folders nested too deep, ten thousand files, names Windows or macOS refuse
-//! and names that are one file there. The trybuild cases that name them (`tests/ui/<case>.rs`,
-//! each with its root under `tests/fixtures/generated/`), the `skills` command's agreement with
+//! and names that are one file there. The trybuild cases that name them (`skills-macro/tests/ui/<case>.rs`,
+//! each with its root under this crate's `fixtures/generated/`), the `skills` command's agreement with
 //! those cases (`skills-command/tests/all/same_verdicts.rs`) and the command's own tests
 //! (`skills-command/tests/all/hostile.rs`) all build their folders here.
 
@@ -18,8 +18,8 @@ pub const CASES: &[&str] = &[
     "path-collision",
 ];
 
-/// Where the trybuild cases find the folders, relative to the workspace root.
-pub const GENERATED: &str = "tests/fixtures/generated";
+/// Where the trybuild cases find the folders, relative to this crate's folder ([`crate::DIR`]).
+pub const GENERATED: &str = "fixtures/generated";
 
 /// A valid `SKILL.md` for the skill `name`.
 fn skill_md(name: &str) -> String {

@@ -5,10 +5,12 @@
 //! terminal shows ([`screen`]), what an OTLP collector received ([`otlp`]), the libtest-mimic
 //! harness of the binaries that start sandboxes ([`sandbox`]), the host's listeners a sandboxed
 //! command must not reach ([`host_listeners`]), skill folders made at test time ([`hostile`]),
-//! and the MCP client checks ([`mcp`]).
+//! the fixture bundles in `fixtures/` ([`fixture`]), and the MCP client checks ([`mcp`]).
 //!
 //! Each part that needs a heavy dependency is behind a feature of the same name, so a crate's
 //! test binary links only what it uses.
+
+use std::path::PathBuf;
 
 pub mod host_listeners;
 pub mod hostile;
@@ -94,4 +96,15 @@ pub fn run_alone(module_path: &str, function: &str, variable: &str) {
         stdout.contains("1 passed"),
         "{name} did not run alone: {stdout}\n{stderr}"
     );
+}
+
+/// This crate's folder. The fixture bundles are under its `fixtures/`, and the trybuild cases
+/// resolve their roots (`"fixtures/<case>"`) against it, so every crate's tests find them
+/// wherever the workspace is checked out.
+pub const DIR: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The fixture bundle `name`: `fixtures/<name>` in this crate's folder, one folder per case the
+/// tests of several crates share.
+pub fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(DIR).join("fixtures").join(name)
 }

@@ -3,9 +3,8 @@
 //! with the feature its example needs. What the workspace's tests share is in
 //! `skills-test-support`.
 //!
-//! Two stay binaries of their own: `tests/ui.rs` (trybuild's compile-fail cases) and
-//! `tests/hosts.rs` (real MCP hosts, with a harness that reports a host that is not installed as
-//! ignored).
+//! One stays a binary of its own: `tests/hosts.rs` (real MCP hosts, with a harness that reports a
+//! host that is not installed as ignored). trybuild's compile-fail cases are skills-macro's.
 
 #[cfg(feature = "agent")]
 mod agent_demo;

@@ -23,7 +23,7 @@ use crate::programs;
 
 /// Two skills whose folders nest (`references/endpoints/v2/`, `assets/`, `scripts/`,
 /// `templates/`), the first listed with subfolders at its root: the directory checks read it.
-static NESTED: Registry = skills_runtime::embed_skills!("tests/fixtures/mcp-nested");
+static NESTED: Registry = skills_runtime::embed_skills!("skills-test-support/fixtures/mcp-nested");
 
 /// The base scenarios that apply to a server with resources, tools and prompts.
 const BASE: &[&str] = &[

@@ -13,11 +13,13 @@ use skills_test_support::api_mock::{ApiMock, final_text, tool_use};
 use skills_test_support::*;
 
 static RUNTIME: skills_runtime::Registry = skills_runtime::embed_skills!(
-    "../tests/fixtures/claude-code-runtime",
+    "../skills-test-support/fixtures/claude-code-runtime",
     compat = "claude-code"
 );
-static DISPLAY: skills_runtime::Registry =
-    skills_runtime::embed_skills!("../tests/fixtures/claude-code", compat = "claude-code");
+static DISPLAY: skills_runtime::Registry = skills_runtime::embed_skills!(
+    "../skills-test-support/fixtures/claude-code",
+    compat = "claude-code"
+);
 
 /// The text of the first user turn of `request`.
 fn first_turn(request: &Value) -> String {
@@ -293,7 +295,7 @@ async fn a_load_by_the_model_runs_the_commands_or_fails_as_a_tool_error() {
 }
 
 static SCOPED: skills_runtime::Registry = skills_runtime::embed_skills!(
-    "../tests/fixtures/claude-code-scoped",
+    "../skills-test-support/fixtures/claude-code-scoped",
     compat = "claude-code"
 );
 

@@ -11,8 +11,10 @@ use skills_runtime::agent::{Agent, AgentError, Permission, PermissionPolicy};
 use skills_test_support::api_mock::{ApiMock, final_text, json_reply, tool_use};
 use skills_test_support::*;
 
-static BUNDLE: skills_runtime::Registry =
-    skills_runtime::embed_skills!("../tests/fixtures/invocation", compat = "claude-code");
+static BUNDLE: skills_runtime::Registry = skills_runtime::embed_skills!(
+    "../skills-test-support/fixtures/invocation",
+    compat = "claude-code"
+);
 
 /// The tool_result blocks of a request, in order.
 fn results_of(request: &Value) -> Vec<Value> {
@@ -304,8 +306,10 @@ async fn a_skill_only_a_person_invokes_is_hidden_from_the_model() {
     assert!(text.starts_with("error (unknown_skill)"), "{text}");
     assert!(!text.contains("RELEASE-BODY"));
     // Its files are as hidden as its body: not offered, and refused when asked for by name.
-    let script =
-        std::fs::read_to_string("../tests/fixtures/invocation/release/scripts/release.sh").unwrap();
+    let script = std::fs::read_to_string(
+        "../skills-test-support/fixtures/invocation/release/scripts/release.sh",
+    )
+    .unwrap();
     let read = &results_of(&requests[2])[0];
     assert_eq!(read["is_error"], true);
     let text = read["content"].as_str().unwrap();

@@ -12,7 +12,7 @@ use skills_test_support::api_mock::{ApiMock, final_text, tool_use};
 use skills_test_support::{anthropic, project};
 
 static BUNDLE: skills_runtime::Registry =
-    skills_runtime::embed_skills!("../tests/fixtures/pre-approval");
+    skills_runtime::embed_skills!("../skills-test-support/fixtures/pre-approval");
 
 /// `${x@P}`: the assignment stores the text `$(touch pwned-p)`, prompt expansion runs it.
 const PROMPT_EXPANSION: &str = r"git diff ${x:=\$\(touch\ pwned-p\)}${x@P}";

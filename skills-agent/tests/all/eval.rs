@@ -16,10 +16,12 @@ use skills_runtime::agent::{Agent, Provider};
 use skills_test_support::router::{Reply, RoutingModel, last_user_text};
 
 /// alpha, beta and gamma with trigger cases, delta without.
-static ROUTES: skills_runtime::Registry =
-    skills_runtime::embed_skills!("../tests/fixtures/eval-routes", embed_evals = true);
+static ROUTES: skills_runtime::Registry = skills_runtime::embed_skills!(
+    "../skills-test-support/fixtures/eval-routes",
+    embed_evals = true
+);
 static NOT_EMBEDDED: skills_runtime::Registry =
-    skills_runtime::embed_skills!("../tests/fixtures/eval-routes");
+    skills_runtime::embed_skills!("../skills-test-support/fixtures/eval-routes");
 
 /// The routes the fixture's cases are written for (see its README).
 fn routes() -> Vec<(&'static str, Reply)> {

@@ -68,7 +68,7 @@ async fn eval(model: &RoutingModel, args: &[&str]) -> Run {
     eval_in(&workspace(), model, Wire::OpenAi, args).await
 }
 
-/// The routes `tests/fixtures/eval-routes` is written for.
+/// The routes `skills-test-support/fixtures/eval-routes` is written for.
 fn routes() -> Vec<(&'static str, Reply)> {
     vec![
         (
@@ -88,7 +88,7 @@ fn routes() -> Vec<(&'static str, Reply)> {
     ]
 }
 
-const ROUTES: &str = "tests/fixtures/eval-routes";
+const ROUTES: &str = "skills-test-support/fixtures/eval-routes";
 
 fn skill<'a>(report: &'a Value, name: &str) -> &'a Value {
     report["skills"]

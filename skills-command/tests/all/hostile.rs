@@ -183,8 +183,10 @@ fn fixture_dir(case: &str) -> tempfile::TempDir {
         }
     }
     let dir = tempfile::tempdir().unwrap();
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
-    copy(&fixtures.join(case), &dir.path().join("skills"));
+    copy(
+        &skills_test_support::fixture(case),
+        &dir.path().join("skills"),
+    );
     dir
 }
 

@@ -1,11 +1,11 @@
 //! `skills check` catches exactly what the build catches.
 //!
-//! The root package's trybuild cases are the build's side: `tests/ui/*.rs` must fail to compile,
+//! skills-macro's trybuild cases are the build's side: `tests/ui/*.rs` must fail to compile,
 //! with the errors recorded in their `.stderr` snapshots, and `tests/ui/pass/*.rs` must compile.
-//! Each case calls `skills_runtime::embed_skills!("tests/fixtures/<case>", options...)` with roots
-//! relative to the workspace root. This test parses every case with `syn`, turns each
+//! Each case calls `skills_runtime::embed_skills!("fixtures/<case>", options...)` with roots
+//! relative to the support crate's folder. This test parses every case with `syn`, turns each
 //! `embed_skills!` call into a `skills check` command line (roots as `DIR`s, each option as its flag,
-//! `#![deny(warnings)]` as `-D warnings`), runs the built binary from the workspace root, and
+//! `#![deny(warnings)]` as `-D warnings`), runs the built binary from that folder, and
 //! compares:
 //!
 //! - a compile-fail case exits 1, and every `--> path:line:col` of its snapshot that names a
@@ -16,12 +16,12 @@
 //! - a `skill_name!("root", "name")` call is `skills show name root`: a case that fails only on
 //!   such a call exits 1 there and suggests the same closest name; in a pass case it exits 0.
 //!
-//! The snapshots are checked against the real compiler by the root package's `tests/ui.rs`; this
+//! The snapshots are checked against the real compiler by skills-macro's `tests/ui.rs`; this
 //! test trusts them as the record of what the build reports.
 //!
 //! The cases whose folders a repository cannot carry (FIFOs, loops, names Windows refuses) have
 //! them made at test time, by the same code as `tests/ui.rs` uses, under
-//! `tests/fixtures/generated/`; each `skills check` runs under a deadline, so a command that
+//! the support crate's `fixtures/generated/`; each `skills check` runs under a deadline, so a command that
 //! blocks on a FIFO or walks a loop forever fails the test instead of hanging it.
 
 use crate::support;
@@ -58,13 +58,15 @@ const MACRO_ARGUMENT_CASES: &[&str] = &[
 /// and each snapshot must point only at the `.rs` file.
 const RUNTIME_CASES: &[&str] = &["layout-version-mismatch"];
 
-/// The workspace root: where the cases' roots are resolved, as the macro resolves them against
-/// the root package's manifest directory.
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("skills-command sits in the workspace")
-        .to_path_buf()
+/// Where the cases' roots are resolved: the support crate's folder, which skills-macro's
+/// `tests/ui.rs` points the macro at.
+fn fixtures_home() -> PathBuf {
+    PathBuf::from(skills_test_support::DIR)
+}
+
+/// skills-macro's trybuild cases.
+fn ui_cases() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills-macro/tests/ui")
 }
 
 // ---- reading an `embed_skills!(...)` call ------------------------------------------------
@@ -301,7 +303,7 @@ fn check_args(call: &MacroArgs) -> Result<Vec<String>, String> {
 
 fn skills_check(args: &[String]) -> Run {
     let mut command = Command::new(BIN);
-    command.arg("check").args(args).current_dir(workspace());
+    command.arg("check").args(args).current_dir(fixtures_home());
     support::run_within(command, support::DEADLINE)
 }
 
@@ -540,7 +542,7 @@ fn compile_fail_case(case: &Path, failures: &mut Vec<String>) {
 fn skills_show(root: &str, name: &str) -> (i32, String) {
     let output = Command::new(BIN)
         .args(["show", name, root])
-        .current_dir(workspace())
+        .current_dir(fixtures_home())
         .output()
         .expect("the binary runs");
     let stderr = String::from_utf8(output.stderr).expect("UTF-8 output");
@@ -632,13 +634,13 @@ fn pass_case(case: &Path, failures: &mut Vec<String>) {
 
 #[test]
 fn skills_check_agrees_with_every_trybuild_case() {
-    let ui = workspace().join("tests/ui");
+    let ui = ui_cases();
     let compile_fail = cases(&ui);
     let pass = cases(&ui.join("pass"));
     // Guard against a moved folder turning this test into a no-op.
     assert!(compile_fail.len() >= 65, "only {compile_fail:?}");
     let _generated =
-        hostile_fixtures::Generated::create_all(&workspace().join(hostile_fixtures::GENERATED));
+        hostile_fixtures::Generated::create_all(&fixtures_home().join(hostile_fixtures::GENERATED));
     assert!(pass.len() >= 8, "only {pass:?}");
 
     let mut failures = Vec::new();
@@ -747,18 +749,18 @@ fn macro_calls_map_to_flags() {
 #[test]
 fn snapshot_findings_drop_the_deprecation_wrapper() {
     let snapshot = "error: use of deprecated constant `S::_::skills_bundle_lint::long_body`: [skills::long-body] bad thing\n\
-                    \x20        --> tests/fixtures/x/y/SKILL.md:5:8\n\
+                    \x20        --> fixtures/x/y/SKILL.md:5:8\n\
                     \x20--> tests/ui/x.rs:1:2\n";
     assert_eq!(
         snapshot_findings(snapshot),
         [Finding {
             code: "long-body".to_owned(),
             message: "bad thing".to_owned(),
-            location: "tests/fixtures/x/y/SKILL.md:5:8".to_owned()
+            location: "fixtures/x/y/SKILL.md:5:8".to_owned()
         }]
     );
     assert_eq!(count_compiler_errors(snapshot), 1);
-    let output = "warning[skills::long-body]: bad thing\n  --> tests/fixtures/x/y/SKILL.md:5:8\n";
+    let output = "warning[skills::long-body]: bad thing\n  --> fixtures/x/y/SKILL.md:5:8\n";
     assert_eq!(cli_findings(output, "warning"), snapshot_findings(snapshot));
     assert_eq!(count_cli(output, "warning"), 1);
 }

@@ -19,11 +19,13 @@ use skills_test_support::task_model::{
 };
 
 /// alpha (cases 1 and 2) and beta (case 7), with their cases compiled in.
-static TASKS: skills_runtime::Registry =
-    skills_runtime::embed_skills!("../tests/fixtures/task-evals", embed_evals = true);
+static TASKS: skills_runtime::Registry = skills_runtime::embed_skills!(
+    "../skills-test-support/fixtures/task-evals",
+    embed_evals = true
+);
 /// An older alpha.
 static PREVIOUS: skills_runtime::Registry =
-    skills_runtime::embed_skills!("../tests/fixtures/task-evals-previous");
+    skills_runtime::embed_skills!("../skills-test-support/fixtures/task-evals-previous");
 
 /// The script the fixture's cases are written for (see its README).
 fn routes() -> Vec<(&'static str, Vec<Step>)> {

@@ -1,5 +1,5 @@
 //! `skills eval --tasks` as a program against the scripted model of
-//! `skills-agent/tests/agent_support/task_model.rs`: every format and the gates' exit codes,
+//! `skills_test_support::task_model`: every format and the gates' exit codes,
 //! malformed task files, the cache across an edit, shards joined by `skills eval merge`, and the
 //! previous version of an upgraded skill from a folder, a git revision and the lock.
 
@@ -13,7 +13,7 @@ use super::{Wire, eval_at, workspace};
 use crate::support::{Run, skills_in};
 use skills_test_support::task_model::{Grading, Step, TaskModel, system_text, tool_names};
 
-const FIXTURE: &str = "tests/fixtures/task-evals";
+const FIXTURE: &str = "skills-test-support/fixtures/task-evals";
 
 fn routes() -> Vec<(&'static str, Vec<Step>)> {
     vec![
@@ -211,7 +211,7 @@ fn malformed_task_files_are_reported_by_check_at_their_place() {
     ] {
         let run = skills_in(
             &workspace(),
-            &["check", &format!("tests/fixtures/{fixture}")],
+            &["check", &format!("skills-test-support/fixtures/{fixture}")],
         );
         assert_eq!(run.code, 1, "{fixture}: {}", run.stdout);
         assert!(

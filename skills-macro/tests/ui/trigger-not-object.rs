@@ -1,0 +1,5 @@
+static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("fixtures/trigger-not-object");
+
+fn main() {
+    assert!(SKILLS.is_empty());
+}

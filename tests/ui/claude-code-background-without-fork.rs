@@ -1,5 +1,0 @@
-// `background` says how a forked skill runs; without `context: fork` it would be ignored.
-static SKILLS: skills_runtime::Registry =
-    skills_runtime::embed_skills!("tests/fixtures/claude-code-background-without-fork", compat = "claude-code");
-
-fn main() {}

@@ -1,6 +1,0 @@
-// In strict mode a camelCase spelling of a Claude Code key is an unknown key, and the help names
-// the key and the option.
-static SKILLS: skills_runtime::Registry =
-    skills_runtime::embed_skills!("tests/fixtures/claude-code-spelling-strict");
-
-fn main() {}

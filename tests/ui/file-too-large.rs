@@ -1,6 +1,0 @@
-static SKILLS: skills_runtime::Registry =
-    skills_runtime::embed_skills!("tests/fixtures/file-too-large", max_file_size = 200);
-
-fn main() {
-    assert!(SKILLS.is_empty());
-}

@@ -1,6 +1,0 @@
-// The same legacy folder without `infer_missing_fields`: both keys are reported missing.
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/legacy");
-
-fn main() {
-    assert!(SKILLS.is_empty());
-}

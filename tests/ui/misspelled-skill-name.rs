@@ -1,5 +1,0 @@
-const REVIEW: &str = skills_runtime::skill_name!("tests/fixtures/skill-name", "alpha-reveiw");
-
-fn main() {
-    assert!(REVIEW.is_empty());
-}

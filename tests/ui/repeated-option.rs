@@ -1,9 +1,0 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!(
-    "tests/fixtures/valid",
-    max_file_size = 1_000_000,
-    max_file_size = 10,
-);
-
-fn main() {
-    assert!(SKILLS.is_empty());
-}

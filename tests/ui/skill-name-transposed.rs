@@ -1,6 +1,0 @@
-// Two swapped letters are one edit: `alpah` suggests `alpha`.
-const ALPHA: &str = skills_runtime::skill_name!("tests/fixtures/skill-name-transposed", "alpah");
-
-fn main() {
-    assert!(ALPHA.is_empty());
-}

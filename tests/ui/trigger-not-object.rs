@@ -1,5 +1,0 @@
-static SKILLS: skills_runtime::Registry = skills_runtime::embed_skills!("tests/fixtures/trigger-not-object");
-
-fn main() {
-    assert!(SKILLS.is_empty());
-}

@@ -1,6 +1,0 @@
-static SKILLS: skills_runtime::Registry =
-    skills_runtime::embed_skills!("tests/fixtures/valid", allow_unknown = true);
-
-fn main() {
-    assert!(SKILLS.is_empty());
-}
