@@ -42,7 +42,7 @@ fn a_policy_that_is_off_needs_no_entry_and_prepares_nothing() {
     // The same program, without the line: a sandbox would be refused, no sandbox is not.
     assert!(Policy::default().check_entry().is_err());
     let off = Policy::off();
-    assert_eq!(off.confines().unwrap(), false);
+    assert!(!off.confines().unwrap());
     assert!(off.check_entry().is_ok());
     assert_eq!(off.probe().unwrap(), None);
     let workdir = tempfile::tempdir().unwrap();
