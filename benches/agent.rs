@@ -248,7 +248,7 @@ async fn latency() {
     let mut estimate = Vec::new();
     for i in 0..WARMUP + ITERATIONS {
         let started = Instant::now();
-        let bytes = agent::request_bytes(&request);
+        let bytes = agent::budget::request_bytes(&request);
         assert!(bytes > 100_000);
         if i >= WARMUP {
             estimate.push(started.elapsed());

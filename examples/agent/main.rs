@@ -61,7 +61,7 @@ use skills_runtime::agent::provider::scripted::ScriptedModel;
 use skills_runtime::agent::provider::{self, ProviderKind};
 use skills_runtime::agent::telemetry::{Otlp, OtlpGuard};
 use skills_runtime::agent::{
-    self, Agent, BashOptions, DEFAULT_MAX_TURNS, HttpOptions, Message, PermissionPolicy, Provider,
+    self, Agent, AgentBuilder, BashOptions, HttpOptions, Message, PermissionPolicy, Provider,
     Sandbox, Session,
 };
 
@@ -108,7 +108,7 @@ struct Args {
     #[arg(
         long,
         value_name = "N",
-        default_value_t = DEFAULT_MAX_TURNS,
+        default_value_t = AgentBuilder::DEFAULT_MAX_TURNS,
         value_parser = clap::value_parser!(u32).range(1..)
     )]
     max_turns: u32,

@@ -1,5 +1,6 @@
-//! The context budget: keeping each request inside the model's context window (described
-//! in the crate docs, under "The context budget").
+//! The context budget: keeping each request inside the model's context window (see
+//! [the context budget](crate#the-context-budget)). Here are its defaults, the size estimate
+//! the loop makes before each request, and the note that replaces a shortened tool result.
 
 use std::io;
 
@@ -21,7 +22,7 @@ pub const CLAUDE_CONTEXT_WINDOW: u64 = 200_000;
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 32_768;
 
 /// Tokens kept free for the reply when the provider does not say how many it asks for
-/// ([`Provider::max_output_tokens`](crate::Provider::max_output_tokens) is `None`).
+/// ([`Provider::max_output_tokens`] is `None`).
 pub const DEFAULT_REPLY_RESERVE: u64 = 4_096;
 
 /// How many of the last assistant turns (with their tool results, and the user turn after
@@ -53,7 +54,7 @@ const KNOWN_WINDOWS: &[(&str, u64)] = &[
 ];
 
 /// The context window, in tokens, of `model` served by the provider called `provider`
-/// ([`Provider::name`](crate::Provider::name)):
+/// ([`Provider::name`]):
 ///
 /// | model | window |
 /// |---|---:|

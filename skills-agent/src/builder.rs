@@ -46,8 +46,30 @@ impl Agent {
 }
 
 impl AgentBuilder {
+    /// Default limit on model requests per [`Agent::run`] ([`max_turns`](Self::max_turns)).
+    pub const DEFAULT_MAX_TURNS: u32 = 30;
+
+    /// Default limit on the tool calls run for one assistant turn
+    /// ([`max_tool_calls_per_turn`](Self::max_tool_calls_per_turn)). A turn asking for more gets
+    /// an error result for each call past the limit, so the model learns the limit and every
+    /// call still has its result.
+    pub const DEFAULT_MAX_TOOL_CALLS_PER_TURN: usize = 64;
+
+    /// Default limit on the tool calls of one assistant turn that run at the same time
+    /// ([`max_parallel_tools`](Self::max_parallel_tools)).
+    pub const DEFAULT_MAX_PARALLEL_TOOLS: usize = 4;
+
+    /// Default limit on the size of a transcript [`Agent::resume`] reads
+    /// ([`max_transcript_bytes`](Self::max_transcript_bytes)): 64 MiB.
+    pub const DEFAULT_MAX_TRANSCRIPT_BYTES: u64 = 64 * 1024 * 1024;
+
+    /// The default preamble of the system prompt ([`preamble`](Self::preamble)).
+    pub const DEFAULT_PREAMBLE: &str = "You are a capable software agent working in a project \
+directory. Use the tools to inspect and change files and run commands; paths are relative to \
+the working directory. Be concise, and say what you did.";
+
     /// Starts from `provider` with the built-in tools, no skills, the current directory as
-    /// working directory and [`DEFAULT_MAX_TURNS`](crate::DEFAULT_MAX_TURNS).
+    /// working directory and [`DEFAULT_MAX_TURNS`](Self::DEFAULT_MAX_TURNS).
     pub fn new(provider: Arc<dyn Provider>) -> Self {
         AgentBuilder {
             settings: Settings::new(provider),
@@ -122,7 +144,7 @@ impl AgentBuilder {
     }
 
     /// The text before the catalog in the system prompt (default
-    /// [`DEFAULT_PREAMBLE`](crate::DEFAULT_PREAMBLE)).
+    /// [`DEFAULT_PREAMBLE`](Self::DEFAULT_PREAMBLE)).
     pub fn preamble(mut self, preamble: impl Into<String>) -> Self {
         self.settings.preamble = preamble.into();
         self
@@ -148,7 +170,7 @@ impl AgentBuilder {
     }
 
     /// The most tool calls run for one assistant turn (default
-    /// [`DEFAULT_MAX_TOOL_CALLS_PER_TURN`](crate::DEFAULT_MAX_TOOL_CALLS_PER_TURN), at least 1);
+    /// [`DEFAULT_MAX_TOOL_CALLS_PER_TURN`](Self::DEFAULT_MAX_TOOL_CALLS_PER_TURN), at least 1);
     /// the calls past it are not run and get an error result that names the limit.
     pub fn max_tool_calls_per_turn(mut self, max: usize) -> Self {
         self.settings.max_tool_calls_per_turn = max.max(1);
@@ -156,7 +178,7 @@ impl AgentBuilder {
     }
 
     /// The most tool calls of one assistant turn that run at the same time (default
-    /// [`DEFAULT_MAX_PARALLEL_TOOLS`](crate::DEFAULT_MAX_PARALLEL_TOOLS), at least 1).
+    /// [`DEFAULT_MAX_PARALLEL_TOOLS`](Self::DEFAULT_MAX_PARALLEL_TOOLS), at least 1).
     ///
     /// Above 1, a turn's calls go in three steps. First, in call order: the checks of every call
     /// (failure tracker, permission policy, active skills' `allowed-tools`, the approver for
@@ -225,7 +247,7 @@ impl AgentBuilder {
     }
 
     /// The most model requests the child session of a `context: fork` skill makes (default
-    /// [`DEFAULT_MAX_TURNS`](crate::DEFAULT_MAX_TURNS)); a child past it fails the `load_skill`
+    /// [`DEFAULT_MAX_TURNS`](Self::DEFAULT_MAX_TURNS)); a child past it fails the `load_skill`
     /// call with an error result, or the person's [`Agent::invoke`] with [`AgentError::TurnLimit`].
     pub fn fork_max_turns(mut self, max_turns: u32) -> Self {
         self.settings.fork_max_turns = max_turns.max(1);
@@ -261,7 +283,7 @@ impl AgentBuilder {
     }
 
     /// The largest transcript [`Agent::resume`] reads, in bytes (default
-    /// [`DEFAULT_MAX_TRANSCRIPT_BYTES`](crate::DEFAULT_MAX_TRANSCRIPT_BYTES), 64 MiB). A larger
+    /// [`DEFAULT_MAX_TRANSCRIPT_BYTES`](Self::DEFAULT_MAX_TRANSCRIPT_BYTES), 64 MiB). A larger
     /// file fails with [`AgentError::Transcript`] of kind
     /// [`FileTooLarge`](std::io::ErrorKind::FileTooLarge), before any of it is read. Writing
     /// is not capped: a session that grows past it is resumed with a larger limit.

@@ -38,12 +38,24 @@ pub enum ApiErrorKind {
     /// followed, so the key is never sent anywhere but the configured base URL. Never retried.
     Redirect,
     /// The response body is larger than the provider's limit
-    /// ([`DEFAULT_MAX_RESPONSE_BYTES`](crate::DEFAULT_MAX_RESPONSE_BYTES) unless
+    /// ([`DEFAULT_MAX_RESPONSE_BYTES`](crate::provider::DEFAULT_MAX_RESPONSE_BYTES) unless
     /// set otherwise); reading stopped at the limit. Never retried.
     ResponseTooLarge,
 }
 
 impl ApiErrorKind {
+    /// The class of an HTTP status, as the official SDKs map them.
+    pub fn for_status(status: u16) -> ApiErrorKind {
+        match status {
+            401 | 403 => ApiErrorKind::Authentication,
+            408 | 409 => ApiErrorKind::Conflict,
+            429 => ApiErrorKind::RateLimit,
+            529 => ApiErrorKind::Overloaded,
+            500..=599 => ApiErrorKind::Server,
+            _ => ApiErrorKind::InvalidRequest,
+        }
+    }
+
     /// A short lowercase label, as used in messages and logs.
     pub fn label(self) -> &'static str {
         match self {
@@ -221,18 +233,6 @@ impl fmt::Display for ApiError {
 }
 
 impl std::error::Error for ApiError {}
-
-/// The class of an HTTP status, as the official SDKs map them.
-pub fn kind_for_status(status: u16) -> ApiErrorKind {
-    match status {
-        401 | 403 => ApiErrorKind::Authentication,
-        408 | 409 => ApiErrorKind::Conflict,
-        429 => ApiErrorKind::RateLimit,
-        529 => ApiErrorKind::Overloaded,
-        500..=599 => ApiErrorKind::Server,
-        _ => ApiErrorKind::InvalidRequest,
-    }
-}
 
 /// Why an agent run stopped without a final answer.
 #[derive(Debug)]
@@ -486,7 +486,7 @@ pub struct ContextOverflow {
     /// The system prompt and the tool definitions.
     pub system_and_tools_tokens: u64,
     /// How many of the last assistant turns are never cut
-    /// ([`KEEP_RECENT_TURNS`](crate::KEEP_RECENT_TURNS)).
+    /// ([`KEEP_RECENT_TURNS`](crate::budget::KEEP_RECENT_TURNS)).
     pub recent_turns: usize,
     /// Those last turns, their results and the user turn.
     pub recent_turns_tokens: u64,

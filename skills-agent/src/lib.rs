@@ -34,8 +34,8 @@
 //!   nowhere.
 //! - A hostile server is bounded ([`provider`]): the key is never sent to another origin
 //!   through a redirect, a response body is read up to a limit, and at most
-//!   [`DEFAULT_MAX_TOOL_CALLS_PER_TURN`] tool calls run per turn (the rest get error results).
-//! - The tool calls of one turn run concurrently, at most [`DEFAULT_MAX_PARALLEL_TOOLS`] at a
+//!   [`AgentBuilder::DEFAULT_MAX_TOOL_CALLS_PER_TURN`] tool calls run per turn (the rest get error results).
+//! - The tool calls of one turn run concurrently, at most [`AgentBuilder::DEFAULT_MAX_PARALLEL_TOOLS`] at a
 //!   time ([`AgentBuilder::max_parallel_tools`]; 1 runs them one after another). Approvals are
 //!   asked one at a time, in call order, before any of them runs; `load_skill` and the other
 //!   calls that change the session run in call order; the results go back in call order.
@@ -179,20 +179,20 @@
 //!
 //! # The context budget
 //!
-//! The window is [`AgentBuilder::context_window`] (by default [`default_context_window`] of the
+//! The window is [`AgentBuilder::context_window`] (by default [`budget::default_context_window`] of the
 //! model) and the reply reserve [`AgentBuilder::reply_reserve`].
 //!
-//! Before every request the loop estimates its size ([`estimate_tokens`] over the system
+//! Before every request the loop estimates its size ([`budget::estimate_tokens`] over the system
 //! prompt, the tool definitions and the messages). When the estimate is over the window minus
 //! the reserve for the reply, the oldest tool results are shortened first: their content is
-//! replaced by a short note ([`shortened_note`]) that says what was cut and how to get it back
+//! replaced by a short note ([`budget::shortened_note`]) that says what was cut and how to get it back
 //! (call the same tool again with the same arguments). Each cut is reported as a
 //! [`ContextShortened`] in [`RunOutput::context_shortened`] and logged as a
 //! `context shortened` `tracing` event.
 //!
 //! Never shortened:
 //! - the system prompt and the tool definitions;
-//! - the messages from the [`KEEP_RECENT_TURNS`]-th last assistant turn on (those turns, their
+//! - the messages from the [`budget::KEEP_RECENT_TURNS`]-th last assistant turn on (those turns, their
 //!   tool results and the current user turn; with fewer turns, the whole conversation);
 //! - the `load_skill` results of skills still active in the session (the instructions of the
 //!   current task);
@@ -249,7 +249,7 @@
 //! - It must be a regular file with a single link; it is opened without blocking, so a FIFO or
 //!   a device is refused at once.
 //! - A file over [`AgentBuilder::max_transcript_bytes`] (default
-//!   [`DEFAULT_MAX_TRANSCRIPT_BYTES`], 64 MiB) is refused by its size, unread.
+//!   [`AgentBuilder::DEFAULT_MAX_TRANSCRIPT_BYTES`], 64 MiB) is refused by its size, unread.
 //! - Nothing is ever truncated or replaced: [`Session::with_transcript`] only creates a new file
 //!   (an existing one is an error), and [`Agent::resume`] appends.
 //!
@@ -278,9 +278,10 @@
 
 mod agent;
 mod approvals;
-mod budget;
+pub mod budget;
 mod builder;
 mod conversation;
+mod deprecated;
 mod dispatch;
 mod error;
 pub mod eval;
@@ -293,8 +294,8 @@ mod run;
 mod session;
 mod session_file;
 mod settings;
-mod skill_commands;
 mod skill_paths;
+mod skill_rendering;
 mod skill_tools;
 #[cfg(feature = "otlp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otlp")))]
@@ -339,18 +340,15 @@ pub mod __private {
 
 pub use agent::Agent;
 pub use approvals::{Approval, ApprovalScope, SessionApprovals, ask_approval, ask_user};
-pub use budget::{
-    CLAUDE_CONTEXT_WINDOW, DEFAULT_CONTEXT_WINDOW, DEFAULT_REPLY_RESERVE, KEEP_RECENT_TURNS,
-    SHORTENED_PREFIX, default_context_window, estimate_tokens, message_bytes, request_bytes,
-    shortened_note,
-};
 pub use builder::AgentBuilder;
 pub use conversation::{
     AssistantTurn, Conversation, Message, ToolCall, ToolResult, Usage, WireFormat,
 };
+#[allow(deprecated)]
+pub use deprecated::*;
 pub use error::{
     AgentError, ApiError, ApiErrorKind, ConfigError, ContextOverflow, SkillCommandError,
-    SkillCommandFailure, kind_for_status,
+    SkillCommandFailure,
 };
 pub use events::{AgentEvent, ContextShortened, EventSink};
 pub use permission::{
@@ -358,19 +356,13 @@ pub use permission::{
     PermissionPolicy,
 };
 pub use provider::api::{Provider, Request, Response, ToolDefinitions};
-pub use provider::http::{
-    DEFAULT_MAX_RESPONSE_BYTES, HttpOptions, MAX_ERROR_BODY_BYTES, MAX_REDIRECTS,
-};
+pub use provider::http::HttpOptions;
 pub use redact::{
     MAX_ERROR_TEXT, MIN_SECRET_KEY_CHARS, RedactingStream, Redactor, is_placeholder_key, redact,
 };
 pub use retry::{RetryPolicy, Sleeper};
 pub use run::RunOutput;
 pub use session::Session;
-pub use settings::{
-    DEFAULT_MAX_PARALLEL_TOOLS, DEFAULT_MAX_TOOL_CALLS_PER_TURN, DEFAULT_MAX_TRANSCRIPT_BYTES,
-    DEFAULT_MAX_TURNS, DEFAULT_PREAMBLE,
-};
 pub use terminal::{APPROVAL_MARKER, TerminalEscaper, terminal_line, terminal_text};
 pub use tools::{
     Bash, BashOptions, EditFile, FailureTracker, Glob, LOAD_SKILL, READ_SKILL_RESOURCE, ReadFile,

@@ -4,29 +4,10 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::builder::AgentBuilder;
 use crate::permission::{Hooks, PermissionPolicy};
 use crate::provider::api::Provider;
 use crate::tools::{FailureTracker, Tool};
-
-/// Default limit on model requests per [`Agent::run`](crate::Agent::run).
-pub const DEFAULT_MAX_TURNS: u32 = 30;
-
-/// Default limit on the tool calls run for one assistant turn. A turn asking for more gets an
-/// error result for each call past the limit, so the model learns the limit and every call
-/// still has its result.
-pub const DEFAULT_MAX_TOOL_CALLS_PER_TURN: usize = 64;
-
-/// Default limit on the tool calls of one assistant turn that run at the same time.
-pub const DEFAULT_MAX_PARALLEL_TOOLS: usize = 4;
-
-/// Default limit on the size of a transcript [`Agent::resume`](crate::Agent::resume) reads:
-/// 64 MiB.
-pub const DEFAULT_MAX_TRANSCRIPT_BYTES: u64 = 64 * 1024 * 1024;
-
-/// The default preamble of the system prompt.
-pub const DEFAULT_PREAMBLE: &str = "You are a capable software agent working in a project \
-directory. Use the tools to inspect and change files and run commands; paths are relative to \
-the working directory. Be concise, and say what you did.";
 
 /// The settings of an agent, as the builder's methods set them (see
 /// [`AgentBuilder`](crate::AgentBuilder) for each).
@@ -62,21 +43,21 @@ impl Settings {
         Settings {
             provider,
             tools: crate::tools::builtin_tools(),
-            preamble: DEFAULT_PREAMBLE.to_owned(),
-            max_turns: DEFAULT_MAX_TURNS,
-            max_tool_calls_per_turn: DEFAULT_MAX_TOOL_CALLS_PER_TURN,
-            max_parallel_tools: DEFAULT_MAX_PARALLEL_TOOLS,
+            preamble: AgentBuilder::DEFAULT_PREAMBLE.to_owned(),
+            max_turns: AgentBuilder::DEFAULT_MAX_TURNS,
+            max_tool_calls_per_turn: AgentBuilder::DEFAULT_MAX_TOOL_CALLS_PER_TURN,
+            max_parallel_tools: AgentBuilder::DEFAULT_MAX_PARALLEL_TOOLS,
             policy: PermissionPolicy::new(),
             hooks: Hooks::new(),
             tracker: FailureTracker::default(),
             resource_dir: None,
             strict_allowed_tools: false,
             run_skill_commands: false,
-            fork_max_turns: DEFAULT_MAX_TURNS,
+            fork_max_turns: AgentBuilder::DEFAULT_MAX_TURNS,
             stream: false,
             context_window: None,
             reply_reserve: None,
-            max_transcript_bytes: DEFAULT_MAX_TRANSCRIPT_BYTES,
+            max_transcript_bytes: AgentBuilder::DEFAULT_MAX_TRANSCRIPT_BYTES,
         }
     }
 }

@@ -44,7 +44,10 @@ fn main() {
     let namespaces = Policy::default();
     let fallback = Policy::fallback();
     let started = Instant::now();
-    let confinement = namespaces.probe().expect("the sandbox works here");
+    let confinement = namespaces
+        .probe()
+        .expect("the sandbox works here")
+        .expect("the sandbox is on");
     let probe = started.elapsed();
     println!("confinement: {confinement}");
     println!("probe (once per process): {:.2} ms", ms(probe));

@@ -68,12 +68,8 @@ pub struct Finished {
 }
 
 impl Policy {
-    /// Whether [`prepare`](Policy::prepare) can start this policy's entry: the running
-    /// program's `main` called [`enter`](crate::enter) first, before any other thread
-    /// ([`SandboxError::EntryMissing`], [`SandboxError::EntryNotFirst`] otherwise), or
-    /// [`Entry::Program`] names an absolute path. Cheap (nothing is started): a program or a
-    /// library can ask at start-up rather than learn it from the first command.
-    pub fn check_entry(&self) -> Result<(), SandboxError> {
+    /// Whether the entry can be started (see [`Policy::check_entry`]).
+    pub(crate) fn entry_ready(&self) -> Result<(), SandboxError> {
         if let Entry::Program(path) = &self.entry {
             return checked_absolute(path).map(|_| ());
         }
@@ -92,7 +88,7 @@ impl Policy {
         stage: StagePolicy,
         fallback_reason: Option<String>,
     ) -> Result<Prepared, SandboxError> {
-        self.check_entry()?;
+        self.entry_ready()?;
         for path in self.read_only.iter().chain(&self.read_write) {
             checked_absolute(path)?;
         }

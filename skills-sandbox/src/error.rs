@@ -35,11 +35,16 @@ pub enum SandboxError {
         /// The error.
         source: io::Error,
     },
-    /// [`Mode::Required`](crate::Mode::Required), and this kernel refuses the namespaces.
+    /// [`Mode::Required`](crate::Mode::Required), and this kernel refuses the namespaces (or
+    /// [`Mode::Required`](crate::Mode::Required) or [`Mode::Fallback`](crate::Mode::Fallback)
+    /// outside Linux, where there is no sandbox).
     Unavailable {
         /// What the kernel refused.
         reason: String,
     },
+    /// The policy is [`Mode::Off`](crate::Mode::Off): there is no sandbox to prepare, and the
+    /// caller runs the command itself.
+    Off,
     /// A stage of the sandbox failed while building it: the command did not run.
     Setup {
         /// The step that failed.
@@ -100,6 +105,9 @@ impl fmt::Display for SandboxError {
             SandboxError::Unavailable { reason } => write!(
                 f,
                 "the sandbox is required, but this kernel refuses its namespaces: {reason}"
+            ),
+            SandboxError::Off => f.write_str(
+                "the sandbox is off (`Mode::Off`): run the command without preparing a sandbox",
             ),
             // A step without a system error (errno 0) is its own message.
             SandboxError::Setup { step, source } if source.raw_os_error().is_none() => {

@@ -97,8 +97,10 @@
 //!
 //! # Other systems
 //!
-//! The sandbox is Linux's: elsewhere the crate has its types and an [`enter`] that does
-//! nothing, but no [`Policy::prepare`].
+//! The sandbox is Linux's: elsewhere the crate has its types, an [`enter`] that does nothing,
+//! and [`Policy::probe`] and [`Policy::check_entry`], which say that commands run unconfined in
+//! [`Mode::Preferred`] and [`Mode::Off`] and that there is no sandbox in [`Mode::Required`] and
+//! [`Mode::Fallback`] ([`SandboxError::Unavailable`]), but no [`Policy::prepare`].
 //!
 //! # What is not covered
 //!

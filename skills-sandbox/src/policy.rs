@@ -3,6 +3,9 @@
 
 use std::path::PathBuf;
 
+use crate::confinement::Confinement;
+use crate::error::SandboxError;
+
 /// System paths the command may read and execute from, mounted read-only at the same place (in
 /// the fallback, Landlock allows reading them). A path that does not exist on a machine is
 /// skipped; a symbolic link among them (`/bin -> usr/bin` on merged-`/usr` systems) is recreated
@@ -68,6 +71,10 @@ pub enum Mode {
     Required,
     /// The fallback even where namespaces would work (to measure it, or to test it).
     Fallback,
+    /// No sandbox: the caller runs its commands itself, unconfined, and this crate builds
+    /// nothing. [`Policy::probe`] says `None`, [`Policy::check_entry`] has nothing to check, and
+    /// [`Policy::prepare`] refuses with [`SandboxError::Off`](crate::SandboxError::Off).
+    Off,
 }
 
 /// The program that builds the sandbox: a copy of a binary whose `main` calls
@@ -192,5 +199,66 @@ impl Policy {
             mode: Mode::Fallback,
             ..Policy::default()
         }
+    }
+
+    /// The default policy in [`Mode::Off`]: no sandbox.
+    pub fn off() -> Self {
+        Policy {
+            mode: Mode::Off,
+            ..Policy::default()
+        }
+    }
+
+    /// Whether commands under this policy run in a sandbox: `false` in [`Mode::Off`], and in
+    /// [`Mode::Preferred`] outside Linux, where there is no sandbox and the caller runs them
+    /// unconfined. [`Mode::Required`] and [`Mode::Fallback`] outside Linux are
+    /// [`SandboxError::Unavailable`].
+    pub fn confines(&self) -> Result<bool, SandboxError> {
+        match self.mode {
+            Mode::Off => Ok(false),
+            _ if cfg!(target_os = "linux") => Ok(true),
+            Mode::Preferred => Ok(false),
+            Mode::Required | Mode::Fallback => Err(SandboxError::Unavailable {
+                reason: "the sandbox exists only on Linux".to_owned(),
+            }),
+        }
+    }
+
+    /// What commands under this policy get on this kernel, for a start-up message: the
+    /// [`Confinement`] (the level, namespaces or the fallback and why, what Landlock enforces,
+    /// and so which guarantees hold), or `None` when they run unconfined (see
+    /// [`confines`](Policy::confines)). It builds a sandbox with this policy and stops it before
+    /// any command would run (a few milliseconds, blocking), so it also finds a path of the
+    /// policy that cannot be mounted.
+    ///
+    /// Errors as [`Policy::prepare`]'s (the entry line missing, the kernel refusing the
+    /// namespaces in [`Mode::Required`], a path that cannot be used), and
+    /// [`SandboxError::Setup`] for a sandbox that cannot be built with this policy.
+    pub fn probe(&self) -> Result<Option<Confinement>, SandboxError> {
+        if !self.confines()? {
+            return Ok(None);
+        }
+        #[cfg(target_os = "linux")]
+        return self.probe_kernel().map(Some);
+        // `confines` is never true outside Linux.
+        #[cfg(not(target_os = "linux"))]
+        Ok(None)
+    }
+
+    /// Whether [`prepare`](Policy::prepare) can start this policy's entry, as far as it can be
+    /// told without starting anything: the running program's `main` called
+    /// [`enter`](crate::enter) first, before any other thread ([`SandboxError::EntryMissing`],
+    /// [`SandboxError::EntryNotFirst`] otherwise), or [`Entry::Program`] names an absolute
+    /// path. A policy that does not [confine](Policy::confines) has nothing to check (or is
+    /// [`SandboxError::Unavailable`]). Cheap: a program or a library can ask at start-up rather
+    /// than learn it from the first command; [`probe`](Policy::probe) also asks the kernel.
+    pub fn check_entry(&self) -> Result<(), SandboxError> {
+        if !self.confines()? {
+            return Ok(());
+        }
+        #[cfg(target_os = "linux")]
+        return self.entry_ready();
+        #[cfg(not(target_os = "linux"))]
+        Ok(())
     }
 }

@@ -36,14 +36,8 @@ pub(crate) fn namespaces(entry: &Entry) -> Result<Result<(), String>, SandboxErr
 }
 
 impl Policy {
-    /// What calls with this policy get on this kernel: the level (namespaces, or the fallback
-    /// and why), what Landlock enforces, and so which guarantees hold. It builds a sandbox with
-    /// this policy and stops it before any command would run (a few milliseconds, blocking),
-    /// so it also finds a path of the policy that cannot be mounted. For a start-up message.
-    ///
-    /// Errors as [`Policy::prepare`]'s, and [`SandboxError::Setup`] for a sandbox that cannot
-    /// be built with this policy.
-    pub fn probe(&self) -> Result<Confinement, SandboxError> {
+    /// What calls with this sandboxing policy get on this kernel (see [`Policy::probe`]).
+    pub(crate) fn probe_kernel(&self) -> Result<Confinement, SandboxError> {
         let (level, fallback_reason) = self.level()?;
         self.run_probe(level, fallback_reason)
     }
@@ -51,8 +45,10 @@ impl Policy {
     /// The level calls get: the fallback in [`Mode::Fallback`] or where the kernel refuses
     /// namespaces in [`Mode::Preferred`] (with the reason), namespaces otherwise.
     pub(crate) fn level(&self) -> Result<(Level, Option<String>), SandboxError> {
-        if self.mode == Mode::Fallback {
-            return Ok((Level::Fallback, None));
+        match self.mode {
+            Mode::Fallback => return Ok((Level::Fallback, None)),
+            Mode::Off => return Err(SandboxError::Off),
+            Mode::Preferred | Mode::Required => {}
         }
         match namespaces(&self.entry)? {
             Ok(()) => Ok((Level::Namespaces, None)),

@@ -36,3 +36,17 @@ fn a_missing_or_late_entry_line_is_refused_with_its_name() {
     stop.send(()).unwrap();
     let _ = thread.join();
 }
+
+#[test]
+fn a_policy_that_is_off_needs_no_entry_and_prepares_nothing() {
+    // The same program, without the line: a sandbox would be refused, no sandbox is not.
+    assert!(Policy::default().check_entry().is_err());
+    let off = Policy::off();
+    assert!(!off.confines().unwrap());
+    assert!(off.check_entry().is_ok());
+    assert_eq!(off.probe().unwrap(), None);
+    let workdir = tempfile::tempdir().unwrap();
+    let refused = off.prepare(workdir.path(), "true", [""; 0]).unwrap_err();
+    assert!(matches!(refused, SandboxError::Off), "{refused:?}");
+    assert!(refused.to_string().contains("off"), "{refused}");
+}

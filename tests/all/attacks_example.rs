@@ -231,7 +231,10 @@ async fn every_attack_fails_safely_through_the_example_binary() {
         .iter()
         .filter(|(_, text)| !text.contains("error ("))
         .count();
-    assert_eq!(ran, skills_runtime::agent::DEFAULT_MAX_TOOL_CALLS_PER_TURN);
+    assert_eq!(
+        ran,
+        skills_runtime::agent::AgentBuilder::DEFAULT_MAX_TOOL_CALLS_PER_TURN
+    );
     // No request carried the key anywhere but its Authorization header.
     for request in &requests {
         assert!(!request.text().contains(OPENAI_KEY));

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::api::Response;
 use super::json::server_error;
 use super::sse;
-use crate::error::{ApiError, ApiErrorKind, kind_for_status};
+use crate::error::{ApiError, ApiErrorKind};
 use crate::events::EventSink;
 use crate::redact::{Redactor, SCAN_LIMIT, redact, redact_to};
 use crate::retry::RetryPolicy;
@@ -93,7 +93,7 @@ macro_rules! shared_builder_methods {
         }
 
         /// The largest response body accepted, in bytes (default
-        /// [`DEFAULT_MAX_RESPONSE_BYTES`](crate::DEFAULT_MAX_RESPONSE_BYTES)); a larger one
+        /// [`DEFAULT_MAX_RESPONSE_BYTES`](crate::provider::DEFAULT_MAX_RESPONSE_BYTES)); a larger one
         /// fails with [`ApiErrorKind::ResponseTooLarge`](crate::ApiErrorKind::ResponseTooLarge)
         /// once the limit is crossed.
         pub fn max_response_bytes(mut self, bytes: usize) -> Self {
@@ -710,7 +710,7 @@ fn status_error(provider: &'static str, status: u16, body: &[u8], secret: &str) 
     } else if (200..300).contains(&status) {
         ApiErrorKind::MalformedResponse
     } else {
-        kind_for_status(status)
+        ApiErrorKind::for_status(status)
     };
     let message = if (200..300).contains(&status) {
         format!("the server answered with an error: {message}")

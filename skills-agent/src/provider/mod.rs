@@ -14,16 +14,16 @@
 //! What a server can make the HTTP providers do is bounded:
 //!
 //! - **The key goes to the configured origin only.** Redirects are followed only within the
-//!   scheme, host and port of the base URL (at most [`MAX_REDIRECTS`](crate::MAX_REDIRECTS));
+//!   scheme, host and port of the base URL (at most [`MAX_REDIRECTS`]);
 //!   a redirect anywhere else is not followed and fails with
 //!   [`ApiErrorKind::Redirect`](crate::ApiErrorKind::Redirect), never retried. (reqwest drops
 //!   `Authorization` on a cross-host redirect but would forward Anthropic's `x-api-key`.)
 //! - **Bodies are read up to a limit.** A 2xx body larger than
-//!   [`DEFAULT_MAX_RESPONSE_BYTES`](crate::DEFAULT_MAX_RESPONSE_BYTES) (or the provider's
+//!   [`DEFAULT_MAX_RESPONSE_BYTES`] (or the provider's
 //!   `max_response_bytes`) fails with
 //!   [`ApiErrorKind::ResponseTooLarge`](crate::ApiErrorKind::ResponseTooLarge) as soon as the
 //!   limit is crossed, while streaming, or before reading when the declared length is over it.
-//!   Of an error body only the first [`MAX_ERROR_BODY_BYTES`](crate::MAX_ERROR_BODY_BYTES) are
+//!   Of an error body only the first [`MAX_ERROR_BODY_BYTES`] are
 //!   read.
 //! - **Errors and logs never contain the API key.** Every error message and every piece of
 //!   server text in a `tracing` event goes through [`redact`](crate::redact).
@@ -55,6 +55,7 @@ pub mod scripted;
 mod select;
 mod sse;
 
+pub use http::{DEFAULT_MAX_RESPONSE_BYTES, MAX_ERROR_BODY_BYTES, MAX_REDIRECTS};
 pub use select::{
     DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, ProviderKind, SelectError, Selected, env_var,
     from_env, select,

@@ -54,13 +54,13 @@ pub(crate) async fn launch(
     env: &[(OsString, OsString)],
     output: PipeWriter,
 ) -> Result<Launched, ToolError> {
-    let policy = sandbox.policy().map_err(sandbox_error)?;
+    let confined = sandbox.confines().map_err(sandbox_error)?;
     #[cfg(target_os = "linux")]
-    if let Some(policy) = policy {
-        return launch_sandboxed(&policy, workdir, line, env, output).await;
+    if confined {
+        return launch_sandboxed(sandbox, workdir, line, env, output).await;
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = policy;
+    let _ = confined;
     tracing::warn!(
         workdir = %workdir.display(),
         "bash runs UNCONFINED (no sandbox): the command can read and write whatever the agent's \

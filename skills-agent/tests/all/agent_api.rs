@@ -1041,3 +1041,40 @@ async fn a_cancelled_run_stops_its_tool_and_leaves_a_session_that_runs_again() {
     );
     assert_eq!(messages[3]["content"], "go on", "{request}");
 }
+
+/// The paths the moved items had at the crate root still compile (deprecated) and name the same
+/// items as their modules.
+#[test]
+#[allow(deprecated)]
+fn the_moved_items_keep_their_old_root_paths() {
+    use skills_runtime::agent::{self as agent, AgentBuilder, ApiErrorKind, budget, provider};
+    assert_eq!(agent::KEEP_RECENT_TURNS, budget::KEEP_RECENT_TURNS);
+    assert_eq!(agent::SHORTENED_PREFIX, budget::SHORTENED_PREFIX);
+    assert_eq!(agent::CLAUDE_CONTEXT_WINDOW, budget::CLAUDE_CONTEXT_WINDOW);
+    assert_eq!(
+        agent::default_context_window("anthropic", "claude-sonnet-4-5"),
+        budget::CLAUDE_CONTEXT_WINDOW
+    );
+    assert_eq!(agent::estimate_tokens(9), 3);
+    assert_eq!(
+        agent::shortened_note("read_file", "{}", "text"),
+        budget::shortened_note("read_file", "{}", "text")
+    );
+    assert_eq!(
+        agent::message_bytes(&Message::User("four".into())),
+        budget::message_bytes(&Message::User("four".into()))
+    );
+    assert_eq!(agent::DEFAULT_MAX_TURNS, AgentBuilder::DEFAULT_MAX_TURNS);
+    assert_eq!(agent::DEFAULT_PREAMBLE, AgentBuilder::DEFAULT_PREAMBLE);
+    assert_eq!(
+        agent::DEFAULT_MAX_TOOL_CALLS_PER_TURN,
+        AgentBuilder::DEFAULT_MAX_TOOL_CALLS_PER_TURN
+    );
+    assert_eq!(agent::MAX_REDIRECTS, provider::MAX_REDIRECTS);
+    assert_eq!(
+        agent::DEFAULT_MAX_RESPONSE_BYTES,
+        provider::DEFAULT_MAX_RESPONSE_BYTES
+    );
+    assert_eq!(agent::kind_for_status(429), ApiErrorKind::RateLimit);
+    assert_eq!(ApiErrorKind::for_status(529), ApiErrorKind::Overloaded);
+}

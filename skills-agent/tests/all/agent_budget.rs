@@ -5,10 +5,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use skills_runtime::agent::{
-    self as agent, Agent, AgentError, AgentEvent, ContextShortened, Message, Request,
-    SHORTENED_PREFIX,
-};
+use skills_runtime::agent::budget::{self, SHORTENED_PREFIX};
+use skills_runtime::agent::{Agent, AgentError, AgentEvent, ContextShortened, Message, Request};
 use skills_test_support::api_mock::{ApiMock, final_text, json_reply, tool_use};
 use skills_test_support::*;
 
@@ -112,7 +110,7 @@ async fn the_oldest_tool_results_are_shortened_and_the_rest_is_sent_whole() {
         arguments: arguments(name),
         bytes_before: whole(name).len(),
         lines_before: whole(name).lines().count(),
-        bytes_after: agent::shortened_note("read_file", &arguments(name), &whole(name)).len(),
+        bytes_after: budget::shortened_note("read_file", &arguments(name), &whole(name)).len(),
     };
     assert_eq!(
         out.context_shortened,
@@ -167,7 +165,7 @@ async fn the_oldest_tool_results_are_shortened_and_the_rest_is_sent_whole() {
     // Each request the loop sent fits the window by the estimate.
     let tools = agent.tool_definitions();
     let kept = session.conversation().messages();
-    let estimate = agent::estimate_tokens(agent::request_bytes(&Request::new(
+    let estimate = budget::estimate_tokens(budget::request_bytes(&Request::new(
         agent.system_prompt(),
         tools,
         &kept[..kept.len() - 1],
@@ -211,9 +209,9 @@ async fn a_request_that_cannot_fit_fails_before_it_is_sent() {
     let text = error.to_string();
     assert!(text.contains("does not fit the context window"), "{text}");
     assert!(text.contains("window of 2000 tokens minus 500"), "{text}");
-    assert_eq!(overflow.recent_turns, agent::KEEP_RECENT_TURNS);
+    assert_eq!(overflow.recent_turns, budget::KEEP_RECENT_TURNS);
     assert!(
-        text.contains(&format!("the last {} turns", agent::KEEP_RECENT_TURNS)),
+        text.contains(&format!("the last {} turns", budget::KEEP_RECENT_TURNS)),
         "{text}"
     );
     assert_eq!(error.context_overflow(), Some(overflow));

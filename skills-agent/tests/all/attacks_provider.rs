@@ -13,10 +13,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use skills_runtime::agent::BoxFuture;
-use skills_runtime::agent::DEFAULT_MAX_RESPONSE_BYTES;
+use skills_runtime::agent::provider::DEFAULT_MAX_RESPONSE_BYTES;
 use skills_runtime::agent::{
-    Agent, AgentError, DEFAULT_MAX_TOOL_CALLS_PER_TURN, Permission, Provider, Tool, ToolContext,
-    ToolError,
+    Agent, AgentBuilder, AgentError, Permission, Provider, Tool, ToolContext, ToolError,
 };
 use skills_test_support::api_mock::{ApiMock, json_reply, text_reply};
 use skills_test_support::logs::{self, Captured};
@@ -335,7 +334,7 @@ async fn redirect_loop_within_the_origin_stops() {
     // The first request and at most MAX_REDIRECTS follow-ups.
     assert_eq!(
         server.request_count().await,
-        1 + skills_runtime::agent::MAX_REDIRECTS
+        1 + skills_runtime::agent::provider::MAX_REDIRECTS
     );
 }
 
@@ -501,7 +500,7 @@ async fn ten_thousand_tool_calls_in_one_turn_run_only_up_to_the_limit() {
     assert_eq!(out.text, "done");
     assert_eq!(
         counter.load(Ordering::SeqCst),
-        DEFAULT_MAX_TOOL_CALLS_PER_TURN
+        AgentBuilder::DEFAULT_MAX_TOOL_CALLS_PER_TURN
     );
     assert_eq!(out.tool_calls, 10_000);
 
@@ -519,7 +518,7 @@ async fn ten_thousand_tool_calls_in_one_turn_run_only_up_to_the_limit() {
         assert_eq!(result["type"], "tool_result");
         assert_eq!(result["tool_use_id"], format!("toolu_{i}"));
         let content = result["content"].as_str().unwrap();
-        if i < DEFAULT_MAX_TOOL_CALLS_PER_TURN {
+        if i < AgentBuilder::DEFAULT_MAX_TOOL_CALLS_PER_TURN {
             assert_eq!(content, format!("counted {}", i + 1));
             assert!(result.get("is_error").is_none(), "{result}");
         } else {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use skills_runtime::agent::{Agent, AgentError, DEFAULT_MAX_TRANSCRIPT_BYTES};
+use skills_runtime::agent::{Agent, AgentBuilder, AgentError};
 use skills_test_support::api_mock::ApiMock;
 use skills_test_support::{HostileSite, SECRET, anthropic, hostile_site};
 
@@ -158,7 +158,7 @@ async fn a_huge_sparse_file_is_refused_without_reading_it() {
     let (kind, text) = refusal(error.unwrap_err());
     assert_eq!(kind, ErrorKind::FileTooLarge, "{text}");
     assert!(text.contains("max_transcript_bytes"), "{text}");
-    const { assert!(DEFAULT_MAX_TRANSCRIPT_BYTES < 1 << 30) };
+    const { assert!(AgentBuilder::DEFAULT_MAX_TRANSCRIPT_BYTES < 1 << 30) };
     // Not a byte was changed: the file is still 1 GiB of zeros.
     assert_eq!(std::fs::metadata(&huge).unwrap().len(), 1 << 30);
 

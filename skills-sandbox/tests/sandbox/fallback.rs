@@ -28,7 +28,7 @@ pub fn tests() -> Vec<Trial> {
 }
 
 fn keeps() -> Outcome {
-    let confinement = Policy::fallback().probe().unwrap();
+    let confinement = Policy::fallback().probe().unwrap().unwrap();
     assert_eq!(confinement.level(), Level::Fallback);
     if !confinement.holds(Guarantee::FilesConfined) {
         return skipped(format!(
@@ -111,7 +111,7 @@ fn keeps() -> Outcome {
 }
 
 fn loses() -> Outcome {
-    let confinement = Policy::fallback().probe().unwrap();
+    let confinement = Policy::fallback().probe().unwrap().unwrap();
     let lost = confinement.lost();
     for guarantee in [
         Guarantee::NoMetadataChanges,
@@ -281,7 +281,7 @@ fn kernel_refuses_namespaces() -> Outcome {
         };
     }
     // `unshare` would fail here: the probe says so, Preferred falls back, Required refuses.
-    let confinement = Policy::default().probe().unwrap();
+    let confinement = Policy::default().probe().unwrap().unwrap();
     assert_eq!(confinement.level(), Level::Fallback, "{confinement}");
     let reason = confinement.fallback_reason().expect("a reason");
     assert!(reason.contains("namespaces"), "{reason}");

@@ -28,6 +28,7 @@ pub fn default_confinement() -> &'static Confinement {
         Policy::default()
             .probe()
             .expect("the default policy probes")
+            .expect("the default policy sandboxes")
     })
 }
 

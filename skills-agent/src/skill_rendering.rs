@@ -1,5 +1,6 @@
-//! A skill's `` !`command` `` and ```` ```! ```` blocks, run through the agent's `bash` tool
-//! when the skill is invoked or loaded, with
+//! A skill's text as the conversation receives it when the skill is invoked or loaded: rendered
+//! with the session's values, and its `` !`command` `` and ```` ```! ```` blocks replaced by
+//! their output, run through the agent's `bash` tool, with
 //! [`AgentBuilder::run_skill_commands`](crate::AgentBuilder::run_skill_commands).
 //!
 //! Each command is a `bash` call as a model would make it: it goes through the same checks (the
