@@ -27,7 +27,7 @@ pub(crate) struct BuiltResource {
     pub(crate) executable: bool,
 }
 
-pub use folders::{BuildError, registry_from_bundle};
+pub use from_bundle::{BuildError, registry_from_bundle};
 
 /// The registry of `tables`, with `resources`: every skill's files, skill after skill, in the
 /// bundle's order (the records point into that list), and with the task cases the bytes of
@@ -98,7 +98,7 @@ pub(crate) fn build_registry(
     Registry::from_bundle(data)
 }
 
-mod folders {
+mod from_bundle {
     use std::fmt;
     use std::io;
 
