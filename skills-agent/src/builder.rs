@@ -11,7 +11,7 @@ use crate::agent::{Agent, SkillOffer, SkillTools};
 use crate::error::{AgentError, ConfigError};
 use crate::permission::{Hooks, PermissionPolicy};
 use crate::provider::api::Provider;
-use crate::settings::Settings;
+use crate::settings::{self, Settings};
 use crate::tools::{
     Bash, BashOptions, FailureTracker, LOAD_SKILL, READ_SKILL_RESOURCE, Tool, ToolContext,
 };
@@ -47,26 +47,24 @@ impl Agent {
 
 impl AgentBuilder {
     /// Default limit on model requests per [`Agent::run`] ([`max_turns`](Self::max_turns)).
-    pub const DEFAULT_MAX_TURNS: u32 = 30;
+    pub const DEFAULT_MAX_TURNS: u32 = settings::DEFAULT_MAX_TURNS;
 
     /// Default limit on the tool calls run for one assistant turn
     /// ([`max_tool_calls_per_turn`](Self::max_tool_calls_per_turn)). A turn asking for more gets
     /// an error result for each call past the limit, so the model learns the limit and every
     /// call still has its result.
-    pub const DEFAULT_MAX_TOOL_CALLS_PER_TURN: usize = 64;
+    pub const DEFAULT_MAX_TOOL_CALLS_PER_TURN: usize = settings::DEFAULT_MAX_TOOL_CALLS_PER_TURN;
 
     /// Default limit on the tool calls of one assistant turn that run at the same time
     /// ([`max_parallel_tools`](Self::max_parallel_tools)).
-    pub const DEFAULT_MAX_PARALLEL_TOOLS: usize = 4;
+    pub const DEFAULT_MAX_PARALLEL_TOOLS: usize = settings::DEFAULT_MAX_PARALLEL_TOOLS;
 
     /// Default limit on the size of a transcript [`Agent::resume`] reads
     /// ([`max_transcript_bytes`](Self::max_transcript_bytes)): 64 MiB.
-    pub const DEFAULT_MAX_TRANSCRIPT_BYTES: u64 = 64 * 1024 * 1024;
+    pub const DEFAULT_MAX_TRANSCRIPT_BYTES: u64 = settings::DEFAULT_MAX_TRANSCRIPT_BYTES;
 
     /// The default preamble of the system prompt ([`preamble`](Self::preamble)).
-    pub const DEFAULT_PREAMBLE: &str = "You are a capable software agent working in a project \
-directory. Use the tools to inspect and change files and run commands; paths are relative to \
-the working directory. Be concise, and say what you did.";
+    pub const DEFAULT_PREAMBLE: &str = settings::DEFAULT_PREAMBLE;
 
     /// Starts from `provider` with the built-in tools, no skills, the current directory as
     /// working directory and [`DEFAULT_MAX_TURNS`](Self::DEFAULT_MAX_TURNS).

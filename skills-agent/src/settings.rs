@@ -4,10 +4,18 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::builder::AgentBuilder;
 use crate::permission::{Hooks, PermissionPolicy};
 use crate::provider::api::Provider;
 use crate::tools::{FailureTracker, Tool};
+
+// The defaults, documented where users read them: `AgentBuilder`'s constants of the same names.
+pub(crate) const DEFAULT_MAX_TURNS: u32 = 30;
+pub(crate) const DEFAULT_MAX_TOOL_CALLS_PER_TURN: usize = 64;
+pub(crate) const DEFAULT_MAX_PARALLEL_TOOLS: usize = 4;
+pub(crate) const DEFAULT_MAX_TRANSCRIPT_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const DEFAULT_PREAMBLE: &str = "You are a capable software agent working in a project \
+directory. Use the tools to inspect and change files and run commands; paths are relative to \
+the working directory. Be concise, and say what you did.";
 
 /// The settings of an agent, as the builder's methods set them (see
 /// [`AgentBuilder`](crate::AgentBuilder) for each).
@@ -43,21 +51,21 @@ impl Settings {
         Settings {
             provider,
             tools: crate::tools::builtin_tools(),
-            preamble: AgentBuilder::DEFAULT_PREAMBLE.to_owned(),
-            max_turns: AgentBuilder::DEFAULT_MAX_TURNS,
-            max_tool_calls_per_turn: AgentBuilder::DEFAULT_MAX_TOOL_CALLS_PER_TURN,
-            max_parallel_tools: AgentBuilder::DEFAULT_MAX_PARALLEL_TOOLS,
+            preamble: DEFAULT_PREAMBLE.to_owned(),
+            max_turns: DEFAULT_MAX_TURNS,
+            max_tool_calls_per_turn: DEFAULT_MAX_TOOL_CALLS_PER_TURN,
+            max_parallel_tools: DEFAULT_MAX_PARALLEL_TOOLS,
             policy: PermissionPolicy::new(),
             hooks: Hooks::new(),
             tracker: FailureTracker::default(),
             resource_dir: None,
             strict_allowed_tools: false,
             run_skill_commands: false,
-            fork_max_turns: AgentBuilder::DEFAULT_MAX_TURNS,
+            fork_max_turns: DEFAULT_MAX_TURNS,
             stream: false,
             context_window: None,
             reply_reserve: None,
-            max_transcript_bytes: AgentBuilder::DEFAULT_MAX_TRANSCRIPT_BYTES,
+            max_transcript_bytes: DEFAULT_MAX_TRANSCRIPT_BYTES,
         }
     }
 }
